@@ -1,0 +1,5 @@
+"""python -m cimem: see cimem.cli."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,165 @@
+"""The command line: ``python -m cimem COMMAND ...`` (also installed as ``cimem``).
+
+Every command takes ``--db`` (default: ``$CIMEM_DB`` or ``./cimem.duckdb``). Errors the user can fix
+are printed as one line on stderr, with exit status 2 and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from typing import Callable, Sequence
+
+import duckdb
+
+from .errors import CimemError
+from .store import DEFAULT_DB_ENV, Store, default_db_path
+
+EXIT_USER_ERROR = 2
+
+
+def _progress_bar(desc: str, unit: str = "B") -> tuple[Callable[[int, int], None], Callable[[], None]]:
+    """A tqdm bar on stderr that appears only for work that takes a while."""
+    from tqdm import tqdm
+
+    bar = None
+
+    def update(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, desc=desc, unit=unit, unit_scale=True, file=sys.stderr,
+                       delay=0.5, leave=False, disable=None)
+        bar.n = done
+        bar.refresh() if done >= total else bar.update(0)
+
+    def close() -> None:
+        if bar is not None:
+            bar.close()
+
+    return update, close
+
+
+def _add_db(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", default=None,
+                   help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)")
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from .ingest import FORMATS, ingest_or_find  # noqa: F401
+
+    if args.name and len(args.paths) > 1:
+        raise CimemError("--name names one run: give one file with it")
+    with Store.open(args.db or default_db_path()) as store:
+        for path in args.paths:
+            update, close = _progress_bar(f"ingest {path}")
+            try:
+                res = ingest_or_find(store, path, name=args.name, model=args.model, fmt=args.format,
+                                     progress=update)
+            finally:
+                close()
+            if res.created:
+                print(f"run {res.run_id} ({res.name}): {res.source_format}, {res.profiles} profiles,"
+                      f" {res.messages} messages, {res.verdicts} verdicts")
+            else:
+                print(f"run {res.run_id} ({res.name}): {path} was already imported "
+                      "(same content hash); nothing added")
+    return 0
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    with Store.open(args.db or default_db_path()) as store:
+        runs = store.list_runs()
+    if args.json:
+        rows = [asdict(r) | {"created_at": r.created_at.isoformat()} for r in runs]
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not runs:
+        print("no runs yet: import one with `python -m cimem ingest FILE`")
+        return 0
+    header = ("id", "name", "model", "source", "profiles", "contexts", "trials", "messages",
+              "verdicts", "judges")
+    rows = [(str(r.run_id), r.name + (" [simulated]" if r.simulated else ""), r.model or "-",
+             r.source_format, str(r.profiles), str(r.contexts),
+             "-" if r.n_trials is None else str(r.n_trials), str(r.messages), str(r.verdicts),
+             str(r.judges)) for r in runs]
+    print(_table(header, rows))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .export import export_official
+
+    with Store.open(args.db or default_db_path()) as store:
+        run_id = store.resolve_run(args.run)
+        update, close = _progress_bar("export", unit="profile")
+        try:
+            counts = export_official(store, run_id, args.out, judge_id=args.judge, progress=update)
+        finally:
+            close()
+    note = f" ({counts['skipped_failed']} failed generations left out)" if counts["skipped_failed"] else ""
+    print(f"wrote {args.out}: {counts['profiles']} profiles, {counts['messages']} messages, "
+          f"{counts['verdicts']} verdicts{note}")
+    return 0
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cimem", description="Run, store, explore and audit CIMemories results.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("ingest", help="import result, profile or label files as runs",
+                       description="Import files as runs: the official run-output (results.jsonl),"
+                       " the official profiles.json, Hugging Face rows (Parquet/CSV/JSONL) or a"
+                       " PersistBench CIM file. The format is detected; the same file twice is"
+                       " imported once. Each file is one transaction.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files to import")
+    _add_db(p)
+    p.add_argument("--name", help="name of the new run (default: the file name)")
+    p.add_argument("--model", help="model that wrote the messages (for PersistBench files with"
+                   " several models: which one to import)")
+    p.add_argument("--format", choices=("official", "profiles", "hf", "persistbench"),
+                   help="skip detection and read the file as this format")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("runs", help="list the runs in a database",
+                       description="One row per run: id, name, model, source format, profiles,"
+                       " contexts, trials, messages, verdicts, judges.")
+    _add_db(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=cmd_runs)
+
+    p = sub.add_parser("export", help="write a run in the official run-output format",
+                       description="Write a run as official results.jsonl so the official"
+                       " scripts read it. Label fractions, messages and verdicts round-trip.")
+    _add_db(p)
+    p.add_argument("--run", required=True, help="run id or name")
+    p.add_argument("--format", choices=("official",), default="official", help="output format")
+    p.add_argument("--judge", type=int, default=None,
+                   help="judge id whose verdicts to write (default: the run's original verdicts)")
+    p.add_argument("--out", required=True, help="output file (written atomically)")
+    p.set_defaults(func=cmd_export)
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (CimemError, LookupError, FileNotFoundError, ValueError, duckdb.Error) as exc:
+        message = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
+        print(f"error: {message}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("interrupted; nothing was half written", file=sys.stderr)
+        return 130

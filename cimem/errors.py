@@ -1,0 +1,28 @@
+"""Errors that reach the user: each names the file, the place in it, and what was expected."""
+
+from __future__ import annotations
+
+
+class CimemError(Exception):
+    """A problem the user can fix; the CLI prints it without a traceback."""
+
+
+class InputError(CimemError):
+    """Bad input data: names the file, the place (line or record), the field and what was expected."""
+
+    def __init__(self, path: str, place: str, field: str, expected: str, got: str | None = None):
+        self.path, self.place, self.field, self.expected, self.got = path, place, field, expected, got
+        where = f"{path}: {place}: " + (f"field {field!r}: " if field and field[0] != "(" else "")
+        message = f"{where}expected {expected}"
+        if got is not None:
+            message += f", got {got}"
+        super().__init__(message)
+
+
+def describe(value: object, limit: int = 60) -> str:
+    """A short, safe description of an unexpected value for an error message."""
+    text = repr(value)
+    kind = type(value).__name__
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"{kind} {text}"

@@ -1,0 +1,80 @@
+"""The records every importer emits, whatever the source format.
+
+An importer yields one :class:`RunMeta`, then one :class:`ProfileRecord` per profile. Indices inside
+a profile record are local (attribute and message positions in the record); the writer turns them
+into database ids. Columns are plain lists or numpy arrays so big files stay fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+Progress = Callable[[int, int], None]
+"""progress(done, total), in the importer's unit (bytes for files)."""
+
+LABELS_COMBINED = "combined"
+
+
+@dataclass
+class JudgeMeta:
+    """The judge whose verdicts a source file carries."""
+
+    name: str
+    kind: str = "imported"
+    model: str | None = None
+    prompt_hash: str | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunMeta:
+    """How a run was made, as far as the source says."""
+
+    name: str
+    kind: str                       # results, profiles, labels
+    source_format: str
+    model: str | None = None
+    prompt_set: str | None = None
+    level: int | None = None
+    memory_format: str | None = None
+    simulated: bool = False
+    judge: JudgeMeta | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Attribute:
+    key: str
+    value_json: str | None
+    domain: str | None
+    event: str | None
+    memory_statement: str | None
+
+
+@dataclass
+class ProfileRecord:
+    """One profile with its attributes, contexts, labels, messages and verdicts."""
+
+    name: str
+    sex: str | None = None
+    address: str | None = None
+    age: str | None = None
+    bio_json: str | None = None
+    attributes: list[Attribute] = field(default_factory=list)
+    contexts: list[tuple[str, str, str | None]] = field(default_factory=list)  # recipient, task, prompt
+    # persona label columns: ctx_idx, attr_idx, persona, necessary, private, unlabeled
+    persona_labels: dict[str, Any] = field(default_factory=dict)
+    # hard label columns: ctx_idx, attr_idx, label
+    hard_labels: dict[str, Any] = field(default_factory=dict)
+    # message columns: ctx_idx, trial, num_to_share, num_not_to_share, shared_json, prompt, text,
+    # status, error
+    messages: dict[str, list] = field(default_factory=dict)
+    # judgment columns: msg_idx, status, raw
+    judgments: dict[str, list] = field(default_factory=dict)
+    # verdict columns: msg_idx, attr_idx, revealed, evidence
+    verdicts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_messages(self) -> int:
+        return len(self.messages.get("ctx_idx", ()))

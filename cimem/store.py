@@ -1,0 +1,443 @@
+"""The DuckDB store: the schema, the connection, and every SQL statement of cimem.
+
+No other module holds SQL. Every read and write is a small typed method with `?` parameters; bulk
+writes take Arrow tables whose columns are named like the target table's.
+
+Identifiers: a run owns its profiles (``profile_id`` = position in the source), their contexts
+(``ctx_idx`` = position in the profile's context list) and their attributes (``attr_id``, unique
+within the run). ``message_id`` and ``judge_id`` are unique in the database. Label fractions are kept
+per persona (``persona = 'combined'`` is the weighted view the official rule reads); hard labels are
+derived from them at query time by a named rule (see :mod:`cimem.labels`), except for sources that
+only ship hard labels, which go to ``hard_labels``.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import duckdb
+import pyarrow as pa
+
+SCHEMA_VERSION = 1
+DEFAULT_DB_ENV = "CIMEM_DB"
+DEFAULT_DB_PATH = "cimem.duckdb"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL);
+CREATE SEQUENCE IF NOT EXISTS run_ids START 1;
+CREATE SEQUENCE IF NOT EXISTS judge_ids START 1;
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY,
+    name VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,            -- 'results' (messages and verdicts), 'profiles', 'labels'
+    source_format VARCHAR NOT NULL,   -- official, profiles, hf, persistbench, runner, demo
+    source VARCHAR,                   -- the file it came from
+    content_hash VARCHAR,             -- sha256 of the source file: re-imports are detected by it
+    model VARCHAR,
+    prompt_set VARCHAR,
+    level INTEGER,
+    memory_format VARCHAR,
+    n_trials INTEGER,
+    simulated BOOLEAN NOT NULL DEFAULT FALSE,
+    created_at TIMESTAMP NOT NULL,
+    config VARCHAR                    -- JSON: everything else about how the run was made
+);
+CREATE TABLE IF NOT EXISTS profiles (
+    run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL,
+    name VARCHAR NOT NULL, sex VARCHAR, address VARCHAR, age VARCHAR,
+    bio_json VARCHAR                  -- the bio object as it came, for export
+);
+CREATE TABLE IF NOT EXISTS attributes (
+    run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL, attr_id INTEGER NOT NULL,
+    key VARCHAR NOT NULL,
+    value_json VARCHAR,               -- the value as JSON (numbers, lists, booleans keep their type)
+    domain VARCHAR, event VARCHAR, memory_statement VARCHAR
+);
+CREATE TABLE IF NOT EXISTS contexts (
+    run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL, ctx_idx INTEGER NOT NULL,
+    recipient VARCHAR NOT NULL, task VARCHAR NOT NULL,
+    prompt VARCHAR                    -- a source's task prompt when it ships one without messages
+);
+CREATE TABLE IF NOT EXISTS persona_labels (
+    run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL, ctx_idx INTEGER NOT NULL,
+    attr_id INTEGER NOT NULL, persona VARCHAR NOT NULL,
+    necessary DOUBLE, private DOUBLE, unlabeled DOUBLE
+);
+CREATE TABLE IF NOT EXISTS hard_labels (
+    run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL, ctx_idx INTEGER NOT NULL,
+    attr_id INTEGER NOT NULL, label VARCHAR NOT NULL   -- share, private, ambiguous
+);
+CREATE TABLE IF NOT EXISTS messages (
+    message_id BIGINT NOT NULL, run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL,
+    ctx_idx INTEGER NOT NULL, trial INTEGER NOT NULL,
+    num_to_share INTEGER, num_not_to_share INTEGER,
+    shared_json VARCHAR,              -- [to_share, not_to_share] lists when not the full memory
+    prompt VARCHAR, text VARCHAR,
+    status VARCHAR NOT NULL,          -- ok, failed
+    error VARCHAR
+);
+CREATE TABLE IF NOT EXISTS judges (
+    judge_id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, name VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,            -- imported, llm, offline, human, simulator
+    model VARCHAR, prompt_hash VARCHAR, created_at TIMESTAMP NOT NULL, config VARCHAR
+);
+CREATE TABLE IF NOT EXISTS judgments (
+    judge_id INTEGER NOT NULL, message_id BIGINT NOT NULL,
+    status VARCHAR NOT NULL,          -- ok, parse_failure, error
+    raw VARCHAR
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    judge_id INTEGER NOT NULL, message_id BIGINT NOT NULL, attr_id INTEGER NOT NULL,
+    revealed BOOLEAN NOT NULL, evidence VARCHAR
+);
+"""
+
+# Tables that bulk appends may target, with their column order.
+BULK_TABLES: dict[str, tuple[str, ...]] = {
+    "profiles": ("run_id", "profile_id", "name", "sex", "address", "age", "bio_json"),
+    "attributes": ("run_id", "profile_id", "attr_id", "key", "value_json", "domain", "event",
+                   "memory_statement"),
+    "contexts": ("run_id", "profile_id", "ctx_idx", "recipient", "task", "prompt"),
+    "persona_labels": ("run_id", "profile_id", "ctx_idx", "attr_id", "persona", "necessary",
+                       "private", "unlabeled"),
+    "hard_labels": ("run_id", "profile_id", "ctx_idx", "attr_id", "label"),
+    "messages": ("message_id", "run_id", "profile_id", "ctx_idx", "trial", "num_to_share",
+                 "num_not_to_share", "shared_json", "prompt", "text", "status", "error"),
+    "judgments": ("judge_id", "message_id", "status", "raw"),
+    "verdicts": ("judge_id", "message_id", "attr_id", "revealed", "evidence"),
+}
+_INSERT_SQL = {
+    table: f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _bulk"
+    for table, cols in BULK_TABLES.items()
+}
+_COUNT_SQL = {t: f"SELECT count(*) FROM {t}" for t in ("runs", "judges", *BULK_TABLES)}
+_DELETE_RUN_SQL = [
+    "DELETE FROM verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
+    "DELETE FROM judgments WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
+    *(f"DELETE FROM {t} WHERE run_id = ?" for t in (
+        "judges", "messages", "hard_labels", "persona_labels", "contexts", "attributes",
+        "profiles", "runs")),
+]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One row of `cimem runs`: what a run holds."""
+
+    run_id: int
+    name: str
+    kind: str
+    source_format: str
+    model: str | None
+    source: str | None
+    level: int | None
+    n_trials: int | None
+    simulated: bool
+    created_at: datetime
+    profiles: int
+    contexts: int
+    messages: int
+    verdicts: int
+    judges: int
+
+
+@dataclass(frozen=True)
+class JudgeInfo:
+    judge_id: int
+    run_id: int
+    name: str
+    kind: str
+    model: str | None
+    prompt_hash: str | None
+    created_at: datetime
+
+
+def default_db_path() -> str:
+    """The database path when none is given: ``$CIMEM_DB`` or ``cimem.duckdb`` here."""
+    return os.environ.get(DEFAULT_DB_ENV) or DEFAULT_DB_PATH
+
+
+class Store:
+    """A cimem database. Open with :meth:`open`; use as a context manager to close it."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: str):
+        self.con = con
+        self.path = path
+
+    # ----------------------------------------------------------------- connection and schema
+    @classmethod
+    def open(cls, path: str | os.PathLike | None = None, read_only: bool = False) -> "Store":
+        """Open (and, unless read-only, create or migrate) the database at ``path``."""
+        path = str(path or default_db_path())
+        if read_only and not Path(path).exists():
+            raise FileNotFoundError(f"{path}: no such database")
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(path, read_only=read_only)
+        store = cls(con, path)
+        if not read_only:
+            store._ensure_schema()
+        return store
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def _ensure_schema(self) -> None:
+        self.con.execute(_SCHEMA)
+        row = self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0]
+        if row[0] is None:
+            self.con.execute("INSERT INTO schema_info VALUES (?)", [SCHEMA_VERSION])
+        elif row[0] > SCHEMA_VERSION:
+            raise RuntimeError(
+                f"{self.path}: schema version {row[0]} is newer than this cimem ({SCHEMA_VERSION})")
+
+    def schema_version(self) -> int:
+        return int(self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0][0])
+
+    @contextmanager
+    def transaction(self) -> Iterator["Store"]:
+        """All or nothing: on any exception the database is left exactly as it was."""
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield self
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
+    def table_counts(self) -> dict[str, int]:
+        """Row count of every table (tests use it to prove a failed import changed nothing)."""
+        return {t: int(self.con.execute(sql).fetchall()[0][0]) for t, sql in _COUNT_SQL.items()}
+
+    # ----------------------------------------------------------------- writes
+    def append(self, table: str, data: pa.Table) -> None:
+        """Bulk-insert an Arrow table whose columns carry the target table's column names."""
+        if table not in _INSERT_SQL:
+            raise ValueError(f"not a bulk table: {table}")
+        self.con.register("_bulk", data)
+        try:
+            self.con.execute(_INSERT_SQL[table])
+        finally:
+            self.con.unregister("_bulk")
+
+    @contextmanager
+    def bulk_appender(self, depth: int = 4) -> Iterator["BulkAppender"]:
+        """Appends run on a background thread (DuckDB releases the GIL), so parsing the next
+        record overlaps with writing this one. Errors surface at the next put or at exit."""
+        appender = BulkAppender(self, depth)
+        try:
+            yield appender
+        except BaseException:
+            appender.close(raise_error=False)
+            raise
+        appender.close()
+
+    def create_run(self, *, name: str, kind: str, source_format: str, source: str | None,
+                   content_hash: str | None, model: str | None = None,
+                   prompt_set: str | None = None, level: int | None = None,
+                   memory_format: str | None = None, n_trials: int | None = None,
+                   simulated: bool = False, config: str | None = None) -> int:
+        row = self.con.execute(
+            "INSERT INTO runs (run_id, name, kind, source_format, source, content_hash, model,"
+            " prompt_set, level, memory_format, n_trials, simulated, created_at, config)"
+            " VALUES (nextval('run_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id",
+            [name, kind, source_format, source, content_hash, model, prompt_set, level,
+             memory_format, n_trials, simulated, _now(), config]).fetchall()[0]
+        return int(row[0])
+
+    def finish_run(self, run_id: int, *, content_hash: str | None, n_trials: int | None,
+                   kind: str) -> None:
+        """Record what only the end of an import knows: the file's hash, trials, what it held."""
+        self.con.execute(
+            "UPDATE runs SET content_hash = ?, n_trials = ?, kind = ? WHERE run_id = ?",
+            [content_hash, n_trials, kind, run_id])
+
+    def create_judge(self, *, run_id: int, name: str, kind: str, model: str | None = None,
+                     prompt_hash: str | None = None, config: str | None = None) -> int:
+        row = self.con.execute(
+            "INSERT INTO judges (judge_id, run_id, name, kind, model, prompt_hash, created_at,"
+            " config) VALUES (nextval('judge_ids'), ?, ?, ?, ?, ?, ?, ?) RETURNING judge_id",
+            [run_id, name, kind, model, prompt_hash, _now(), config]).fetchall()[0]
+        return int(row[0])
+
+    def next_message_id(self) -> int:
+        return int(self.con.execute(
+            "SELECT coalesce(max(message_id), 0) + 1 FROM messages").fetchall()[0][0])
+
+    def rename_run(self, run_id: int, name: str) -> None:
+        self.con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
+
+    def delete_run(self, run_id: int) -> None:
+        """Remove a run and everything that belongs to it, in one transaction."""
+        with self.transaction():
+            for sql in _DELETE_RUN_SQL:
+                self.con.execute(sql, [run_id])
+
+    # ----------------------------------------------------------------- runs
+    def run_by_hash(self, content_hash: str) -> tuple[int, str] | None:
+        row = self.con.execute(
+            "SELECT run_id, name FROM runs WHERE content_hash = ? ORDER BY run_id LIMIT 1",
+            [content_hash]).fetchall()
+        row = row[0] if row else None
+        return (int(row[0]), row[1]) if row else None
+
+    def run_ids(self) -> list[int]:
+        return [int(r[0]) for r in self.con.execute(
+            "SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+
+    def resolve_run(self, ref: str | int) -> int:
+        """A run id from its number or its name; raises LookupError naming the choices."""
+        text = str(ref).strip()
+        if text.isdigit():
+            rows = self.con.execute("SELECT run_id FROM runs WHERE run_id = ?",
+                                    [int(text)]).fetchall()
+            if rows:
+                return int(rows[0][0])
+        rows = self.con.execute("SELECT run_id FROM runs WHERE name = ? ORDER BY run_id",
+                                [text]).fetchall()
+        if len(rows) == 1:
+            return int(rows[0][0])
+        known = ", ".join(f"{s.run_id} ({s.name})" for s in self.list_runs()) or "none"
+        if len(rows) > 1:
+            raise LookupError(f"run name {text!r} is ambiguous; use its id. Runs: {known}")
+        raise LookupError(f"no run {text!r} in {self.path}. Runs: {known}")
+
+    def run_config(self, run_id: int) -> dict[str, Any]:
+        cur = self.con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
+        rows = cur.fetchall()
+        row = rows[0] if rows else None
+        if row is None:
+            raise LookupError(f"no run {run_id} in {self.path}")
+        return dict(zip([d[0] for d in cur.description], row))
+
+    def list_runs(self) -> list[RunSummary]:
+        rows = self.con.execute("""
+            SELECT r.run_id, r.name, r.kind, r.source_format, r.model, r.source, r.level,
+                   r.n_trials, r.simulated, r.created_at,
+                   (SELECT count(*) FROM profiles p WHERE p.run_id = r.run_id),
+                   (SELECT count(*) FROM contexts c WHERE c.run_id = r.run_id),
+                   (SELECT count(*) FROM messages m WHERE m.run_id = r.run_id),
+                   (SELECT count(*) FROM verdicts v JOIN judges j USING (judge_id)
+                     WHERE j.run_id = r.run_id),
+                   (SELECT count(*) FROM judges j WHERE j.run_id = r.run_id)
+            FROM runs r ORDER BY r.run_id""").fetchall()
+        return [RunSummary(*r) for r in rows]
+
+    def judges(self, run_id: int) -> list[JudgeInfo]:
+        rows = self.con.execute(
+            "SELECT judge_id, run_id, name, kind, model, prompt_hash, created_at FROM judges"
+            " WHERE run_id = ? ORDER BY judge_id", [run_id]).fetchall()
+        return [JudgeInfo(*r) for r in rows]
+
+    def default_judge(self, run_id: int) -> int | None:
+        """The run's original verdicts: its first judge."""
+        row = self.con.execute("SELECT min(judge_id) FROM judges WHERE run_id = ?",
+                               [run_id]).fetchall()[0]
+        return None if row[0] is None else int(row[0])
+
+    # ----------------------------------------------------------------- reads for export/metrics
+    def profiles_of(self, run_id: int) -> list[tuple]:
+        """(profile_id, name, sex, address, age, bio_json) in source order."""
+        return self.con.execute(
+            "SELECT profile_id, name, sex, address, age, bio_json FROM profiles WHERE run_id = ?"
+            " ORDER BY profile_id", [run_id]).fetchall()
+
+    def attributes_of(self, run_id: int) -> list[tuple]:
+        """(profile_id, attr_id, key, value_json, domain, event, memory_statement)."""
+        return self.con.execute(
+            "SELECT profile_id, attr_id, key, value_json, domain, event, memory_statement"
+            " FROM attributes WHERE run_id = ? ORDER BY profile_id, attr_id", [run_id]).fetchall()
+
+    def contexts_of(self, run_id: int) -> list[tuple]:
+        """(profile_id, ctx_idx, recipient, task, prompt)."""
+        return self.con.execute(
+            "SELECT profile_id, ctx_idx, recipient, task, prompt FROM contexts WHERE run_id = ?"
+            " ORDER BY profile_id, ctx_idx", [run_id]).fetchall()
+
+    def persona_labels_of(self, run_id: int, profile_id: int) -> list[tuple]:
+        """(ctx_idx, persona, attr_id, necessary, private, unlabeled) of one profile."""
+        return self.con.execute(
+            "SELECT ctx_idx, persona, attr_id, necessary, private, unlabeled FROM persona_labels"
+            " WHERE run_id = ? AND profile_id = ? ORDER BY ctx_idx, persona, attr_id",
+            [run_id, profile_id]).fetchall()
+
+    def hard_labels_of(self, run_id: int, profile_id: int) -> list[tuple]:
+        """(ctx_idx, attr_id, label) of one profile."""
+        return self.con.execute(
+            "SELECT ctx_idx, attr_id, label FROM hard_labels WHERE run_id = ? AND profile_id = ?"
+            " ORDER BY ctx_idx, attr_id", [run_id, profile_id]).fetchall()
+
+    def messages_of(self, run_id: int, profile_id: int) -> list[tuple]:
+        """(message_id, ctx_idx, trial, num_to_share, num_not_to_share, shared_json, prompt,
+        text, status, error) of one profile."""
+        return self.con.execute(
+            "SELECT message_id, ctx_idx, trial, num_to_share, num_not_to_share, shared_json,"
+            " prompt, text, status, error FROM messages WHERE run_id = ? AND profile_id = ?"
+            " ORDER BY ctx_idx, num_to_share, num_not_to_share, trial", [run_id, profile_id]
+        ).fetchall()
+
+    def verdicts_of(self, judge_id: int, run_id: int, profile_id: int) -> list[tuple]:
+        """(message_id, attr_id, revealed, evidence) of one profile under one judge."""
+        return self.con.execute(
+            "SELECT v.message_id, v.attr_id, v.revealed, v.evidence FROM verdicts v"
+            " JOIN messages m USING (message_id)"
+            " WHERE v.judge_id = ? AND m.run_id = ? AND m.profile_id = ?"
+            " ORDER BY v.message_id, v.attr_id", [judge_id, run_id, profile_id]).fetchall()
+
+    def judgments_of(self, judge_id: int) -> dict[int, tuple[str, str | None]]:
+        rows = self.con.execute(
+            "SELECT message_id, status, raw FROM judgments WHERE judge_id = ?",
+            [judge_id]).fetchall()
+        return {int(m): (s, r) for m, s, r in rows}
+
+
+class BulkAppender:
+    """A bounded queue of (table, Arrow data) drained by one writer thread."""
+
+    def __init__(self, store: Store, depth: int):
+        self._store = store
+        self._queue: queue.Queue = queue.Queue(maxsize=depth)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if self._error is None:
+                try:
+                    for table, data in item:
+                        self._store.append(table, data)
+                except BaseException as exc:  # surfaced in the caller's thread
+                    self._error = exc
+
+    def put(self, batch: list[tuple[str, pa.Table]]) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put(batch)
+
+    def close(self, raise_error: bool = True) -> None:
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
+        if raise_error and self._error is not None:
+            raise self._error
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)

@@ -1,0 +1,28 @@
+"""Shared test helpers: where the benchmark's reference files are, and small fixtures."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cimem.store import Store
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("CIMEM_SHARED", REPO.parent / "shared" / "cimemories"))
+
+
+def shared_file(name: str) -> Path:
+    """A file of the benchmark's reference data; skips the test when it is not there."""
+    path = SHARED / name
+    if not path.exists():
+        pytest.skip(f"benchmark reference file {path} is absent (these files are read from "
+                    "../shared/cimemories, never copied into the repository)")
+    return path
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with Store.open(tmp_path / "test.duckdb") as s:
+        yield s

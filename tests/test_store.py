@@ -1,0 +1,51 @@
+"""The store: schema, transactions, run lookup and deletion."""
+
+import pyarrow as pa
+import pytest
+
+from cimem.ingest import ingest_file
+from cimem.store import SCHEMA_VERSION, Store
+from fixtures import small_profile, write_jsonl
+
+
+def test_new_database_has_schema_and_no_runs(store: Store):
+    assert store.schema_version() == SCHEMA_VERSION
+    assert store.list_runs() == []
+    assert set(store.table_counts().values()) == {0}
+
+
+def test_transaction_rolls_back_everything(store: Store):
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            store.create_run(name="x", kind="results", source_format="official", source=None,
+                             content_hash=None)
+            raise RuntimeError("boom")
+    assert store.table_counts()["runs"] == 0
+
+
+def test_bulk_append_rejects_unknown_tables(store: Store):
+    with pytest.raises(ValueError):
+        store.append("runs; DROP TABLE runs", pa.table({"a": [1]}))
+
+
+def test_resolve_run_by_id_and_name_and_delete(store: Store, tmp_path):
+    a = ingest_file(store, write_jsonl(tmp_path / "a.jsonl", [small_profile("A")]), name="first")
+    b = ingest_file(store, write_jsonl(tmp_path / "b.jsonl", [small_profile("B")]), name="second")
+    assert store.resolve_run(str(a.run_id)) == a.run_id
+    assert store.resolve_run("second") == b.run_id
+    with pytest.raises(LookupError, match="no run 'third'.*first"):
+        store.resolve_run("third")
+    before = store.table_counts()
+    store.delete_run(a.run_id)
+    after = store.table_counts()
+    assert [r.name for r in store.list_runs()] == ["second"]
+    assert after["verdicts"] == before["verdicts"] // 2
+    assert after["messages"] == before["messages"] // 2
+
+
+def test_reopen_keeps_data(tmp_path):
+    path = tmp_path / "db.duckdb"
+    with Store.open(path) as s:
+        ingest_file(s, write_jsonl(tmp_path / "a.jsonl", [small_profile()]))
+    with Store.open(path, read_only=True) as s:
+        assert len(s.list_runs()) == 1
