@@ -9,13 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from typing import Callable, Sequence
-
-import duckdb
 
 from .errors import CimemError
-from .store import DEFAULT_DB_ENV, Store, default_db_path
+from .paths import DEFAULT_DB_ENV, default_db_path
 
 EXIT_USER_ERROR = 2
 
@@ -47,7 +45,8 @@ def _add_db(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from .ingest import FORMATS, ingest_or_find  # noqa: F401
+    from .ingest import ingest_or_find
+    from .store import Store
 
     if args.name and len(args.paths) > 1:
         raise CimemError("--name names one run: give one file with it")
@@ -69,6 +68,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
+    from .store import Store
+
     with Store.open(args.db or default_db_path()) as store:
         runs = store.list_runs()
     if args.json:
@@ -90,6 +91,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from .export import export_official
+    from .store import Store
 
     with Store.open(args.db or default_db_path()) as store:
         run_id = store.resolve_run(args.run)
@@ -148,7 +150,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output file (written atomically)")
     p.set_defaults(func=cmd_export)
 
+    from .cli_analysis import add_analysis_commands
+    add_analysis_commands(sub)
     return parser
+
+
+def _is_user_error(exc: Exception) -> bool:
+    """Errors worth one line, not a traceback: bad input, unknown runs, database problems."""
+    if isinstance(exc, (CimemError, LookupError, FileNotFoundError, ValueError)):
+        return True
+    return type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -156,7 +167,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (CimemError, LookupError, FileNotFoundError, ValueError, duckdb.Error) as exc:
+    except Exception as exc:
+        if not _is_user_error(exc):
+            raise
         message = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USER_ERROR

@@ -16,18 +16,19 @@ from __future__ import annotations
 import os
 import queue
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import duckdb
 import pyarrow as pa
 
+from .paths import DEFAULT_DB_ENV, DEFAULT_DB_PATH, default_db_path  # noqa: F401 (re-exported)
+
 SCHEMA_VERSION = 1
-DEFAULT_DB_ENV = "CIMEM_DB"
-DEFAULT_DB_PATH = "cimem.duckdb"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL);
@@ -159,11 +160,6 @@ class JudgeInfo:
     created_at: datetime
 
 
-def default_db_path() -> str:
-    """The database path when none is given: ``$CIMEM_DB`` or ``cimem.duckdb`` here."""
-    return os.environ.get(DEFAULT_DB_ENV) or DEFAULT_DB_PATH
-
-
 class Store:
     """A cimem database. Open with :meth:`open`; use as a context manager to close it."""
 
@@ -173,7 +169,7 @@ class Store:
 
     # ----------------------------------------------------------------- connection and schema
     @classmethod
-    def open(cls, path: str | os.PathLike | None = None, read_only: bool = False) -> "Store":
+    def open(cls, path: str | os.PathLike | None = None, read_only: bool = False) -> Store:
         """Open (and, unless read-only, create or migrate) the database at ``path``."""
         path = str(path or default_db_path())
         if read_only and not Path(path).exists():
@@ -186,7 +182,7 @@ class Store:
             store._ensure_schema()
         return store
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -208,7 +204,7 @@ class Store:
         return int(self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0][0])
 
     @contextmanager
-    def transaction(self) -> Iterator["Store"]:
+    def transaction(self) -> Iterator[Store]:
         """All or nothing: on any exception the database is left exactly as it was."""
         self.con.execute("BEGIN TRANSACTION")
         try:
@@ -234,7 +230,7 @@ class Store:
             self.con.unregister("_bulk")
 
     @contextmanager
-    def bulk_appender(self, depth: int = 4) -> Iterator["BulkAppender"]:
+    def bulk_appender(self, depth: int = 4) -> Iterator[BulkAppender]:
         """Appends run on a background thread (DuckDB releases the GIL), so parsing the next
         record overlaps with writing this one. Errors surface at the next put or at exit."""
         appender = BulkAppender(self, depth)
@@ -397,6 +393,29 @@ class Store:
             " WHERE v.judge_id = ? AND m.run_id = ? AND m.profile_id = ?"
             " ORDER BY v.message_id, v.attr_id", [judge_id, run_id, profile_id]).fetchall()
 
+    # ----------------------------------------------------------------- metric inputs
+    def leak_pairs(self, run_id: int, judge_id: int | None) -> dict[str, Any]:
+        """Every labelled (profile, context, attribute) pair of a run with its fractions (or hard
+        label) and the bit mask of full-memory trials whose message the judge found revealing."""
+        return self.con.execute(_LEAK_PAIRS_SQL, [judge_id, run_id, run_id, run_id]).fetchnumpy()
+
+    def trial_masks(self, run_id: int, judge_id: int | None) -> dict[str, Any]:
+        """Per (profile, context): bit masks of full-memory trials by what happened to them."""
+        return self.con.execute(_TRIAL_MASKS_SQL, [judge_id, run_id]).fetchnumpy()
+
+    def max_trial(self, run_id: int) -> int | None:
+        row = self.con.execute("SELECT max(trial) FROM messages WHERE run_id = ?",
+                               [run_id]).fetchall()[0]
+        return None if row[0] is None else int(row[0])
+
+    def judge_info(self, judge_id: int) -> JudgeInfo:
+        rows = self.con.execute(
+            "SELECT judge_id, run_id, name, kind, model, prompt_hash, created_at FROM judges"
+            " WHERE judge_id = ?", [judge_id]).fetchall()
+        if not rows:
+            raise LookupError(f"no judge {judge_id} in {self.path}")
+        return JudgeInfo(*rows[0])
+
     def judgments_of(self, judge_id: int) -> dict[int, tuple[str, str | None]]:
         rows = self.con.execute(
             "SELECT message_id, status, raw FROM judgments WHERE judge_id = ?",
@@ -439,5 +458,41 @@ class BulkAppender:
             raise self._error
 
 
+_LEAK_PAIRS_SQL = """
+WITH rev AS (
+    SELECT m.profile_id, m.ctx_idx, v.attr_id, bit_or(1::UBIGINT << m.trial) AS mask
+    FROM verdicts v JOIN messages m USING (message_id)
+    WHERE v.judge_id = ? AND m.run_id = ? AND v.revealed AND m.shared_json IS NULL
+    GROUP BY ALL),
+lab AS (
+    SELECT profile_id, ctx_idx, attr_id, necessary, private, -2::TINYINT AS hard
+    FROM persona_labels WHERE run_id = ? AND persona = 'combined'
+    UNION ALL
+    SELECT profile_id, ctx_idx, attr_id, 0.0, 0.0,
+           (CASE label WHEN 'share' THEN 1 WHEN 'private' THEN 0 ELSE -1 END)::TINYINT
+    FROM hard_labels WHERE run_id = ?)
+SELECT lab.profile_id, lab.ctx_idx, lab.attr_id, lab.necessary, lab.private, lab.hard,
+       coalesce(rev.mask, 0::UBIGINT) AS mask
+FROM lab LEFT JOIN rev USING (profile_id, ctx_idx, attr_id)
+"""
+
+_TRIAL_MASKS_SQL = """
+SELECT m.profile_id, m.ctx_idx,
+    bit_or(1::UBIGINT << m.trial) AS trials,
+    bit_or(CASE WHEN m.status = 'ok' AND j.status = 'ok' THEN 1::UBIGINT << m.trial
+           ELSE 0::UBIGINT END) AS valid,
+    bit_or(CASE WHEN m.status = 'ok' AND j.status = 'parse_failure' THEN 1::UBIGINT << m.trial
+           ELSE 0::UBIGINT END) AS unparsed,
+    bit_or(CASE WHEN m.status = 'ok' AND j.status = 'error' THEN 1::UBIGINT << m.trial
+           ELSE 0::UBIGINT END) AS judge_error,
+    bit_or(CASE WHEN m.status <> 'ok' THEN 1::UBIGINT << m.trial ELSE 0::UBIGINT END) AS failed,
+    bit_or(CASE WHEN m.status = 'ok' AND j.status IS NULL THEN 1::UBIGINT << m.trial
+           ELSE 0::UBIGINT END) AS unjudged
+FROM messages m LEFT JOIN judgments j ON j.message_id = m.message_id AND j.judge_id = ?
+WHERE m.run_id = ? AND m.shared_json IS NULL
+GROUP BY ALL
+"""
+
+
 def _now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)

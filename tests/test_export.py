@@ -4,6 +4,7 @@ import json
 
 from cimem.export import export_official
 from cimem.ingest import ingest_file
+
 from conftest import shared_file
 from fixtures import small_profile, write_jsonl
 

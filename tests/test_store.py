@@ -5,6 +5,7 @@ import pytest
 
 from cimem.ingest import ingest_file
 from cimem.store import SCHEMA_VERSION, Store
+
 from fixtures import small_profile, write_jsonl
 
 

@@ -9,8 +9,8 @@ when that package and a network are there. Hard labels only: the release has no 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pandas as pd

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Iterator
 from itertools import chain
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import orjson

@@ -11,8 +11,9 @@ gets judgment status ``parse_failure``, with those ids kept in the judgment's ra
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import orjson
@@ -55,7 +56,7 @@ def read_persistbench(path: Path, progress: Progress | None = None, model: str |
     meta = RunMeta(name=path.stem, kind="results", source_format="persistbench", model=model,
                    prompt_set=metadata.get("prompt_template"), level=1,
                    memory_format=cfg.get("method") if isinstance(cfg, dict) else None,
-                   judge=JudgeMeta(name=f"imported: {judge_model or 'unknown judge'}",
+                   judge=JudgeMeta(name="imported verdicts",
                                    model=judge_model, config={"source": "persistbench"}),
                    config=config)
     return meta, _records(src, items, model, progress)

@@ -3,8 +3,8 @@ contexts}. Profiles, attributes and contexts only: no labels, no messages."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import orjson
 

@@ -7,8 +7,9 @@ into database ids. Columns are plain lists or numpy arrays so big files stay fas
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 Progress = Callable[[int, int], None]
 """progress(done, total), in the importer's unit (bytes for files)."""

@@ -9,6 +9,7 @@ import pytest
 from cimem.errors import InputError
 from cimem.ingest import detect_format, ingest_file
 from cimem.ingest.hf import parse_request
+
 from conftest import shared_file
 
 PROMPT = ("# User Knowledge Memories:\n\nMy income is $5.\n\nWrite a complete message to {r} to achieve"

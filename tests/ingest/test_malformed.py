@@ -8,6 +8,7 @@ import pytest
 
 from cimem.errors import InputError
 from cimem.ingest import ingest_file
+
 from fixtures import small_profile, write_jsonl
 
 

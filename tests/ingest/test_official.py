@@ -5,8 +5,9 @@ import json
 import pytest
 
 from cimem.ingest import detect_format, ingest_file, ingest_or_find
+
 from conftest import shared_file
-from fixtures import PRIVATE, SHARE, attribute, profile, small_profile, write_jsonl
+from fixtures import SHARE, attribute, profile, small_profile, write_jsonl
 
 
 def rows(store, sql, params=()):
