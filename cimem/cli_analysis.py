@@ -180,6 +180,102 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
+def parse_where(text: str | None) -> dict[str, Any]:
+    """--where profile=NAME,context=3,trial=0 -> filters (context and trial are integers)."""
+    out: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in ("profile", "context", "trial"):
+            raise CimemError(f"--where {text!r}: expected profile=NAME,context=N,trial=N")
+        if key == "profile":
+            out[key] = value.strip()
+        else:
+            try:
+                out[key] = int(value)
+            except ValueError:
+                raise CimemError(f"--where {key}={value!r}: expected an integer") from None
+    return out
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    from .cli import _progress_bar
+    from .judge import OfflineJudge, rejudge
+    from .store import Store
+
+    with Store.open(args.db or default_db_path()) as store:
+        run_id = store.resolve_run(args.run)
+        values_from = store.resolve_run(args.values_from) if args.values_from else None
+        if args.offline or not args.model:
+            judge = OfflineJudge(name=args.name or "offline judge")
+        else:
+            from .llm import ClientSettings
+            from .llm_judge import LLMJudge
+            from .prompts import load_judge_prompt
+            settings = ClientSettings(base_url=args.base_url, model=args.model,
+                                      api_key_env=args.api_key_env, timeout=args.timeout,
+                                      max_retries=args.retries)
+            judge = LLMJudge(settings, load_judge_prompt(args.prompts, args.variant), store=store,
+                             concurrency=args.concurrency, temperature=args.temperature,
+                             name=args.name)
+        update, close = _progress_bar("judge", unit="msg")
+        try:
+            res = rejudge(store, run_id, judge, limit=args.limit, values_from=values_from,
+                          progress=update, **parse_where(args.where))
+        finally:
+            close()
+    print(f"judge {res.judge_id}: {res.messages} messages, {res.verdicts} verdicts,"
+          f" {res.parse_failures} parse failures, {res.errors} errors;"
+          f" calls made {res.messages - res.cached}, cached {res.cached}; {res.seconds:.1f} s")
+    return 0
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    from .agreement import agreement
+    from .store import Store
+
+    with Store.open(args.db or default_db_path(), read_only=True) as store:
+        run_id = store.resolve_run(args.run)
+        judges = store.judges(run_id)
+        if args.judges:
+            try:
+                a, b = (int(x) for x in args.judges.split(","))
+            except ValueError:
+                raise CimemError("--judges expects two judge ids, e.g. --judges 1,2") from None
+        elif len(judges) >= 2:
+            a, b = judges[0].judge_id, judges[-1].judge_id
+        else:
+            raise CimemError(f"run {run_id} has {len(judges)} judge(s); agreement needs two"
+                             " (make one with `python -m cimem judge`)")
+        known = {j.judge_id for j in judges}
+        for j in (a, b):
+            if j not in known:
+                raise CimemError(f"judge {j} is not a judge of run {run_id}; its judges are "
+                                 + ", ".join(f"{x.judge_id} ({x.name})" for x in judges))
+        ag = agreement(store, a, b, args.label_rule, max_disagreements=args.show)
+    if args.json:
+        print(json.dumps(jsonable(ag.as_dict()), indent=1))
+        return 0
+    o = ag.overall
+    print(f"judges {a} vs {b}: {o.n} (message, attribute) pairs both decided;"
+          f" agreement {100 * o.agreement:.1f}%, Cohen's kappa {o.kappa:.3f}")
+    c = o.confusion
+    print(f"  both revealed {c['both_yes']}, only {a} {c['a_only']}, only {b} {c['b_only']},"
+          f" neither {c['both_no']}")
+    for title, group in (("by label (rule " + ag.label_rule + ")", ag.by_label),
+                         ("by domain", ag.by_domain)):
+        print(f"  {title}:")
+        for k, v in group.items():
+            print(f"    {k:<16} n={v.n:<7} agreement {100 * v.agreement:5.1f}%  kappa"
+                  f" {v.kappa:6.3f}")
+    print(f"  disagreements (first {len(ag.disagreements)}):")
+    for d in ag.disagreements:
+        print(f"    message {d['message_id']} {d['key']} [{d['label']}]: {a}="
+              f"{'yes' if d['a_revealed'] else 'no'} {d['a_evidence']!r} | {b}="
+              f"{'yes' if d['b_revealed'] else 'no'} {d['b_evidence']!r}")
+    return 0
+
+
 def add_analysis_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "metrics", help="Violation@n and Completeness with the discard report",
@@ -196,3 +292,45 @@ def add_analysis_commands(sub: argparse._SubParsersAction) -> None:
                    help="paired difference of every run against the first, over common profiles")
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of text")
     p.set_defaults(func=cmd_metrics)
+
+    p = sub.add_parser(
+        "judge", help="re-judge a run's messages as a new judge (offline or any LLM endpoint)",
+        description="Judge the messages of a run (all, or a --where selection) and store the"
+        " verdicts as a NEW judge: nothing is overwritten. Without --model the deterministic"
+        " offline judge is used. The API key is read from the environment variable named by"
+        " --api-key-env and is never stored.")
+    p.add_argument("--db", default=None, help="database file")
+    p.add_argument("--run", required=True, help="run id or name")
+    p.add_argument("--offline", action="store_true", help="use the offline judge (the default"
+                   " when no --model is given)")
+    p.add_argument("--model", help="judge model name at the endpoint")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="environment variable holding the API key (default OPENAI_API_KEY)")
+    p.add_argument("--prompts", help="official-format prompts.yaml (adversary_reveal) to use")
+    p.add_argument("--variant", choices=("strict", "lenient"), default="strict",
+                   help="built-in prompt: strict REVEAL (default) or lenient (implied counts)")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per call")
+    p.add_argument("--retries", type=int, default=4, help="retries per call (backoff, Retry-After)")
+    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--where", help="profile=NAME,context=N,trial=N")
+    p.add_argument("--limit", type=int, help="judge at most N messages")
+    p.add_argument("--values-from", metavar="RUN",
+                   help="fill missing attribute values from another run (e.g. an imported"
+                        " profiles.json), matched by profile name and key")
+    p.add_argument("--name", help="name of the new judge")
+    p.set_defaults(func=cmd_judge)
+
+    p = sub.add_parser(
+        "agreement", help="agreement and Cohen's kappa of two judges of a run",
+        description="Agreement, Cohen's kappa and the confusion matrix of two judges over the"
+        " (message, attribute) pairs both decided (messages either judge failed to parse are"
+        " left out), split by label and domain, with the disagreements and both evidences.")
+    p.add_argument("--db", default=None, help="database file")
+    p.add_argument("--run", required=True, help="run id or name")
+    p.add_argument("--judges", help="A,B judge ids (default: the first and the last judge)")
+    p.add_argument("--label-rule", default="unanimous")
+    p.add_argument("--show", type=int, default=20, help="disagreements to list (default 20)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_agreement)

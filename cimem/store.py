@@ -94,6 +94,11 @@ CREATE TABLE IF NOT EXISTS judgments (
     status VARCHAR NOT NULL,          -- ok, parse_failure, error
     raw VARCHAR
 );
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key VARCHAR PRIMARY KEY,          -- sha256 of model, whole prompt, sampling parameters, trial
+    model VARCHAR, purpose VARCHAR, response VARCHAR, reasoning VARCHAR,
+    prompt_tokens INTEGER, completion_tokens INTEGER, created_at TIMESTAMP NOT NULL
+);
 CREATE TABLE IF NOT EXISTS verdicts (
     judge_id INTEGER NOT NULL, message_id BIGINT NOT NULL, attr_id INTEGER NOT NULL,
     revealed BOOLEAN NOT NULL, evidence VARCHAR
@@ -118,7 +123,8 @@ _INSERT_SQL = {
     table: f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _bulk"
     for table, cols in BULK_TABLES.items()
 }
-_COUNT_SQL = {t: f"SELECT count(*) FROM {t}" for t in ("runs", "judges", *BULK_TABLES)}
+_COUNT_SQL = {t: f"SELECT count(*) FROM {t}" for t in ("runs", "judges", "llm_cache",
+                                                        *BULK_TABLES)}
 _DELETE_RUN_SQL = [
     "DELETE FROM verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
     "DELETE FROM judgments WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
@@ -397,11 +403,12 @@ class Store:
     def leak_pairs(self, run_id: int, judge_id: int | None) -> dict[str, Any]:
         """Every labelled (profile, context, attribute) pair of a run with its fractions (or hard
         label) and the bit mask of full-memory trials whose message the judge found revealing."""
-        return self.con.execute(_LEAK_PAIRS_SQL, [judge_id, run_id, run_id, run_id]).fetchnumpy()
+        return _plain_numpy(self.con.execute(
+            _LEAK_PAIRS_SQL, [judge_id, run_id, run_id, run_id]).fetchnumpy())
 
     def trial_masks(self, run_id: int, judge_id: int | None) -> dict[str, Any]:
         """Per (profile, context): bit masks of full-memory trials by what happened to them."""
-        return self.con.execute(_TRIAL_MASKS_SQL, [judge_id, run_id]).fetchnumpy()
+        return _plain_numpy(self.con.execute(_TRIAL_MASKS_SQL, [judge_id, run_id]).fetchnumpy())
 
     def max_trial(self, run_id: int) -> int | None:
         row = self.con.execute("SELECT max(trial) FROM messages WHERE run_id = ?",
@@ -415,6 +422,94 @@ class Store:
         if not rows:
             raise LookupError(f"no judge {judge_id} in {self.path}")
         return JudgeInfo(*rows[0])
+
+    # ----------------------------------------------------------------- judging
+    def messages_to_judge(self, run_id: int, profile: str | None = None,
+                          context: int | None = None, trial: int | None = None,
+                          message_ids: list[int] | None = None, limit: int | None = None
+                          ) -> list[tuple]:
+        """(message_id, profile_id, profile name, ctx_idx, trial, text) of generated messages."""
+        return self.con.execute(
+            "SELECT m.message_id, m.profile_id, p.name, m.ctx_idx, m.trial, m.text"
+            " FROM messages m JOIN profiles p USING (run_id, profile_id)"
+            " WHERE m.run_id = ? AND m.status = 'ok'"
+            " AND (? IS NULL OR p.name = ?) AND (? IS NULL OR m.ctx_idx = ?)"
+            " AND (? IS NULL OR m.trial = ?)"
+            " AND (? IS NULL OR list_contains(?, m.message_id))"
+            " ORDER BY m.message_id LIMIT ?",
+            [run_id, profile, profile, context, context, trial, trial, message_ids, message_ids,
+             limit if limit is not None else 2**62]).fetchall()
+
+    def values_by_name(self, run_id: int) -> dict[tuple[str, str], str]:
+        """{(profile name, attribute key): value JSON} of a run (e.g. an imported profiles file)."""
+        rows = self.con.execute(
+            "SELECT p.name, a.key, a.value_json FROM attributes a JOIN profiles p"
+            " USING (run_id, profile_id) WHERE a.run_id = ? AND a.value_json IS NOT NULL",
+            [run_id]).fetchall()
+        return {(n, k): v for n, k, v in rows}
+
+    def agreement_pairs(self, judge_a: int, judge_b: int) -> dict[str, Any]:
+        """Verdicts of two judges on the (message, attribute) pairs both decided, with the pair's
+        label fractions (or hard label) and domain; messages a judge failed to parse are left out."""
+        result = self.con.execute("""
+            SELECT a.message_id, a.attr_id, a.revealed AS a_revealed, b.revealed AS b_revealed,
+                   a.evidence AS a_evidence, b.evidence AS b_evidence, m.profile_id, m.ctx_idx,
+                   m.trial, att.key, att.domain, pl.necessary, pl.private,
+                   coalesce((CASE hl.label WHEN 'share' THEN 1 WHEN 'private' THEN 0
+                             WHEN 'ambiguous' THEN -1 END), -2)::TINYINT AS hard
+            FROM verdicts a
+            JOIN verdicts b ON b.judge_id = ? AND b.message_id = a.message_id
+                 AND b.attr_id = a.attr_id
+            JOIN messages m ON m.message_id = a.message_id
+            JOIN attributes att ON att.run_id = m.run_id AND att.attr_id = a.attr_id
+            LEFT JOIN persona_labels pl ON pl.run_id = m.run_id AND pl.profile_id = m.profile_id
+                 AND pl.ctx_idx = m.ctx_idx AND pl.attr_id = a.attr_id AND pl.persona = 'combined'
+            LEFT JOIN hard_labels hl ON hl.run_id = m.run_id AND hl.profile_id = m.profile_id
+                 AND hl.ctx_idx = m.ctx_idx AND hl.attr_id = a.attr_id
+            WHERE a.judge_id = ?
+              AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.message_id = a.message_id
+                              AND j.judge_id IN (?, ?) AND j.status <> 'ok')
+            ORDER BY a.message_id, a.attr_id""", [judge_b, judge_a, judge_a, judge_b]).fetchnumpy()
+        return _plain_numpy(result)
+
+    def human_judge(self, run_id: int) -> int:
+        """The run's human judge (made on first use): people's verdicts live there."""
+        rows = self.con.execute(
+            "SELECT judge_id FROM judges WHERE run_id = ? AND kind = 'human' ORDER BY judge_id"
+            " LIMIT 1", [run_id]).fetchall()
+        if rows:
+            return int(rows[0][0])
+        return self.create_judge(run_id=run_id, name="human verdicts", kind="human")
+
+    def set_human_verdict(self, judge_id: int, message_id: int, attr_id: int, revealed: bool,
+                          note: str | None) -> None:
+        """A person's latest decision on one (message, attribute) replaces their earlier one."""
+        with self.transaction():
+            self.con.execute("DELETE FROM verdicts WHERE judge_id = ? AND message_id = ?"
+                             " AND attr_id = ?", [judge_id, message_id, attr_id])
+            self.con.execute("INSERT INTO verdicts VALUES (?, ?, ?, ?, ?)",
+                             [judge_id, message_id, attr_id, revealed, note])
+            self.con.execute("DELETE FROM judgments WHERE judge_id = ? AND message_id = ?",
+                             [judge_id, message_id])
+            self.con.execute("INSERT INTO judgments VALUES (?, ?, 'ok', NULL)",
+                             [judge_id, message_id])
+
+    # ----------------------------------------------------------------- call cache
+    def cache_get(self, keys: list[str]) -> dict[str, tuple[str, str | None, int, int]]:
+        """Cached completions: {key: (response, reasoning, prompt_tokens, completion_tokens)}."""
+        if not keys:
+            return {}
+        rows = self.con.execute(
+            "SELECT key, response, reasoning, prompt_tokens, completion_tokens FROM llm_cache"
+            " WHERE list_contains(?, key)", [keys]).fetchall()
+        return {k: (r, z, p or 0, c or 0) for k, r, z, p, c in rows}
+
+    def cache_put(self, key: str, model: str, purpose: str, response: str,
+                  reasoning: str | None, prompt_tokens: int, completion_tokens: int) -> None:
+        """Write one completed call at once, so a crash never loses a paid result."""
+        self.con.execute(
+            "INSERT OR REPLACE INTO llm_cache VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [key, model, purpose, response, reasoning, prompt_tokens, completion_tokens, _now()])
 
     def judgments_of(self, judge_id: int) -> dict[int, tuple[str, str | None]]:
         rows = self.con.execute(
@@ -492,6 +587,24 @@ FROM messages m LEFT JOIN judgments j ON j.message_id = m.message_id AND j.judge
 WHERE m.run_id = ? AND m.shared_json IS NULL
 GROUP BY ALL
 """
+
+
+def _plain_numpy(columns: dict[str, Any]) -> dict[str, Any]:
+    """fetchnumpy gives masked arrays where a column has NULLs: fill them with NaN or None."""
+    import numpy as np
+
+    out = {}
+    for name, col in columns.items():
+        if isinstance(col, np.ma.MaskedArray):
+            if col.dtype.kind == "f":
+                col = col.filled(np.nan)
+            elif col.dtype.kind in "iub":
+                col = col.astype(np.float64).filled(np.nan) if col.mask.any() else col.data
+            else:
+                col = np.array([None if m else v for v, m in
+                                zip(col.data, np.ma.getmaskarray(col))], dtype=object)
+        out[name] = col
+    return out
 
 
 def _now() -> datetime:
