@@ -89,7 +89,7 @@ class LLMJudge:
             finally:
                 await client.close()
         out = []
-        for (message, attrs, _person), res in zip(items, results):
+        for (_message, attrs, _person), res in zip(items, results):
             assert res is not None
             if not res.ok:
                 out.append(JudgeOutcome({}, status="error", raw=res.error))
