@@ -106,6 +106,22 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from . import demo
+
+    if not args.out and not args.db:
+        raise CimemError("give --out DIR (write the bundle) and/or --db PATH (import it)")
+    if args.out:
+        manifest = demo.build_bundle(args.out, seed=args.seed if args.seed is not None
+                                     else demo.DEMO_SEED)
+        print(f"wrote the simulated demo bundle to {args.out}: {len(manifest['files'])} files")
+    if args.db:
+        bundle = args.bundle or args.out
+        runs = demo.build_demo_database(args.db, bundle)
+        print(f"demo runs in {args.db}: {', '.join(map(str, runs))} (simulated)")
+    return 0
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
@@ -150,6 +166,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output file (written atomically)")
     p.set_defaults(func=cmd_export)
 
+    p = sub.add_parser("demo", help="build the embedded demo bundle or a demo database",
+                       description="Regenerate the SIMULATED demo bundle (deterministic: the same"
+                       " seed gives the same bytes) with --out, and/or import it into a database"
+                       " with --db. None of it measures a real model.")
+    p.add_argument("--out", help="write the bundle here (the repository keeps it in data/demo)")
+    p.add_argument("--seed", type=int, default=None, help="generator seed (default: the demo's)")
+    p.add_argument("--db", default=None, help="import the bundle into this database")
+    p.add_argument("--bundle", default=None, help="bundle to import (default: data/demo)")
+    p.set_defaults(func=cmd_demo)
+
     from .cli_analysis import add_analysis_commands
     add_analysis_commands(sub)
     return parser
@@ -173,6 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("interrupted; nothing was half written", file=sys.stderr)
         return 130

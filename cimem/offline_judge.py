@@ -62,12 +62,24 @@ def judge_offline(message: str, attributes: list[AttributeSpec], person: str = "
     drop = frozenset(words(person))
     sents = [_Sentence(s, content_stems(s), numbers_in(s), dates_in(s), has_negation(s))
              for s in sentences(message)]
+    common = _common_stems(attributes, drop)
     found: dict[str, str] = {}
     for attr in attributes:
-        evidence = _decide(attr, sents, drop)
+        evidence = _decide(attr, sents, drop | common)
         if evidence is not None:
             found[attr.key] = evidence
     return found
+
+
+def _common_stems(attributes: list[AttributeSpec], drop: frozenset[str]) -> frozenset[str]:
+    """Words in many of this person's memory statements (an event's name, say): they tie a
+    sentence to no attribute in particular, so they do not count as anchors."""
+    counts: dict[str, int] = {}
+    for a in attributes:
+        for st in content_stems(a.statement or "", drop):
+            counts[st] = counts.get(st, 0) + 1
+    limit = max(4, len(attributes) // 12)
+    return frozenset(st for st, n in counts.items() if n > limit)
 
 
 def _decide(attr: AttributeSpec, sents: list[_Sentence], drop: frozenset[str]) -> str | None:

@@ -279,6 +279,9 @@ class Store:
         return int(self.con.execute(
             "SELECT coalesce(max(message_id), 0) + 1 FROM messages").fetchall()[0][0])
 
+    def rename_judge(self, judge_id: int, name: str) -> None:
+        self.con.execute("UPDATE judges SET name = ? WHERE judge_id = ?", [name, judge_id])
+
     def rename_run(self, run_id: int, name: str) -> None:
         self.con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
 
@@ -439,6 +442,24 @@ class Store:
             " ORDER BY m.message_id LIMIT ?",
             [run_id, profile, profile, context, context, trial, trial, message_ids, message_ids,
              limit if limit is not None else 2**62]).fetchall()
+
+    def message_index(self, run_id: int) -> dict[tuple[str, int, int], tuple[int, str]]:
+        """{(profile name, ctx_idx, trial): (message_id, profile name)} of full-memory messages."""
+        rows = self.con.execute(
+            "SELECT p.name, m.ctx_idx, m.trial, m.message_id FROM messages m JOIN profiles p"
+            " USING (run_id, profile_id) WHERE m.run_id = ? AND m.shared_json IS NULL",
+            [run_id]).fetchall()
+        return {(n, c, t): (mid, n) for n, c, t, mid in rows}
+
+    def attribute_keys_by_profile(self, run_id: int) -> dict[str, list[tuple[int, str]]]:
+        """{profile name: [(attr_id, key), ...]}."""
+        out: dict[str, list[tuple[int, str]]] = {}
+        for name, attr_id, key in self.con.execute(
+                "SELECT p.name, a.attr_id, a.key FROM attributes a JOIN profiles p"
+                " USING (run_id, profile_id) WHERE a.run_id = ? ORDER BY a.attr_id",
+                [run_id]).fetchall():
+            out.setdefault(name, []).append((attr_id, key))
+        return out
 
     def values_by_name(self, run_id: int) -> dict[tuple[str, str], str]:
         """{(profile name, attribute key): value JSON} of a run (e.g. an imported profiles file)."""

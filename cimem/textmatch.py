@@ -89,13 +89,20 @@ def to_number(token: str) -> float | None:
 
 def numbers_in(text: str) -> set[float]:
     """Every number a text states, in digits or words ('$95,000', '95k', 'two', 'twelve')."""
-    norm = normalize(text)
+    norm = _strip_dates(normalize(text))
     out = {n for n in (to_number(m.group()) for m in _NUMBER.finditer(norm)) if n is not None}
     out |= {abs(n) for n in out}
     for w in _WORD.findall(norm):
         if w in NUMBER_WORDS:
             out.add(float(NUMBER_WORDS[w]))
     return out
+
+
+def _strip_dates(norm: str) -> str:
+    """Dates blanked out, so their parts are not read as amounts or counts."""
+    for pattern in (_ISO_DATE, _SLASH_DATE, _MDY, _DMY):
+        norm = pattern.sub(" ", norm)
+    return norm
 
 
 def dates_in(text: str) -> set[tuple[int | None, int, int]]:

@@ -43,7 +43,9 @@ def detect_format(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".csv"):
         return "hf"
-    with path.open("rb") as f:
+    from .official import open_maybe_gzip
+
+    with open_maybe_gzip(path) as f:
         head = f.read(4096)
     if not head.strip():
         raise InputError(str(path), "line 1", "(file)", "a non-empty results, profiles, Hugging Face "
@@ -67,12 +69,16 @@ def detect_format(path: Path) -> str:
 
 
 def _read_prefix(path: Path, n: int) -> bytes:
-    with path.open("rb") as f:
+    from .official import open_maybe_gzip
+
+    with open_maybe_gzip(path) as f:
         return f.read(n)
 
 
 def _first_line(path: Path) -> bytes:
-    with path.open("rb") as f:
+    from .official import open_maybe_gzip
+
+    with open_maybe_gzip(path) as f:
         for line in f:
             if line.strip():
                 return line

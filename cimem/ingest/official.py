@@ -34,13 +34,24 @@ _BINARY = {0, 1}
 MISSING = object()
 
 
+def open_maybe_gzip(path: Path):
+    """The file's bytes, decompressed when it is gzip (by its magic number, not its name)."""
+    with path.open("rb") as f:
+        magic = f.read(2)
+    if magic == b"\x1f\x8b":
+        import gzip
+        return gzip.open(path, "rb")
+    return path.open("rb")
+
+
 def iter_json_lines(path: Path, progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
     """(line number, parsed object) for every non-blank line; a bad line raises InputError."""
     total = path.stat().st_size
     done = 0
-    with path.open("rb") as f:
+    with open_maybe_gzip(path) as f:
+        compressed = getattr(f, "fileobj", None)  # gzip: progress in compressed bytes
         for lineno, line in enumerate(f, 1):
-            done += len(line)
+            done = compressed.tell() if compressed is not None else done + len(line)
             if not line.strip():
                 continue
             try:
