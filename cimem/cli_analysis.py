@@ -180,6 +180,50 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
+def _int_list(text: str | None, flag: str) -> list[int] | None:
+    if not text:
+        return None
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise CimemError(f"{flag} {text!r}: expected comma-separated integers, e.g. 1,5,10") from None
+
+
+def cmd_growth(args: argparse.Namespace) -> int:
+    from .growth import growth
+
+    cube = load_cubes(args, many=False)[0]
+    mode = "official" if args.mode == "both" else args.mode
+    curve = growth(cube, options_from(args, mode), order=args.order,
+                   tasks=_int_list(args.tasks, "--tasks"), trials=_int_list(args.trials, "--trials"),
+                   samples=args.samples, method=args.method, draws=args.draws, seed=args.seed,
+                   fixed_order=_int_list(args.fixed_order, "--fixed-order"))
+    if args.json:
+        doc = {"mode": curve.mode, "label_rule": curve.label_rule, "order": curve.order,
+               "samples": curve.samples, "tasks": curve.tasks, "trials": curve.trials,
+               "violation": curve.violation, "theory": curve.theory,
+               "union_bound": curve.union_bound, "stderr": curve.stderr, "method": curve.method,
+               "run": curve.run, "judge": curve.judge, "n_tasks": curve.n_tasks,
+               "n_trials": curve.n_trials}
+        print(json.dumps(jsonable(doc), indent=1))
+        return 0
+    print(f"run {curve.run}: Violation by task count T and samples k  (mode {curve.mode}, label"
+          f" rule {curve.label_rule}, judge {curve.judge}, order {curve.order}, method"
+          f" {curve.method}, samples {curve.samples}; {curve.n_tasks} tasks, n = {curve.n_trials})")
+    head = "     T " + "".join(f"   k={k:<2} obs / 1-(1-p)^k" for k in curve.trials)
+    print(head)
+    for i, t in enumerate(curve.tasks):
+        cells = "".join(f"   {pct(curve.violation[i][j] if curve.violation[i][j] is not None else float('nan'))}"
+                        f" / {pct(curve.theory[i][j] if curve.theory[i][j] is not None else float('nan'))}      "
+                        for j in range(len(curve.trials)))
+        print(f"  {t:4d} {cells}")
+    if curve.order == "random":
+        print("union bound V(T) <= T x V(1) at k = "
+              f"{curve.trials[-1]}: " + ", ".join(f"T={t}: {pct(b[-1])}" for t, b in
+                                                  zip(curve.tasks, curve.union_bound)))
+    return 0
+
+
 def parse_where(text: str | None) -> dict[str, Any]:
     """--where profile=NAME,context=3,trial=0 -> filters (context and trial are integers)."""
     out: dict[str, Any] = {}
@@ -292,6 +336,29 @@ def add_analysis_commands(sub: argparse._SubParsersAction) -> None:
                    help="paired difference of every run against the first, over common profiles")
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of text")
     p.set_defaults(func=cmd_metrics)
+
+    p = sub.add_parser(
+        "growth", help="Violation as tasks and samples accumulate, against 1-(1-p)^k",
+        description="Violation as a function of the number of tasks T and samples per task k,"
+        " averaged over profiles, with the independence prediction 1-(1-p)^k from each"
+        " attribute's per-task leak frequency, and the union bound. Orders: random (exact ratio"
+        " of expected counts, or Monte Carlo expectation of the ratio), fixed (listed order),"
+        " worst (greedy upper envelope).")
+    add_source_args(p, many_runs=False)
+    add_metric_args(p)
+    p.add_argument("--order", choices=("random", "fixed", "worst"), default="random")
+    p.add_argument("--method", choices=("exact", "montecarlo"), default="exact",
+                   help="random order: exact ratio of expected counts (default) or Monte Carlo"
+                        " expectation of the ratio")
+    p.add_argument("--draws", type=int, default=400, help="Monte Carlo draws per point")
+    p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed")
+    p.add_argument("--samples", choices=("first", "unbiased"), default="first",
+                   help="samples per task: the first k trials, or the unbiased estimator")
+    p.add_argument("--tasks", help="task counts, e.g. 1,5,10,20,40 (default: every count)")
+    p.add_argument("--trials", help="samples per task, e.g. 1,2,3,4,5 (default: 1..n)")
+    p.add_argument("--fixed-order", help="fixed order: context positions, e.g. 3,0,1")
+    p.add_argument("--json", action="store_true", help="print the JSON contract")
+    p.set_defaults(func=cmd_growth)
 
     p = sub.add_parser(
         "judge", help="re-judge a run's messages as a new judge (offline or any LLM endpoint)",

@@ -115,6 +115,7 @@ class Prepared:
     ctx_group: np.ndarray              # per context: group (official: by name and task)
     attr_group: np.ndarray             # per attribute: group (official: by name and key)
     discarded: dict[str, Any]
+    ctx_kept: np.ndarray               # per context group: counts as a task (official drops some)
 
 
 def factorize(values: list) -> tuple[np.ndarray, list]:
@@ -191,6 +192,7 @@ def prepare(cube: LeakCube, opts: MetricOptions) -> Prepared:
         need_rows = np.flatnonzero(is_share & in_kept)
         profile_group, group_names = pgroup.astype(np.int64), [str(x) for x in gnames]
         ctx_group, attr_group = cg.astype(np.int64), ag.astype(np.int64)
+        ctx_kept = keep
     else:
         if opts.exclude:
             ex = np.isin(pair_key, list(opts.exclude))
@@ -203,10 +205,11 @@ def prepare(cube: LeakCube, opts: MetricOptions) -> Prepared:
         group_names = list(cube.profile_names)
         ctx_group = np.arange(len(cube.ctx_profile), dtype=np.int64)
         attr_group = np.arange(len(cube.attr_key), dtype=np.int64)
+        ctx_kept = np.ones(len(cube.ctx_profile), bool)
         report["contexts_dropped"] = {"count": 0, "list": []}
     report["trials"] = _trial_report(cube, opts)
     return Prepared(cube, opts, k, label, samples, priv_rows, need_rows, profile_group,
-                    group_names, ctx_group, attr_group, report)
+                    group_names, ctx_group, attr_group, report, ctx_kept)
 
 
 def _trial_report(cube: LeakCube, opts: MetricOptions) -> dict[str, Any]:
