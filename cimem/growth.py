@@ -36,6 +36,8 @@ import numpy as np
 from .cube import LeakCube, popcount
 from .metrics import MetricOptions, Prepared, prepare
 
+DEFAULT_OPTIONS = MetricOptions()
+
 Order = Literal["random", "fixed", "worst"]
 ORDERS = ("random", "fixed", "worst")
 SAMPLE_MODES = ("first", "unbiased")
@@ -257,7 +259,7 @@ class GrowthCurve:
         return {k: v for k, v in self.__dict__.items()}
 
 
-def growth(cube: LeakCube, opts: MetricOptions = MetricOptions(), order: str = "random",
+def growth(cube: LeakCube, opts: MetricOptions = DEFAULT_OPTIONS, order: str = "random",
            tasks: list[int] | None = None, trials: list[int] | None = None,
            samples: str = "first", method: str = "exact", draws: int = 400, seed: int = 0,
            fixed_order: list[int] | None = None) -> GrowthCurve:
@@ -345,7 +347,7 @@ class AttributeView:
 
 
 def attribute_view(cube: LeakCube, profile: str, key: str,
-                   opts: MetricOptions = MetricOptions()) -> AttributeView:
+                   opts: MetricOptions = DEFAULT_OPTIONS) -> AttributeView:
     prep = prepare(cube, opts)
     for pm in profile_matrices(prep):
         if pm.name != profile or key not in pm.attr_keys:
