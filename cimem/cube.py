@@ -57,6 +57,9 @@ class LeakCube:
     ctx_failed: np.ndarray           # uint64 [C]: generation failed (no message)
     ctx_unjudged: np.ndarray         # uint64 [C]: message not judged by this judge
     info: dict = field(default_factory=dict)
+    ctx_local: np.ndarray | None = None    # int32 [C]: context index within its profile
+    attr_ids: np.ndarray | None = None     # int64 [A]: the store's attr_id (positions for files)
+    profile_ids: list[int] | None = None   # the store's profile_id per profile
 
     @property
     def n_profiles(self) -> int:
@@ -144,7 +147,10 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
         ctx_unparsed=per_ctx["unparsed"], ctx_judge_error=per_ctx["judge_error"],
         ctx_failed=per_ctx["failed"], ctx_unjudged=per_ctx["unjudged"],
         info={"run_id": run_id, "judge_id": judge_id, "simulated": bool(cfg["simulated"]),
-              "model": cfg["model"], "level": cfg["level"], "source": cfg["source"]})
+              "model": cfg["model"], "level": cfg["level"], "source": cfg["source"]},
+        ctx_local=np.array([c[1] for c in contexts], np.int32),
+        attr_ids=np.array([a[1] for a in attrs], np.int64),
+        profile_ids=[p[0] for p in profiles])
 
 
 # --------------------------------------------------------------------------- from a file
@@ -314,3 +320,28 @@ def _cube_from_official(path: Path) -> LeakCube:
         ctx_unparsed=np.array(unparsed, np.uint64), ctx_judge_error=zeros,
         ctx_failed=np.array(failed, np.uint64), ctx_unjudged=zeros.copy(),
         info={"source": src})
+
+
+def context_keys(cube: LeakCube) -> list[tuple[str, str]]:
+    """(recipient, task) of every context, the key that matches contexts across runs."""
+    return list(zip(cube.ctx_recipient, cube.ctx_task))
+
+
+def restrict_contexts(cube: LeakCube, keep: set[tuple[str, str]]) -> LeakCube:
+    """The same cube with only the contexts whose (recipient, task) is in ``keep``."""
+    from dataclasses import replace
+
+    ctx_ok = np.array([k in keep for k in context_keys(cube)], bool)
+    pairs = ctx_ok[cube.pair_ctx] if len(cube.pair_ctx) else np.zeros(0, bool)
+    zero = np.uint64(0)
+    return replace(
+        cube, pair_ctx=cube.pair_ctx[pairs], pair_attr=cube.pair_attr[pairs],
+        pair_necessary=cube.pair_necessary[pairs], pair_private=cube.pair_private[pairs],
+        pair_hard=cube.pair_hard[pairs], pair_mask=cube.pair_mask[pairs],
+        ctx_trials=np.where(ctx_ok, cube.ctx_trials, zero),
+        ctx_valid=np.where(ctx_ok, cube.ctx_valid, zero),
+        ctx_unparsed=np.where(ctx_ok, cube.ctx_unparsed, zero),
+        ctx_judge_error=np.where(ctx_ok, cube.ctx_judge_error, zero),
+        ctx_failed=np.where(ctx_ok, cube.ctx_failed, zero),
+        ctx_unjudged=np.where(ctx_ok, cube.ctx_unjudged, zero),
+        info=dict(cube.info, restricted_to=len(keep)))

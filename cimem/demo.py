@@ -514,7 +514,7 @@ def build_demo_database(db_path: str | Path, bundle: str | Path | None = None) -
     with Store.open(db_path) as store:
         for a in manifest["assistants"]:
             res = ingest_or_find(store, bundle / a["file"], name=f"demo: {a['name']} (simulated)",
-                                 model=f"simulated:{a['name']}", simulated=True)
+                                 model=f"simulated:{a['name']}", simulated=True, level=1)
             run_ids.append(res.run_id)
             if not res.created:
                 continue

@@ -151,9 +151,24 @@ def rejudge(store: Store, run_id: int, judge: Judge, *, profile: str | None = No
                          seconds=time.perf_counter() - start)
 
 
+def judge_message(store: Store, message_id: int, judge: Judge,
+                  values_from: int | None = None) -> tuple[JudgeOutcome, float]:
+    """Judge one stored message without storing anything: (outcome, seconds)."""
+    detail = store.message_detail(message_id)
+    if detail is None:
+        raise CimemError(f"no message {message_id}")
+    if detail["status"] != "ok" or detail["text"] is None:
+        raise CimemError(f"message {message_id} has no text: its generation failed")
+    specs = attribute_specs(store, detail["run_id"], values_from)
+    start = time.perf_counter()
+    outcome = judge.judge_many([(detail["text"], [s for _, s in specs.get(detail["profile_id"], [])],
+                                 detail["profile"])])[0]
+    return outcome, time.perf_counter() - start
+
+
 def evidence_grounded(evidence: str | None, message: str) -> bool | None:
     """Whether an evidence sentence occurs in the message (normalised); None without evidence."""
-    if not evidence:
+    if not isinstance(evidence, str) or not evidence:
         return None
     ev = normalize(evidence).strip(" .\"'")
     if not ev:

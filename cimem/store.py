@@ -461,6 +461,56 @@ class Store:
             out.setdefault(name, []).append((attr_id, key))
         return out
 
+    def message_detail(self, message_id: int) -> dict[str, Any] | None:
+        """A message with its run, profile, context, prompt and status."""
+        cur = self.con.execute(
+            "SELECT m.message_id, m.run_id, m.profile_id, p.name AS profile, m.ctx_idx,"
+            " c.recipient, c.task, m.trial, m.prompt, m.text, m.status, m.error"
+            " FROM messages m JOIN profiles p USING (run_id, profile_id)"
+            " JOIN contexts c USING (run_id, profile_id, ctx_idx) WHERE m.message_id = ?",
+            [message_id])
+        rows = cur.fetchall()
+        return dict(zip([d[0] for d in cur.description], rows[0])) if rows else None
+
+    def find_message(self, run_id: int, profile_id: int, ctx_idx: int, trial: int) -> int | None:
+        rows = self.con.execute(
+            "SELECT message_id FROM messages WHERE run_id = ? AND profile_id = ? AND ctx_idx = ?"
+            " AND trial = ? AND shared_json IS NULL ORDER BY message_id LIMIT 1",
+            [run_id, profile_id, ctx_idx, trial]).fetchall()
+        return int(rows[0][0]) if rows else None
+
+    def message_verdicts(self, message_id: int) -> list[tuple]:
+        """(judge_id, attr_id, revealed, evidence) of every judge of this message."""
+        return self.con.execute(
+            "SELECT judge_id, attr_id, revealed, evidence FROM verdicts WHERE message_id = ?"
+            " ORDER BY judge_id, attr_id", [message_id]).fetchall()
+
+    def message_judgments(self, message_id: int) -> dict[int, tuple[str, str | None]]:
+        rows = self.con.execute("SELECT judge_id, status, raw FROM judgments WHERE message_id = ?",
+                                [message_id]).fetchall()
+        return {int(j): (s, r) for j, s, r in rows}
+
+    def pair_labels(self, run_id: int, profile_id: int, ctx_idx: int) -> list[tuple]:
+        """(attr_id, persona, necessary, private, unlabeled) or hard labels (attr_id, 'hard',
+        label) of one context."""
+        rows = self.con.execute(
+            "SELECT attr_id, persona, necessary, private, unlabeled FROM persona_labels"
+            " WHERE run_id = ? AND profile_id = ? AND ctx_idx = ?",
+            [run_id, profile_id, ctx_idx]).fetchall()
+        rows += [(a, "hard", lab, None, None) for a, lab in self.con.execute(
+            "SELECT attr_id, label FROM hard_labels WHERE run_id = ? AND profile_id = ?"
+            " AND ctx_idx = ?", [run_id, profile_id, ctx_idx]).fetchall()]
+        return rows
+
+    def pair_messages(self, run_id: int, profile_id: int, ctx_idx: int, attr_id: int,
+                      judge_id: int | None) -> list[tuple]:
+        """(message_id, trial, text, revealed, evidence) of one (context, attribute) pair."""
+        return self.con.execute(
+            "SELECT m.message_id, m.trial, m.text, v.revealed, v.evidence FROM messages m"
+            " LEFT JOIN verdicts v ON v.message_id = m.message_id AND v.judge_id = ?"
+            " AND v.attr_id = ? WHERE m.run_id = ? AND m.profile_id = ? AND m.ctx_idx = ?"
+            " ORDER BY m.trial", [judge_id, attr_id, run_id, profile_id, ctx_idx]).fetchall()
+
     def values_by_name(self, run_id: int) -> dict[tuple[str, str], str]:
         """{(profile name, attribute key): value JSON} of a run (e.g. an imported profiles file)."""
         rows = self.con.execute(

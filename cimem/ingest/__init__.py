@@ -119,7 +119,8 @@ def file_sha256(path: Path) -> str:
 
 def ingest_file(store: Store, path: str | Path, *, name: str | None = None,
                 model: str | None = None, fmt: str | None = None,
-                progress: Progress | None = None, simulated: bool | None = None) -> IngestResult:
+                progress: Progress | None = None, simulated: bool | None = None,
+                level: int | None = None) -> IngestResult:
     """Import one file as a new run; all or nothing. Returns the run (new or already present)."""
     path = Path(path)
     if not path.is_file():
@@ -135,6 +136,8 @@ def ingest_file(store: Store, path: str | Path, *, name: str | None = None,
         meta.model = model
     if simulated is not None:
         meta.simulated = simulated
+    if level is not None:
+        meta.level = level
     writer = _RunWriter(store)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of short-lived JSON objects: cyclic GC passes only cost time here

@@ -1,0 +1,71 @@
+"""Drawing helpers shared by the pages: safe text, highlighted messages, chart downloads.
+
+Model messages are untrusted: they are shown escaped (markdown specials backslash-escaped, HTML
+never enabled), so a message with <script> or markdown shows as the text it is.
+"""
+
+from __future__ import annotations
+
+import re
+
+import altair as alt
+import streamlit as st
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=^&\"'])")
+
+
+def escape_md(text: str) -> str:
+    """Text that Streamlit's markdown shows literally."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", text or "")
+    return escaped.replace("\n", "  \n")
+
+
+def highlighted(message: str, sentences: list[str]) -> str:
+    """The message escaped, with each evidence sentence found in it on a coloured background."""
+    spans = []
+    low = message.lower()
+    for s in sorted({s for s in sentences if s}, key=len, reverse=True):
+        i = low.find(s.lower().strip())
+        if i >= 0 and not any(a < i + len(s) and i < b for a, b in spans):
+            spans.append((i, i + len(s.strip())))
+    spans.sort()
+    out, pos = [], 0
+    for a, b in spans:
+        out.append(escape_md(message[pos:a]))
+        out.append(":orange-background[" + escape_md(message[a:b]) + "]")
+        pos = b
+    out.append(escape_md(message[pos:]))
+    return "".join(out)
+
+
+def show_message(message: str, evidence: list[str] | None = None) -> None:
+    st.markdown(highlighted(message, evidence or []))
+    with st.expander("Raw text"):
+        st.code(message, language=None, wrap_lines=True)
+
+
+def chart(c: alt.Chart, name: str, key: str) -> None:
+    """Draw an Altair chart with SVG and PNG downloads (made only when clicked)."""
+    st.altair_chart(c, width="stretch")
+    spec = c.to_dict()
+    cols = st.columns([1, 1, 6])
+
+    def svg() -> bytes:
+        import vl_convert as vlc
+        return vlc.vegalite_to_svg(spec).encode()
+
+    def png() -> bytes:
+        import vl_convert as vlc
+        return vlc.vegalite_to_png(spec, scale=2)
+
+    cols[0].download_button("SVG", svg, file_name=f"{name}.svg", mime="image/svg+xml",
+                            key=f"{key}-svg", on_click="ignore")
+    cols[1].download_button("PNG", png, file_name=f"{name}.png", mime="image/png",
+                            key=f"{key}-png", on_click="ignore")
+
+
+def pct(x) -> str:
+    try:
+        return "n/a" if x is None or x != x else f"{100 * x:.2f}%"
+    except TypeError:
+        return "n/a"

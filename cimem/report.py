@@ -1,0 +1,44 @@
+"""Tables for papers: the Table-1-style rows as CSV and LaTeX (booktabs), and the Pareto front."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return "--" if math.isnan(value) else f"{value:.2f}"
+    return latex_escape(value)
+
+
+def to_latex(df: pd.DataFrame, caption: str, label: str = "tab:cimemories") -> str:
+    """A booktabs table of the frame's columns, numbers with two decimals."""
+    cols = list(df.columns)
+    align = "".join("r" if pd.api.types.is_numeric_dtype(df[c]) else "l" for c in cols)
+    lines = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{align}}}", r"\toprule",
+             " & ".join(latex_escape(c) for c in cols) + r" \\", r"\midrule"]
+    for _, row in df.iterrows():
+        lines.append(" & ".join(_cell(row[c]) for c in cols) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(caption)}}}",
+              rf"\label{{{label}}}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def pareto_front(points: list[tuple[str, float, float]]) -> list[str]:
+    """Names of the points no other point beats: lower violation and higher completeness."""
+    front = []
+    for name, v, c in points:
+        if any((v2 <= v and c2 >= c) and (v2 < v or c2 > c) for _, v2, c2 in points):
+            continue
+        front.append(name)
+    return front
