@@ -87,7 +87,7 @@ def label_of(attr_id):
 
 
 table["label"] = table["attr_id"].map(label_of)
-for jid, name in jnames.items():
+for jid in jnames:
     sub = verdicts[verdicts["judge_id"] == jid].set_index("attr_id")
     table[f"judge {jid}"] = table["attr_id"].map(
         lambda a, sub=sub: ("yes" if sub.loc[a, "revealed"] else "no") if a in sub.index else "")
@@ -133,7 +133,7 @@ else:
         judge = LLMJudge(ClientSettings(model=model, base_url=base_url or None, timeout=60),
                          PromptTemplate(f"edited:{variant}" if text != prompt.text else prompt.name,
                                         text), store=store, api_key=typed or secret)
-if judge is not None and st.button("Run it on this message", type="primary"):
+if judge is not None and st.button("Run it on this message", type="primary", key="run_live"):
     try:
         with st.spinner("Judging..."):
             outcome, seconds = judge_message(store, detail["message_id"], judge)

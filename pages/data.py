@@ -22,10 +22,10 @@ st.markdown("Official run output (`results.jsonl`, also gzipped), the benchmark'
             "`profiles.json`, Hugging Face rows (Parquet, CSV, JSON lines) or a PersistBench CIM "
             "file. The format is detected; a file already imported is recognised by its content.")
 upload = st.file_uploader("Upload a file", type=["jsonl", "json", "gz", "parquet", "csv"])
-server_path = st.text_input("...or a path on the server", "")
+server_path = st.text_input("...or a path on the server", "", key="server_path")
 name = st.text_input("Run name (optional)", "")
 model = st.text_input("Model (optional)", "")
-if st.button("Import", type="primary", disabled=not (upload or server_path)):
+if st.button("Import", type="primary", disabled=not (upload or server_path), key="import"):
     bar = st.progress(0.0, text="Importing...")
 
     def progress(done: int, total: int) -> None:

@@ -23,7 +23,7 @@ if not cube.has_labels:
     st.stop()
 n_tasks_all = len(set(zip(cube.ctx_recipient, cube.ctx_task)))
 c1, c2, c3 = st.columns(3)
-order = c1.radio("Task order", ("random", "fixed", "worst"), horizontal=True,
+order = c1.radio("Task order", ("random", "fixed", "worst"), horizontal=True, key="order",
                  help="random: expectation over random task subsets; fixed: the listed order; "
                       "worst: a greedy order that leaks most (upper envelope)")
 samples = c2.radio("Samples", ("first", "unbiased"), horizontal=True,

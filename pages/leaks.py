@@ -26,7 +26,7 @@ st.caption(f"Run {m.run}; " + ch.describe(m) + ". A leak: a withheld attribute t
 pairs = pair_table(cube, ch.opts)
 
 f1, f2, f3 = st.columns(3)
-profiles = f1.multiselect("Profile", sorted(pairs["profile"].unique()))
+profiles = f1.multiselect("Profile", sorted(pairs["profile"].unique()), key="f_profile")
 domains = f2.multiselect("Domain", sorted(x for x in pairs["domain"].dropna().unique()))
 events = f3.multiselect("Event", sorted(x for x in pairs["event"].dropna().unique()))
 f4, f5, f6 = st.columns(3)

@@ -67,7 +67,7 @@ for q, a in questions:
 
 st.header("6. Simulator: the maximum against the mean")
 c1, c2, c3 = st.columns(3)
-p = c1.slider("Leak probability per message p", 0.0, 0.2, 0.02, step=0.005)
+p = c1.slider("Leak probability per message p", 0.0, 0.2, 0.02, step=0.005, key="sim_p")
 tasks = c2.slider("Tasks where each attribute is private", 1, 40, 10)
 n = c3.slider("Samples per task n", 1, 10, 5)
 sim = simulate(p, tasks, n, attributes=200, seed=1)

@@ -78,7 +78,7 @@ st.caption("Dashed: the Pareto front of the runs in this database (no other run 
 st.subheader("Discard report and the two modes")
 other = "definition" if ch.opts.mode == "official" else "official"
 rows = []
-for r, cube, m in zip(ch.runs, cubes, ov.metrics):
+for r, m in zip(ch.runs, ov.metrics):
     alt_m = app_state.metrics(ch.db, ch.v, r, app_state.judge_for(ch, r),
                               MetricOptions(mode=other, label_rule=ch.opts.label_rule))
     by_mode = {ch.opts.mode: m, other: alt_m}

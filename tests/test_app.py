@@ -1,0 +1,153 @@
+"""Every page renders on the demo data and on an empty database, and its main widgets change what
+is shown (streamlit.testing AppTest)."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from cimem.demo import build_demo_database
+from cimem.ingest import ingest_file
+from cimem.store import Store
+
+from fixtures import small_profile, write_jsonl
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGES = ["pages/overview.py", "pages/leaks.py", "pages/growth.py", "pages/audit.py",
+         "pages/learn.py", "pages/data.py"]
+TITLES = ["Overview", "Leaks", "Growth", "Audit", "Learn the metrics", "Data"]
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("app") / "demo.duckdb"
+    build_demo_database(path)
+    return str(path)
+
+
+@pytest.fixture
+def empty_db(tmp_path):
+    path = tmp_path / "empty.duckdb"
+    Store.open(path).close()
+    return str(path)
+
+
+def open_page(db: str, page: str, monkeypatch, **params) -> AppTest:
+    monkeypatch.setenv("CIMEM_DB", db)
+    at = AppTest.from_file(APP, default_timeout=120)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    if page != PAGES[0]:
+        at.switch_page(page)
+        at.run()
+    return at
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.mark.parametrize("page,title", list(zip(PAGES, TITLES)))
+def test_pages_render_on_demo(demo_db, monkeypatch, page, title):
+    at = open_page(demo_db, page, monkeypatch)
+    no_exception(at)
+    assert at.title[0].value == title
+    if page not in ("pages/learn.py", "pages/data.py"):
+        assert any("SIMULATED" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("page,title", list(zip(PAGES, TITLES)))
+def test_pages_render_on_empty_database(empty_db, monkeypatch, page, title):
+    at = open_page(empty_db, page, monkeypatch)
+    no_exception(at)
+    assert at.title[0].value == title
+    if page not in ("pages/learn.py",):
+        text = " ".join(i.value for i in at.info)
+        assert "run" in text.lower() or "import" in text.lower()
+
+
+def test_overview_mode_from_a_shared_link_changes_numbers(demo_db, monkeypatch):
+    # the sidebar's choices live in the URL: a link with ?mode=definition opens that view
+    at = open_page(demo_db, PAGES[0], monkeypatch)
+    before = at.dataframe[0].value["Violation@n %"].tolist()
+    assert "mode **official**" in at.caption[0].value
+    link = open_page(demo_db, PAGES[0], monkeypatch, mode="definition", runs="1,3")
+    no_exception(link)
+    assert "mode **definition**" in link.caption[0].value
+    after = link.dataframe[0].value
+    assert len(after) == 2 and after["Violation@n %"].tolist() != [before[0], before[2]]
+
+
+def test_label_rule_from_link(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[0], monkeypatch, rule="majority")
+    no_exception(at)
+    assert "label rule **majority**" in at.caption[0].value
+
+
+def test_leaks_profile_filter(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[1], monkeypatch)
+    name = at.multiselect(key="f_profile").options[0]
+    at.multiselect(key="f_profile").set_value([name]).run()
+    no_exception(at)
+    attrs = at.dataframe[0].value
+    assert set(attrs["profile"]) == {name}
+
+
+def test_growth_order_switch(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[2], monkeypatch)
+    at.radio(key="order").set_value("fixed").run()
+    no_exception(at)
+    assert any("order **fixed**" in c.value for c in at.caption)
+
+
+def test_audit_message_from_link_and_live_rejudge(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[3], monkeypatch, message="2")
+    no_exception(at)
+    assert any("Message 2" in m.value for m in at.markdown)
+    at.button(key="run_live").click().run()  # with the offline judge
+    no_exception(at)
+    assert any("status ok" in c.value for c in at.caption)
+
+
+def test_learn_simulator_reacts(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[4], monkeypatch)
+    before = at.metric[1].value
+    at.slider(key="sim_p").set_value(0.1).run()
+    no_exception(at)
+    assert at.metric[1].value != before
+
+
+def test_data_import_by_path(empty_db, monkeypatch, tmp_path):
+    src = write_jsonl(tmp_path / "r.jsonl", [small_profile("Ada")])
+    at = open_page(empty_db, PAGES[5], monkeypatch)
+    at.text_input(key="server_path").set_value(str(src)).run()
+    at.button(key="import").click().run()
+    no_exception(at)
+    assert any("Run 1" in s.value for s in at.success)
+    with Store.open(empty_db) as s:  # same configuration as the app's open connection
+        assert [r.name for r in s.list_runs()] == ["r"]
+
+
+def test_data_import_error_is_shown(empty_db, monkeypatch, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n")
+    at = open_page(empty_db, PAGES[5], monkeypatch)
+    at.text_input(key="server_path").set_value(str(bad)).run()
+    at.button(key="import").click().run()
+    no_exception(at)
+    assert any("nothing was written" in e.value for e in at.error)
+
+
+def test_untrusted_message_is_escaped(tmp_path, monkeypatch):
+    obj = small_profile("Eve")
+    trial = obj["contexts"][0]["combination_num_to_share=3_num_not_to_share=0_trial=0"]
+    trial["model_solution"]["response_solution"] = "<script>alert(1)</script> **bold** [x](y)"
+    db = tmp_path / "xss.duckdb"
+    with Store.open(db) as s:
+        ingest_file(s, write_jsonl(tmp_path / "x.jsonl", [obj]))
+    at = open_page(str(db), PAGES[3], monkeypatch, message="1")
+    no_exception(at)
+    shown = [m.value for m in at.markdown if "script" in m.value]
+    assert shown and all("\\<script\\>" in v and "\\*\\*bold\\*\\*" in v for v in shown)
+    assert all(not getattr(m, "allow_html", False) for m in at.markdown)

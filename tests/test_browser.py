@@ -1,0 +1,114 @@
+"""A real browser: `streamlit run app.py` on a free local port, driven by Playwright on Debian's
+chromium. Every page shows its heading and no exception box; an XSS payload in a message shows as
+text and never runs."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from cimem.demo import build_demo_database
+from cimem.ingest import ingest_file
+from cimem.store import Store
+
+from fixtures import small_profile, write_jsonl
+
+CHROMIUM = "/usr/bin/chromium"
+REPO = Path(__file__).resolve().parents[1]
+PAGES = {"": "Overview", "leaks": "Leaks", "growth": "Growth", "audit": "Audit",
+         "learn": "Learn the metrics", "data": "Data"}
+PAYLOAD = "<script>alert('xss')</script><img src=x onerror=alert(2)> **not bold**"
+
+pytestmark = pytest.mark.browser
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        raise RuntimeError(f"{CHROMIUM} is missing in CI: .ci/run must install Debian's chromium")
+    pytestmark = [pytest.mark.browser, pytest.mark.skip(
+        reason="Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("browser")
+    db = tmp / "app.duckdb"
+    build_demo_database(db)
+    obj = small_profile("Mallory")
+    trial = obj["contexts"][0]["combination_num_to_share=3_num_not_to_share=0_trial=0"]
+    trial["model_solution"]["response_solution"] = PAYLOAD
+    with Store.open(db) as s:
+        run = ingest_file(s, write_jsonl(tmp / "xss.jsonl", [obj]), name="xss").run_id
+        xss_message = s.con.execute("SELECT min(message_id) FROM messages WHERE run_id = ?",
+                                    [run]).fetchone()[0]
+    port = free_port()
+    env = dict(os.environ, CIMEM_DB=str(db))
+    streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent)) or "streamlit"
+    proc = subprocess.Popen([streamlit, "run", str(REPO / "app.py"), "--server.headless", "true",
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
+            break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
+    yield base, xss_message
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--no-first-run"])
+        yield b
+        b.close()
+
+
+def test_every_page_renders(server, browser, tmp_path):
+    base, _ = server
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    for path, heading in PAGES.items():
+        page.goto(f"{base}/{path}")
+        page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=60000)
+        page.wait_for_timeout(1500)  # let the page finish its run
+        page.screenshot(path=str(tmp_path / f"{path or 'overview'}.png"), full_page=True)
+        assert page.get_by_role("heading", name=heading, exact=True).first.is_visible()
+        assert page.locator('[data-testid="stException"]').count() == 0, path
+    assert len(list(tmp_path.glob("*.png"))) == len(PAGES)
+
+
+def test_xss_payload_is_shown_as_text(server, browser):
+    base, message = server
+    page = browser.new_page()
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{base}/audit?message={message}")
+    page.get_by_role("heading", name="Audit", exact=True).first.wait_for(timeout=60000)
+    page.get_by_text("<script>alert('xss')</script>", exact=False).first.wait_for(timeout=30000)
+    page.wait_for_timeout(1500)
+    assert page.get_by_text("**not bold**", exact=False).first.is_visible()
+    assert page.locator("script:has-text(\"alert('xss')\")").count() == 0
+    assert page.locator("img[src='x']").count() == 0
+    assert dialogs == []
+    assert page.locator('[data-testid="stException"]').count() == 0
