@@ -13,8 +13,8 @@ from cimem.store import Store
 from fixtures import small_profile, write_jsonl
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ["pages/overview.py", "pages/leaks.py", "pages/growth.py", "pages/audit.py",
-         "pages/learn.py", "pages/data.py"]
+PAGES = ["app_pages/overview.py", "app_pages/leaks.py", "app_pages/growth.py", "app_pages/audit.py",
+         "app_pages/learn.py", "app_pages/data.py"]
 TITLES = ["Overview", "Leaks", "Growth", "Audit", "Learn the metrics", "Data"]
 
 
@@ -53,7 +53,7 @@ def test_pages_render_on_demo(demo_db, monkeypatch, page, title):
     at = open_page(demo_db, page, monkeypatch)
     no_exception(at)
     assert at.title[0].value == title
-    if page not in ("pages/learn.py", "pages/data.py"):
+    if page not in ("app_pages/learn.py", "app_pages/data.py"):
         assert any("SIMULATED" in w.value for w in at.warning)
 
 
@@ -62,7 +62,7 @@ def test_pages_render_on_empty_database(empty_db, monkeypatch, page, title):
     at = open_page(empty_db, page, monkeypatch)
     no_exception(at)
     assert at.title[0].value == title
-    if page not in ("pages/learn.py",):
+    if page not in ("app_pages/learn.py",):
         text = " ".join(i.value for i in at.info)
         assert "run" in text.lower() or "import" in text.lower()
 

@@ -125,5 +125,5 @@ for message_id, trial, text, revealed, evidence in rows:
         st.markdown(f"Trial {trial}: " + ("**revealed**" if revealed else "not revealed")
                     + (f" — evidence: {app_render.escape_md(evidence)}" if evidence else ""))
         app_render.show_message(text or "", [evidence] if evidence else [])
-        st.page_link("pages/audit.py", label="Audit this message",
+        st.page_link("app_pages/audit.py", label="Audit this message",
                      query_params={**st.query_params.to_dict(), "message": str(message_id)})
