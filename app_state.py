@@ -85,6 +85,65 @@ def metrics(path: str, _v: float, run_id: int, judge_id: int | None, opts: Metri
     return compute(cube(path, _v, run_id, judge_id), opts)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def pairs(path: str, _v: float, run_id: int, judge_id: int | None, opts: MetricOptions):
+    """Every labelled pair of a run with its leaks (the Leaks and Growth pages' base table)."""
+    from cimem.breakdowns import pair_table
+
+    return pair_table(cube(path, _v, run_id, judge_id), opts)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def leak_tables(path: str, _v: float, run_id: int, judge_id: int | None, opts: MetricOptions,
+                filters: tuple):
+    """The Leaks page's tables for one filter selection: (view, attributes, recipients,
+    domains, profiles, heatmap cells of private pairs, of all pairs)."""
+    from cimem.breakdowns import attribute_table, group_table, heatmap_table
+
+    view = filtered_pairs(pairs(path, _v, run_id, judge_id, opts), filters)
+    return (view, attribute_table(view), group_table(view, ["recipient", "task"]),
+            group_table(view, ["domain"]), group_table(view, ["profile"]),
+            heatmap_table(view, only_private=True), heatmap_table(view, only_private=False))
+
+
+def filtered_pairs(table, filters: tuple):
+    """Rows matching ((column, values), ...) and an optional ("search", text) on the key."""
+    import pandas as pd
+
+    sel = pd.Series(True, index=table.index)
+    for col, chosen in filters:
+        if col == "search":
+            sel &= table["key"].str.contains(chosen, case=False, regex=False)
+        elif chosen:
+            sel &= table[col].isin(chosen)
+    return table[sel]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def overview(path: str, _v: float, runs: tuple, judges: tuple, opts: MetricOptions):
+    from cimem.overview import overview as build
+
+    return build([cube(path, _v, r, j) for r, j in zip(runs, judges)], opts)
+
+
+@st.cache_data(show_spinner="Computing the curves...", max_entries=32)
+def growth_curve(path: str, _v: float, run_id: int, judge_id: int | None, opts: MetricOptions,
+                 order: str, samples: str, method: str, max_t: int, max_k: int):
+    from cimem.growth import growth
+
+    return growth(cube(path, _v, run_id, judge_id), opts, order=order, samples=samples,
+                  method=method, draws=300, tasks=list(range(1, max_t + 1)),
+                  trials=list(range(1, max_k + 1)))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def attribute_view(path: str, _v: float, run_id: int, judge_id: int | None, opts: MetricOptions,
+                   profile: str, key: str):
+    from cimem.growth import attribute_view as build
+
+    return build(cube(path, _v, run_id, judge_id), profile, key, opts)
+
+
 # ----------------------------------------------------------------------------- the sidebar
 @dataclass
 class Choices:

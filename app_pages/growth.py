@@ -7,8 +7,6 @@ import streamlit as st
 
 import app_render
 import app_state
-from cimem.breakdowns import attribute_table, pair_table
-from cimem.growth import attribute_view, growth
 from cimem.reference import FIGURE2, FIGURE2_NOTE
 
 st.title("Growth")
@@ -36,14 +34,8 @@ max_k = st.slider("Samples per task k (up to)", 1, max(1, cube.n_trials), max(1,
 by = st.radio("Lines", ("one line per k", "one line per T"), horizontal=True)
 
 
-@st.cache_data(show_spinner="Computing the curves...", max_entries=32)
-def curve(db, v, run, judge, opts, order, samples, method, max_t, max_k):
-    c = app_state.cube(db, v, run, judge)
-    return growth(c, opts, order=order, samples=samples, method=method, draws=300,
-                  tasks=list(range(1, max_t + 1)), trials=list(range(1, max_k + 1)))
-
-
-g = curve(ch.db, ch.v, ch.run, ch.judge, ch.opts, order, samples, method, max_t, max_k)
+g = app_state.growth_curve(ch.db, ch.v, ch.run, ch.judge, ch.opts, order, samples, method,
+                           max_t, max_k)
 st.caption(ch.describe() + f"; judge {g.judge}; order **{g.order}**, method **{g.method}**, "
            f"samples **{g.samples}**; {g.n_tasks} tasks, n = {g.n_trials}. Theory: "
            "1-(1-p)^k with p = c/n per attribute and task (a plug-in estimate from the same "
@@ -84,14 +76,14 @@ st.subheader("One attribute")
 names = cube.profile_names
 pc1, pc2 = st.columns(2)
 profile = pc1.selectbox("Profile", names)
-ranked = attribute_table(pair_table(cube, ch.opts))
+ranked = app_state.leak_tables(ch.db, ch.v, ch.run, ch.judge, ch.opts, ())[1]
 keys = ranked[ranked["profile"] == profile]["key"].tolist()
 if not keys:
     st.info(f"No attribute of {profile} is private in a task with samples.")
     st.stop()
 key = pc2.selectbox("Attribute (most leaked first)", keys)
 try:
-    view = attribute_view(cube, profile, key, ch.opts)
+    view = app_state.attribute_view(ch.db, ch.v, ch.run, ch.judge, ch.opts, profile, key)
 except LookupError as exc:
     st.info(str(exc))
     st.stop()

@@ -2,12 +2,10 @@
 heatmap; the attributes leaked most and the recipients that receive most; the messages behind."""
 
 import altair as alt
-import pandas as pd
 import streamlit as st
 
 import app_render
 import app_state
-from cimem.breakdowns import attribute_table, group_table, heatmap_table, pair_table
 
 st.title("Leaks")
 ch: app_state.Choices = st.session_state["choices"]
@@ -23,7 +21,7 @@ if not cube.has_labels:
     st.stop()
 st.caption(f"Run {m.run}; " + ch.describe(m) + ". A leak: a withheld attribute that the judge "
            "found in a sample. Frequencies are leaks / samples.")
-pairs = pair_table(cube, ch.opts)
+pairs = app_state.pairs(ch.db, ch.v, ch.run, ch.judge, ch.opts)
 
 f1, f2, f3 = st.columns(3)
 profiles = f1.multiselect("Profile", sorted(pairs["profile"].unique()), key="f_profile")
@@ -33,14 +31,11 @@ f4, f5, f6 = st.columns(3)
 recipients = f4.multiselect("Recipient", sorted(pairs["recipient"].unique()))
 tasks = f5.multiselect("Task", sorted(pairs["task"].unique()))
 search = f6.text_input("Attribute contains", "")
-sel = pd.Series(True, index=pairs.index)
-for col, chosen in (("profile", profiles), ("domain", domains), ("event", events),
-                    ("recipient", recipients), ("task", tasks)):
-    if chosen:
-        sel &= pairs[col].isin(chosen)
-if search:
-    sel &= pairs["key"].str.contains(search, case=False, regex=False)
-view = pairs[sel]
+filters = tuple((col, tuple(chosen)) for col, chosen in (
+    ("profile", profiles), ("domain", domains), ("event", events), ("recipient", recipients),
+    ("task", tasks)) if chosen) + ((("search", search),) if search else ())
+(view, attrs, by_recipient, by_domain, by_profile, private_cells,
+ all_cells) = app_state.leak_tables(ch.db, ch.v, ch.run, ch.judge, ch.opts, filters)
 if view.empty:
     st.info("No pair matches these filters.")
     st.stop()
@@ -49,7 +44,7 @@ st.subheader("Attribute x task")
 only_private = st.toggle("Private cells only (leak frequency)", value=True,
                          help="Off: every labelled cell, coloured by its label")
 top = st.slider("Attributes shown (most leaked first)", 10, 80, 30, step=5)
-cells = heatmap_table(view, only_private=only_private)
+cells = private_cells if only_private else all_cells
 chosen_cell = None
 ranked_keys = (cells.groupby("key")["leaks"].sum().sort_values(ascending=False).index[:top])
 cells = cells[cells["key"].isin(ranked_keys)]
@@ -77,15 +72,14 @@ else:
     st.caption("Click a cell to list the messages behind it, below.")
 
 st.subheader("Attributes leaked most")
-attrs = attribute_table(view)
 st.dataframe(attrs.head(200), hide_index=True, key="attr_table", on_select="rerun",
              selection_mode="single-row",
              column_config={"leak_rate": st.column_config.NumberColumn(format="%.3f")})
 st.subheader("Recipients that receive most")
-st.dataframe(group_table(view, ["recipient", "task"]), hide_index=True)
+st.dataframe(by_recipient, hide_index=True)
 with st.expander("By domain, and by profile"):
-    st.dataframe(group_table(view, ["domain"]), hide_index=True)
-    st.dataframe(group_table(view, ["profile"]), hide_index=True)
+    st.dataframe(by_domain, hide_index=True)
+    st.dataframe(by_profile, hide_index=True)
 
 st.subheader("Messages behind a leak")
 leaky = view[(view["leaks"] > 0) & view["in_violation"]]
@@ -93,7 +87,8 @@ target = None
 table_sel = st.session_state.get("attr_table")
 if chosen_cell is not None:
     key, context = chosen_cell
-    match = leaky[(leaky["key"] == key) & ((leaky["recipient"] + ": " + leaky["task"]) == context)]
+    match = leaky[(leaky["key"] == key) & ((leaky["recipient"].astype(str) + ": "
+                                            + leaky["task"].astype(str)) == context)]
     if not match.empty:
         target = match.iloc[0]
 elif table_sel is not None and getattr(table_sel, "selection", None) and table_sel.selection.rows:
@@ -103,8 +98,9 @@ elif table_sel is not None and getattr(table_sel, "selection", None) and table_s
         target = match.iloc[0]
 if target is None and not leaky.empty:
     options = leaky.head(300)
-    label = (options["profile"] + " · " + options["key"] + " → " + options["recipient"] + " ("
-             + options["leaks"].astype(str) + "/" + options["samples"].astype(str) + ")")
+    label = (options["profile"].astype(str) + " · " + options["key"].astype(str) + " → "
+             + options["recipient"].astype(str) + " (" + options["leaks"].astype(str) + "/"
+             + options["samples"].astype(str) + ")")
     i = st.selectbox("Pair", range(len(options)), format_func=lambda j: label.iloc[j])
     target = options.iloc[i]
 if target is None:

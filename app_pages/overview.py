@@ -8,7 +8,6 @@ import streamlit as st
 import app_render
 import app_state
 from cimem.metrics import MetricOptions
-from cimem.overview import overview
 from cimem.reference import TABLE1, TABLE1_NOTE
 from cimem.report import pareto_front, to_latex
 
@@ -18,8 +17,8 @@ if not ch.runs:
     st.info("Choose one or more runs with messages in the sidebar (or import one on the Data page).")
     st.stop()
 app_state.simulated_banner(ch.runs)
-cubes = [app_state.cube(ch.db, ch.v, r, app_state.judge_for(ch, r)) for r in ch.runs]
-ov = overview(cubes, ch.opts)
+ov = app_state.overview(ch.db, ch.v, tuple(ch.runs),
+                        tuple(app_state.judge_for(ch, r) for r in ch.runs), ch.opts)
 st.caption(ch.describe() + f". Mean ± std over profiles, bootstrap 95% interval "
            f"({ov.metrics[0].bootstrap}). {ov.note}.")
 table = ov.table.copy()

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 
 from .cube import LeakCube, popcount
-from .labels import LABEL_NAMES
 from .metrics import MetricOptions, Prepared, prepare
+
+# label code (-1 ambiguous, 0 private, 1 share) + 1 -> category position
+_LABEL_CODE = np.array([2, 1, 0], dtype=np.int8)
 
 
 def pair_table(cube: LeakCube, opts: MetricOptions, prep: Prepared | None = None) -> pd.DataFrame:
@@ -24,23 +26,25 @@ def pair_table(cube: LeakCube, opts: MetricOptions, prep: Prepared | None = None
     in_violation[prep.priv_rows] = True
     in_completeness = np.zeros(len(ctx), bool)
     in_completeness[prep.need_rows] = True
-    keys = np.array(cube.attr_key, dtype=object)
-    domains = np.array(cube.attr_domain, dtype=object)
-    events = np.array(cube.attr_event, dtype=object)
-    recipients = np.array(cube.ctx_recipient, dtype=object)
-    tasks = np.array(cube.ctx_task, dtype=object)
-    names = np.array(cube.profile_names, dtype=object)
     trials_mask = cube.pair_mask & samples
     return pd.DataFrame({
-        "profile": names[cube.ctx_profile[ctx]], "profile_pos": cube.ctx_profile[ctx],
-        "ctx": ctx, "recipient": recipients[ctx], "task": tasks[ctx],
-        "attr": attr, "key": keys[attr], "domain": domains[attr], "event": events[attr],
-        "label": pd.Categorical([LABEL_NAMES[int(v)] for v in prep.label],
-                                categories=["share", "private", "ambiguous"]),
+        "profile": _categorical(cube.profile_names, cube.ctx_profile[ctx]),
+        "profile_pos": cube.ctx_profile[ctx], "ctx": ctx,
+        "recipient": _categorical(cube.ctx_recipient, ctx), "task": _categorical(cube.ctx_task, ctx),
+        "attr": attr, "key": _categorical(cube.attr_key, attr),
+        "domain": _categorical(cube.attr_domain, attr), "event": _categorical(cube.attr_event, attr),
+        "label": pd.Categorical.from_codes(_LABEL_CODE[prep.label + 1],
+                                           categories=["share", "private", "ambiguous"]),
         "leaks": popcount(trials_mask), "samples": popcount(samples),
         "leaked_trials": trials_mask,
         "in_violation": in_violation, "in_completeness": in_completeness,
     })
+
+
+def _categorical(values: list, index: np.ndarray) -> pd.Categorical:
+    """values[index] as a categorical, factorising the short list once (fast on big tables)."""
+    codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
+    return pd.Categorical.from_codes(codes[index], categories=pd.Index(uniques, dtype=object))
 
 
 def attribute_table(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -77,13 +81,15 @@ def group_table(pairs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 
 def heatmap_table(pairs: pd.DataFrame, only_private: bool = True) -> pd.DataFrame:
-    """Attribute key x task cells: leak frequency (leaks / samples) pooled over profiles."""
+    """Attribute key x task cells: leak frequency (leaks / samples) pooled over profiles; the
+    label shown is the first profile's (labels of one key and task rarely differ)."""
     data = pairs[pairs["in_violation"]] if only_private else pairs
     data = data[data["samples"] > 0]
     g = data.groupby(["key", "recipient", "task"], observed=True).agg(
         leaks=("leaks", "sum"), samples=("samples", "sum"),
-        label=("label", lambda s: s.mode().iat[0] if len(s) else "ambiguous"),
+        label=("label", "first"),
         profiles=("profile", "nunique")).reset_index()
     g["frequency"] = g["leaks"] / g["samples"]
-    g["context"] = g["recipient"] + ": " + g["task"]
+    g["key"] = g["key"].astype(str)
+    g["context"] = g["recipient"].astype(str) + ": " + g["task"].astype(str)
     return g

@@ -141,12 +141,15 @@ def elementary_symmetric(q: np.ndarray) -> np.ndarray:
     return e
 
 
-def _random_exact(pm: ProfileMatrix, q: np.ndarray, tasks: list[int]) -> np.ndarray:
+def _random_exact(pm: ProfileMatrix, q: np.ndarray, tasks: list[int],
+                  e_d: np.ndarray | None = None) -> np.ndarray:
+    """``e_d``: the eligibility polynomial of the profile, when the caller already has it."""
     n = pm.eligible.shape[1]
     if pm.eligible.shape[0] == 0 or n == 0:
         return np.full(len(tasks), np.nan)
     e_q = elementary_symmetric(q)
-    e_d = elementary_symmetric(np.where(pm.eligible, 0.0, 1.0))
+    if e_d is None:
+        e_d = elementary_symmetric(np.where(pm.eligible, 0.0, 1.0))
     out = []
     for T in tasks:
         T = min(T, n)
@@ -203,15 +206,13 @@ def _prefix(pm: ProfileMatrix, q: np.ndarray, order: np.ndarray, tasks: list[int
     n = pm.eligible.shape[1]
     if pm.eligible.shape[0] == 0 or n == 0:
         return np.full(len(tasks), np.nan)
-    qo, eo = q[:, order], pm.eligible[:, order]
-    leak = 1.0 - np.cumprod(qo, axis=1)
-    den = np.cumsum(eo, axis=1) > 0
-    out = []
-    for T in tasks:
-        i = min(T, n) - 1
-        d = den[:, i].sum()
-        out.append(leak[den[:, i], i].sum() / d if d else np.nan)
-    return np.array(out)
+    leak = 1.0 - np.cumprod(q[:, order], axis=1)
+    den = np.cumsum(pm.eligible[:, order], axis=1) > 0
+    num = np.where(den, leak, 0.0).sum(axis=0)
+    d = den.sum(axis=0)
+    idx = np.minimum(np.asarray(tasks), n) - 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(d[idx] > 0, num[idx] / np.maximum(d[idx], 1), np.nan)
 
 
 def greedy_worst_order(pm: ProfileMatrix, q: np.ndarray) -> np.ndarray:
@@ -247,7 +248,7 @@ class GrowthCurve:
     trials: list[int]
     violation: list[list[float]]          # [T_i][k_j], mean over profiles
     theory: list[list[float]]             # independence prediction 1-(1-p)^k per task
-    union_bound: list[list[float]]        # min(1, T x V(1)) at each k (random order)
+    union_bound: list[list[float]]        # min(1, T x V(1)) at each k (random order; else empty)
     stderr: list[list[float]] | None = None
     per_profile: dict[str, list[list[float]]] = field(default_factory=dict)
     n_tasks: int = 0
@@ -283,14 +284,19 @@ def growth(cube: LeakCube, opts: MetricOptions = DEFAULT_OPTIONS, order: str = "
     theo = np.full_like(obs, np.nan)
     err = np.full_like(obs, np.nan)
     all_exact = True
+    v1_seen = np.full((len(mats), len(trials)), np.nan)
     for p, pm in enumerate(mats):
         n_p = pm.eligible.shape[1]
+        e_d = (elementary_symmetric(np.where(pm.eligible, 0.0, 1.0))
+               if order == "random" and method == "exact" and pm.eligible.size else None)
         for j, k in enumerate(trials):
             q = q_matrix(pm, k, samples, theory=False)
             qt = q_matrix(pm, k, samples, theory=True)
             if order == "random" and method == "exact":
-                obs[p, :, j] = _random_exact(pm, q, tasks)
-                theo[p, :, j] = _random_exact(pm, qt, tasks)
+                obs[p, :, j] = _random_exact(pm, q, tasks, e_d)
+                theo[p, :, j] = _random_exact(pm, qt, tasks, e_d)
+                if tasks[0] == 1:
+                    v1_seen[p, j] = obs[p, 0, j]
             elif order == "random":
                 obs[p, :, j], err[p, :, j], ex = _random_montecarlo(pm, q, tasks, draws, rng)
                 theo[p, :, j], _, _ = _random_montecarlo(pm, qt, tasks, draws, rng)
@@ -311,12 +317,14 @@ def growth(cube: LeakCube, opts: MetricOptions = DEFAULT_OPTIONS, order: str = "
         stderr = (np.sqrt(np.nansum(err ** 2, axis=0)) / max(len(mats), 1)).tolist()
     # union bound: V(T) <= T x V(1), from the random-order exact V(1) at each k
     v1 = np.full(len(trials), np.nan)
-    if mats:
-        per = np.array([[(_random_exact(pm, q_matrix(pm, k, samples, False), [1])[0])
-                         for k in trials] for pm in mats])
+    if mats and order == "random":
+        per = v1_seen if method == "exact" and tasks[0] == 1 else np.array(
+            [[_random_exact(pm, q_matrix(pm, k, samples, False), [1])[0] for k in trials]
+             for pm in mats])
         with np.errstate(invalid="ignore"):
             v1 = np.nanmean(per, axis=0)
-    bound = np.minimum(1.0, np.array(tasks)[:, None] * v1[None, :]) if tasks else np.zeros((0, 0))
+    bound = (np.minimum(1.0, np.array(tasks)[:, None] * v1[None, :])
+             if tasks and order == "random" else np.zeros((0, 0)))
     label = ("exact" if method == "exact" else
              ("exact" if all_exact else f"montecarlo:{draws}:{seed}")) if order == "random" \
         else ("fixed" if order == "fixed" else "greedy")
