@@ -111,9 +111,30 @@ def rejudge(store: Store, run_id: int, judge: Judge, *, profile: str | None = No
     items = [(text, [s for _, s in specs.get(pid, [])], name)
              for _mid, pid, name, _c, _t, text in rows]
     outcomes = judge.judge_many(items, progress)
+    cfg = judge.config() | {"selection": {"profile": profile, "context": context, "trial": trial,
+                                          "messages": len(rows), "limit": limit,
+                                          "values_from": values_from}}
+    with store.transaction():
+        judge_id = store.create_judge(run_id=run_id, name=judge.name, kind=judge.kind,
+                                      model=judge.model, prompt_hash=judge.prompt_hash(),
+                                      config=orjson.dumps(cfg).decode())
+        n_verdicts = store_outcomes(store, judge_id, [(r[0], r[1]) for r in rows], specs, outcomes)
+    statuses = [o.status for o in outcomes]
+    return RejudgeResult(judge_id=judge_id, messages=len(rows), verdicts=n_verdicts,
+                         parse_failures=statuses.count("parse_failure"),
+                         errors=statuses.count("error"),
+                         cached=sum(o.cached for o in outcomes),
+                         seconds=time.perf_counter() - start)
+
+
+def store_outcomes(store: Store, judge_id: int, messages: list[tuple[int, int]],
+                   specs: dict[int, list[tuple[int, AttributeSpec]]],
+                   outcomes: list[JudgeOutcome]) -> int:
+    """Append one judgment per (message_id, profile_id) and, for parsed replies, a verdict for
+    every attribute of the profile. Returns the number of verdicts written."""
     mids, aids, revs, evs = [], [], [], []
     j_mid, j_status, j_raw = [], [], []
-    for (mid, pid, _name, _c, _t, _text), outcome in zip(rows, outcomes):
+    for (mid, pid), outcome in zip(messages, outcomes):
         j_mid.append(mid)
         j_status.append(outcome.status)
         raw = outcome.raw
@@ -128,27 +149,16 @@ def rejudge(store: Store, run_id: int, judge: Judge, *, profile: str | None = No
             evidence = outcome.revealed.get(spec.key)
             revs.append(evidence is not None)
             evs.append(evidence)
-    cfg = judge.config() | {"selection": {"profile": profile, "context": context, "trial": trial,
-                                          "messages": len(rows), "limit": limit,
-                                          "values_from": values_from}}
-    with store.transaction():
-        judge_id = store.create_judge(run_id=run_id, name=judge.name, kind=judge.kind,
-                                      model=judge.model, prompt_hash=judge.prompt_hash(),
-                                      config=orjson.dumps(cfg).decode())
-        store.append("judgments", pa.table({
-            "judge_id": np.full(len(j_mid), judge_id, np.int32),
-            "message_id": np.array(j_mid, np.int64), "status": pa.array(j_status, pa.string()),
-            "raw": pa.array(j_raw, pa.string())}))
-        if mids:
-            store.append("verdicts", pa.table({
-                "judge_id": np.full(len(mids), judge_id, np.int32),
-                "message_id": np.array(mids, np.int64), "attr_id": np.array(aids, np.int32),
-                "revealed": np.array(revs, np.bool_), "evidence": pa.array(evs, pa.string())}))
-    return RejudgeResult(judge_id=judge_id, messages=len(rows), verdicts=len(mids),
-                         parse_failures=j_status.count("parse_failure"),
-                         errors=j_status.count("error"),
-                         cached=sum(o.cached for o in outcomes),
-                         seconds=time.perf_counter() - start)
+    store.append("judgments", pa.table({
+        "judge_id": np.full(len(j_mid), judge_id, np.int32),
+        "message_id": np.array(j_mid, np.int64), "status": pa.array(j_status, pa.string()),
+        "raw": pa.array(j_raw, pa.string())}))
+    if mids:
+        store.append("verdicts", pa.table({
+            "judge_id": np.full(len(mids), judge_id, np.int32),
+            "message_id": np.array(mids, np.int64), "attr_id": np.array(aids, np.int32),
+            "revealed": np.array(revs, np.bool_), "evidence": pa.array(evs, pa.string())}))
+    return len(mids)
 
 
 def judge_message(store: Store, message_id: int, judge: Judge,

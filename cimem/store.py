@@ -511,6 +511,85 @@ class Store:
             " AND v.attr_id = ? WHERE m.run_id = ? AND m.profile_id = ? AND m.ctx_idx = ?"
             " ORDER BY m.trial", [judge_id, attr_id, run_id, profile_id, ctx_idx]).fetchall()
 
+    # ----------------------------------------------------------------- the runner
+    def message_slots(self, run_id: int) -> dict[tuple, tuple[int, str]]:
+        """{(profile_id, ctx_idx, trial, num_not_to_share or None): (message_id, status)}."""
+        rows = self.con.execute(
+            "SELECT profile_id, ctx_idx, trial,"
+            " CASE WHEN shared_json IS NULL THEN NULL ELSE num_not_to_share END, message_id, status"
+            " FROM messages WHERE run_id = ?", [run_id]).fetchall()
+        return {(p, c, t, b): (m, st) for p, c, t, b, m, st in rows}
+
+    def delete_failed_messages(self, run_id: int) -> int:
+        with self.transaction():
+            n = self.con.execute("SELECT count(*) FROM messages WHERE run_id = ? AND"
+                                 " status = 'failed'", [run_id]).fetchall()[0][0]
+            self.con.execute("DELETE FROM messages WHERE run_id = ? AND status = 'failed'",
+                             [run_id])
+        return int(n)
+
+    def add_messages(self, run_id: int, rows: list[tuple]) -> None:
+        """Append messages: (profile_id, ctx_idx, trial, num_to_share, num_not_to_share,
+        shared_json, prompt, text, status, error)."""
+        if not rows:
+            return
+        with self.transaction():
+            first = self.next_message_id()
+            cols = list(zip(*rows))
+            self.append("messages", pa.table({
+                "message_id": pa.array(range(first, first + len(rows)), pa.int64()),
+                "run_id": pa.array([run_id] * len(rows), pa.int32()),
+                "profile_id": pa.array(cols[0], pa.int32()), "ctx_idx": pa.array(cols[1], pa.int32()),
+                "trial": pa.array(cols[2], pa.int32()), "num_to_share": pa.array(cols[3], pa.int32()),
+                "num_not_to_share": pa.array(cols[4], pa.int32()),
+                "shared_json": pa.array(cols[5], pa.string()), "prompt": pa.array(cols[6], pa.string()),
+                "text": pa.array(cols[7], pa.string()), "status": pa.array(cols[8], pa.string()),
+                "error": pa.array(cols[9], pa.string())}))
+
+    def unjudged_messages(self, run_id: int, judge_id: int | None) -> list[tuple]:
+        """(message_id, profile_id, profile name, text) of generated messages without a judgment
+        of ``judge_id`` (all generated messages when there is no judge yet)."""
+        return self.con.execute(
+            "SELECT m.message_id, m.profile_id, p.name, m.text FROM messages m"
+            " JOIN profiles p USING (run_id, profile_id)"
+            " WHERE m.run_id = ? AND m.status = 'ok' AND NOT EXISTS (SELECT 1 FROM judgments j"
+            " WHERE j.judge_id = ? AND j.message_id = m.message_id) ORDER BY m.message_id",
+            [run_id, judge_id]).fetchall()
+
+    def labels_of_run(self, run_id: int) -> list[tuple]:
+        """(profile_id, ctx_idx, attr_id, necessary, private, hard label or None)."""
+        return self.con.execute(
+            "SELECT profile_id, ctx_idx, attr_id, necessary, private, NULL FROM persona_labels"
+            " WHERE run_id = ? AND persona = 'combined' UNION ALL"
+            " SELECT profile_id, ctx_idx, attr_id, NULL, NULL, label FROM hard_labels"
+            " WHERE run_id = ?", [run_id, run_id]).fetchall()
+
+    def copy_labels(self, from_run: int, to_run: int) -> int:
+        """Copy labels between runs, matched by profile name, recipient, task and attribute key."""
+        params = [to_run, from_run, to_run]
+        match = """
+            FROM {src} l
+            JOIN profiles sp ON sp.run_id = l.run_id AND sp.profile_id = l.profile_id
+            JOIN contexts sc ON sc.run_id = l.run_id AND sc.profile_id = l.profile_id
+                 AND sc.ctx_idx = l.ctx_idx
+            JOIN attributes sa ON sa.run_id = l.run_id AND sa.attr_id = l.attr_id
+            JOIN profiles tp ON tp.run_id = ? AND tp.name = sp.name
+            JOIN contexts tc ON tc.run_id = tp.run_id AND tc.profile_id = tp.profile_id
+                 AND lower(tc.recipient) = lower(sc.recipient) AND tc.task = sc.task
+            JOIN attributes ta ON ta.run_id = tp.run_id AND ta.profile_id = tp.profile_id
+                 AND ta.key = sa.key
+            WHERE l.run_id = ?"""
+        self.con.execute(
+            "INSERT INTO persona_labels SELECT ?, tp.profile_id, tc.ctx_idx, ta.attr_id, l.persona,"
+            " l.necessary, l.private, l.unlabeled" + match.format(src="persona_labels"), params)
+        self.con.execute(
+            "INSERT INTO hard_labels SELECT ?, tp.profile_id, tc.ctx_idx, ta.attr_id, l.label"
+            + match.format(src="hard_labels"), params)
+        return int(self.con.execute(
+            "SELECT (SELECT count(*) FROM persona_labels WHERE run_id = ?)"
+            " + (SELECT count(*) FROM hard_labels WHERE run_id = ?)",
+            [to_run, to_run]).fetchall()[0][0])
+
     def values_by_name(self, run_id: int) -> dict[tuple[str, str], str]:
         """{(profile name, attribute key): value JSON} of a run (e.g. an imported profiles file)."""
         rows = self.con.execute(
