@@ -155,6 +155,13 @@ async def chat(client, settings: ClientSettings, messages: list[dict[str, str]],
             await asyncio.sleep(wait)
 
 
+def from_cache(row: tuple[str, str | None, int, int]) -> ChatResult:
+    """A cached completion (response, reasoning, prompt tokens, completion tokens) as a result."""
+    text, reasoning, pt, ct = row
+    return ChatResult(text=text, reasoning=reasoning, cached=True, prompt_tokens=pt,
+                      completion_tokens=ct)
+
+
 class _EmptyReply(Exception):
     pass
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .judge import JudgeOutcome
-from .llm import ChatResult, ClientSettings, cache_key, chat, make_client
+from .llm import ChatResult, ClientSettings, cache_key, chat, from_cache, make_client
 from .offline_judge import AttributeSpec
 from .prompts import PromptTemplate, attribute_list, fill
 from .replies import parse_reply
@@ -58,9 +58,7 @@ class LLMJudge:
         results: list[ChatResult | None] = [None] * len(items)
         for i, k in enumerate(keys):
             if k in cached:
-                text, reasoning, pt, ct = cached[k]
-                results[i] = ChatResult(text=text, reasoning=reasoning, cached=True,
-                                        prompt_tokens=pt, completion_tokens=ct)
+                results[i] = from_cache(cached[k])
         done = sum(r is not None for r in results)
         if progress:
             progress(done, len(items))

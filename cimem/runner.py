@@ -23,7 +23,7 @@ import orjson
 from .errors import CimemError
 from .judge import Judge, OfflineJudge, attribute_specs, store_outcomes
 from .labels import LabelRule
-from .llm import ChatResult, ClientSettings, cache_key, chat, make_client
+from .llm import ChatResult, ClientSettings, cache_key, chat, from_cache, make_client
 from .memory import Memory, render
 from .prompts import fill, load_task_prompt
 from .store import Store
@@ -264,9 +264,7 @@ async def _generate(store: Store, s: RunSettings, requests, keys, todo, prog: Pr
     results: list[ChatResult | None] = [None] * len(requests)
     for i, k in enumerate(keys):
         if k in cached:
-            text, reasoning, pt, ct = cached[k]
-            results[i] = ChatResult(text=text, reasoning=reasoning, cached=True,
-                                    prompt_tokens=pt, completion_tokens=ct)
+            results[i] = from_cache(cached[k])
             prog.done += 1
             prog.cached += 1
     if on_progress:
