@@ -33,6 +33,8 @@ class LLMJudge:
         self._api_key = api_key  # used for the calls only; never stored or logged
         self.calls = 0
         self.retries = 0
+        self.prompt_tokens = 0      # of the calls made (cached ones cost nothing)
+        self.completion_tokens = 0
 
     def prompt_hash(self) -> str:
         return self.prompt.hash
@@ -74,6 +76,8 @@ class LLMJudge:
                                      temperature=self.temperature)
                 self.calls += 1
                 self.retries += res.attempts - 1
+                self.prompt_tokens += res.prompt_tokens
+                self.completion_tokens += res.completion_tokens
                 if res.ok and self.store is not None:
                     self.store.cache_put(keys[i], self.model, "judge", res.text, res.reasoning,
                                          res.prompt_tokens, res.completion_tokens)

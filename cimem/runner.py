@@ -10,6 +10,7 @@ with its error (never as empty text, never judged); ``--retry-failed`` tries tho
 from __future__ import annotations
 
 import asyncio
+import collections
 import random
 import time
 from collections.abc import Callable
@@ -21,11 +22,11 @@ import numpy as np
 import orjson
 
 from .errors import CimemError
-from .judge import Judge, OfflineJudge, attribute_specs, store_outcomes
+from .judge import Judge, JudgeOutcome, OfflineJudge, attribute_specs, store_outcomes
 from .labels import LabelRule
 from .llm import ChatResult, ClientSettings, cache_key, chat, from_cache, make_client
 from .memory import Memory, render
-from .prompts import fill, load_task_prompt
+from .prompts import PromptTemplate, fill, load_task_prompt
 from .store import Store
 
 
@@ -50,8 +51,11 @@ class RunSettings:
     rpm: float | None = None
     timeout: float = 120.0
     retries: int = 4
+    backoff: float = 1.0                      # first retry wait in seconds (doubled, jittered)
     price_in: float = 0.0                     # USD per million prompt tokens
     price_out: float = 0.0                    # USD per million completion tokens
+    judge_price_in: float = 0.0
+    judge_price_out: float = 0.0
     judge_model: str | None = None            # None: the offline judge
     judge_base_url: str | None = None
     judge_api_key_env: str = "OPENAI_API_KEY"
@@ -61,7 +65,7 @@ class RunSettings:
     def client(self) -> ClientSettings:
         return ClientSettings(model=self.model, base_url=self.base_url,
                               api_key_env=self.api_key_env, timeout=self.timeout,
-                              max_retries=self.retries)
+                              max_retries=self.retries, backoff=self.backoff)
 
     def params(self, trial: int) -> dict[str, Any]:
         """Sampling parameters that enter the cache key (the trial index keeps samples apart)."""
@@ -100,16 +104,22 @@ class Progress:
 
 @dataclass
 class RunSummary:
+    """What one call of :func:`run` did (a dry run: what it would do)."""
+
     run_id: int
-    slots: int
-    calls: int
-    cached: int
-    failed: int
-    judged: int
-    prompt_tokens: int
-    completion_tokens: int
-    cost: float
-    seconds: float
+    slots: int                    # (profile, context, trial[, composition step]) in the plan
+    calls: int                    # generation calls made (dry run: to make)
+    cached: int                   # generations answered from the call cache
+    failed: int                   # generations that failed after their retries
+    judged: int = 0               # messages judged
+    judge_calls: int = 0          # judge calls made (the offline judge makes none)
+    judge_errors: int = 0
+    parse_failures: int = 0
+    prompt_tokens: int = 0        # of the calls made, generation and judge
+    completion_tokens: int = 0
+    cost: float = 0.0             # USD from the price settings
+    seconds: float = 0.0
+    estimated: bool = False       # a dry run: tokens and cost are estimates
 
 
 # ----------------------------------------------------------------------------- creating a run
@@ -204,10 +214,10 @@ def _hard_labels(store: Store, run_id: int) -> dict[tuple[int, int, str], str]:
     return out
 
 
-def prompt_for(s: RunSettings, memory: Memory, recipient: str, task: str,
-               keep: list[str] | None) -> list[dict[str, str]]:
-    template = load_task_prompt(s.level, s.prompts)
-    text = fill(template, memories=render(memory, s.memory_format,
+def prompt_for(template: PromptTemplate, memory_format: str, memory: Memory, recipient: str,
+               task: str, keep: list[str] | None) -> list[dict[str, str]]:
+    """The chat messages of one task: the memory (or the ``keep`` part of it) and the task."""
+    text = fill(template, memories=render(memory, memory_format,
                                           set(keep) if keep is not None else None),
                 recipient=recipient.lower(), task=task)
     return [{"role": "user", "content": text}]
@@ -216,7 +226,8 @@ def prompt_for(s: RunSettings, memory: Memory, recipient: str, task: str,
 # ----------------------------------------------------------------------------- running
 def run(store: Store, run_id: int, *, retry_failed: bool = False, dry_run: bool = False,
         api_key: str | None = None, judge_api_key: str | None = None,
-        on_progress: Callable[[Progress], None] | None = None) -> RunSummary:
+        on_progress: Callable[[Progress], None] | None = None,
+        on_judge_progress: Callable[[int, int], None] | None = None) -> RunSummary:
     """Generate what is missing, store it, judge what is unjudged. Safe to call again."""
     start = time.perf_counter()
     s = settings_of(store, run_id)
@@ -224,20 +235,17 @@ def run(store: Store, run_id: int, *, retry_failed: bool = False, dry_run: bool 
     ctx = {(c[0], c[1]): (c[2], c[3]) for c in store.contexts_of(run_id)}
     existing = store.message_slots(run_id)
     if retry_failed:
-        store.delete_failed_messages(run_id)
         existing = {k: v for k, v in existing.items() if v[1] == "ok"}
     todo = [sl for sl in slots if _slot_key(sl) not in existing]
-    requests = [prompt_for(s, memories[sl.profile_id], *ctx[(sl.profile_id, sl.ctx_idx)], sl.keep)
-                for sl in todo]
+    template = load_task_prompt(s.level, s.prompts)
+    requests = [prompt_for(template, s.memory_format, memories[sl.profile_id],
+                           *ctx[(sl.profile_id, sl.ctx_idx)], sl.keep) for sl in todo]
     keys = [cache_key(s.model, r, s.params(sl.trial)) for r, sl in zip(requests, todo)]
     prog = Progress(total=len(todo))
     if dry_run:
-        chars = sum(len(r[0]["content"]) for r in requests)
-        cached = store.cache_get(keys)
-        prog.prompt_tokens = chars // 4
-        prog.completion_tokens = (s.max_tokens or 500) * (len(todo) - len(cached))
-        return RunSummary(run_id, len(slots), len(todo) - len(cached), len(cached), 0, 0,
-                          prog.prompt_tokens, prog.completion_tokens, prog.cost(s), 0.0)
+        return _estimate(store, s, run_id, len(slots), requests, keys)
+    if retry_failed:
+        store.delete_failed_messages(run_id)
     results = asyncio.run(_generate(store, s, requests, keys, todo, prog, api_key, on_progress))
     store.add_messages(run_id, [
         (sl.profile_id, sl.ctx_idx, sl.trial,
@@ -247,10 +255,46 @@ def run(store: Store, run_id: int, *, retry_failed: bool = False, dry_run: bool 
          req[0]["content"], res.text if res.ok else None, "ok" if res.ok else "failed",
          None if res.ok else res.error)
         for sl, req, res in zip(todo, requests, results)])
-    judged = _judge_missing(store, run_id, s, judge_api_key)
-    return RunSummary(run_id, len(slots), sum(1 for r in results if not r.cached),
-                      prog.cached, prog.failed, judged, prog.prompt_tokens,
-                      prog.completion_tokens, prog.cost(s), time.perf_counter() - start)
+    judge = make_judge(s, store, judge_api_key)
+    outcomes = _judge_missing(store, run_id, judge, retry_failed, on_judge_progress)
+    statuses = collections.Counter(o.status for o in outcomes)
+    j_in, j_out = getattr(judge, "prompt_tokens", 0), getattr(judge, "completion_tokens", 0)
+    return RunSummary(
+        run_id, len(slots), calls=sum(1 for r in results if not r.cached), cached=prog.cached,
+        failed=prog.failed, judged=len(outcomes), judge_calls=getattr(judge, "calls", 0),
+        judge_errors=statuses["error"], parse_failures=statuses["parse_failure"],
+        prompt_tokens=prog.prompt_tokens + j_in, completion_tokens=prog.completion_tokens + j_out,
+        cost=prog.cost(s) + (j_in * s.judge_price_in + j_out * s.judge_price_out) / 1e6,
+        seconds=time.perf_counter() - start)
+
+
+CHARS_PER_TOKEN = 4          # a rough rule for English text, used only by dry runs
+JUDGE_REPLY_TOKENS = 200     # a judge's JSON answer, roughly
+
+
+def _estimate(store: Store, s: RunSettings, run_id: int, n_slots: int,
+              requests: list[list[dict[str, str]]], keys: list[str]) -> RunSummary:
+    """What a run would send: generation calls not in the cache, and one judge call per new
+    message (each message assumed as long as max_tokens). Tokens are estimated from characters."""
+    cached = store.cache_get(keys)
+    new = [r for r, k in zip(requests, keys) if k not in cached]
+    reply = s.max_tokens or 500
+    gen_in = sum(len(r[0]["content"]) for r in new) // CHARS_PER_TOKEN
+    gen_out = reply * len(new)
+    judge_in = judge_out = 0
+    if s.judge_model:
+        from .prompts import load_judge_prompt
+
+        template = len(load_judge_prompt(s.judge_prompts).text)
+        memory = sum(len(r[0]["content"]) for r in new) // max(len(new), 1)
+        judge_in = len(new) * (template + memory) // CHARS_PER_TOKEN + gen_out
+        judge_out = JUDGE_REPLY_TOKENS * len(new)
+    cost = (gen_in * s.price_in + gen_out * s.price_out + judge_in * s.judge_price_in
+            + judge_out * s.judge_price_out) / 1e6
+    return RunSummary(run_id, n_slots, calls=len(new), cached=len(requests) - len(new), failed=0,
+                      judge_calls=len(new) if s.judge_model else 0,
+                      prompt_tokens=gen_in + judge_in, completion_tokens=gen_out + judge_out,
+                      cost=cost, estimated=True)
 
 
 def _slot_key(sl: Slot) -> tuple:
@@ -314,26 +358,29 @@ def make_judge(s: RunSettings, store: Store, api_key: str | None) -> Judge:
 
     settings = ClientSettings(model=s.judge_model, base_url=s.judge_base_url,
                               api_key_env=s.judge_api_key_env, timeout=s.timeout,
-                              max_retries=s.retries)
+                              max_retries=s.retries, backoff=s.backoff)
     return LLMJudge(settings, load_judge_prompt(s.judge_prompts), store=store,
                     concurrency=s.concurrency, temperature=0.0, api_key=api_key)
 
 
-def _judge_missing(store: Store, run_id: int, s: RunSettings, api_key: str | None) -> int:
-    """Judge the run's generated messages that its judge has not seen; append to that judge."""
-    judge = make_judge(s, store, api_key)
+def _judge_missing(store: Store, run_id: int, judge: Judge, retry_failed: bool,
+                   progress: Callable[[int, int], None] | None) -> list[JudgeOutcome]:
+    """Judge the run's generated messages that its judge has not seen; append to that judge.
+    With ``retry_failed``, judge calls that failed (status error) are made again."""
     judge_id = store.default_judge(run_id)
+    if retry_failed and judge_id is not None:
+        store.delete_failed_judgments(judge_id)
     todo = store.unjudged_messages(run_id, judge_id)
     if not todo:
-        return 0
+        return []
     specs = attribute_specs(store, run_id)
     items = [(text, [sp for _, sp in specs.get(pid, [])], name) for _m, pid, name, text in todo]
-    outcomes = judge.judge_many(items)
+    outcomes = judge.judge_many(items, progress)
     with store.transaction():
         if judge_id is None:
             judge_id = store.create_judge(run_id=run_id, name=judge.name, kind=judge.kind,
                                           model=judge.model, prompt_hash=judge.prompt_hash(),
                                           config=orjson.dumps(judge.config()).decode())
         store_outcomes(store, judge_id, [(m, pid) for m, pid, _n, _t in todo], specs, outcomes)
-    return len(todo)
+    return outcomes
 

@@ -528,6 +528,15 @@ class Store:
                              [run_id])
         return int(n)
 
+    def delete_failed_judgments(self, judge_id: int) -> int:
+        """Forget a judge's calls that failed (status ``error``) so they are judged again."""
+        with self.transaction():
+            n = self.con.execute("SELECT count(*) FROM judgments WHERE judge_id = ? AND"
+                                 " status = 'error'", [judge_id]).fetchall()[0][0]
+            self.con.execute("DELETE FROM judgments WHERE judge_id = ? AND status = 'error'",
+                             [judge_id])
+        return int(n)
+
     def add_messages(self, run_id: int, rows: list[tuple]) -> None:
         """Append messages: (profile_id, ctx_idx, trial, num_to_share, num_not_to_share,
         shared_json, prompt, text, status, error)."""

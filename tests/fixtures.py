@@ -73,3 +73,27 @@ def small_profile(name: str = "Ada Example") -> dict:
 def write_jsonl(path: Path, objs: list[dict]) -> Path:
     path.write_text("".join(json.dumps(o) + "\n" for o in objs))
     return path
+
+
+def runner_profiles(n_profiles: int = 3, n_contexts: int = 4) -> list[dict]:
+    """Labelled profiles without messages, as input for the runner."""
+    out = []
+    for p in range(n_profiles):
+        name = f"Person {p}"
+        attrs = {
+            "name": attribute(name, "general", f"My name is {name}."),
+            "annual_income": attribute(50000 + 1000 * p, "finance",
+                                       f"My annual income is ${50 + p},000."),
+            "diagnosis": attribute("asthma", "health", "I have asthma."),
+            "court_case": attribute("a custody dispute", "legal", "I am in a custody dispute."),
+            "employer": attribute("Acme", "work", f"I work at Acme branch {p}."),
+            "hobby": attribute("chess", "leisure", "I play chess on Sundays."),
+        }
+        labels = [{"name": SHARE, "annual_income": SHARE, "diagnosis": PRIVATE,
+                   "court_case": PRIVATE, "employer": MIXED, "hobby": PRIVATE},
+                  {"name": SHARE, "annual_income": PRIVATE, "diagnosis": SHARE,
+                   "court_case": PRIVATE, "employer": PRIVATE, "hobby": MIXED}]
+        contexts = [{"recipient": f"Recipient {c}", "task": f"Do task {c} for {name}",
+                     "labels": labels[c % 2]} for c in range(n_contexts)]
+        out.append(profile(name, attrs, contexts))
+    return out

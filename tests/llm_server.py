@@ -21,9 +21,11 @@ class Reply:
     delay: float = 0.0
     reasoning: str | None = None
     body: str | None = None            # raw body instead of a completion
+    hang: bool = False                 # the client is expected to give up: logged as HUNG
 
 
 Script = Callable[[dict, int], Reply]   # (request JSON, request number) -> Reply
+HUNG = 599                              # logged status of a request the client gave up on
 
 
 @dataclass
@@ -52,7 +54,7 @@ class FakeLLM:
                 with outer._lock:
                     n = len(outer.log)
                     reply = outer.script(body, n)
-                    outer.log.append(LoggedRequest(body, reply.status,
+                    outer.log.append(LoggedRequest(body, HUNG if reply.hang else reply.status,
                                                    self.headers.get("Authorization")))
                 if reply.delay:
                     time.sleep(reply.delay)

@@ -1,0 +1,181 @@
+"""The runner end to end against a local OpenAI-compatible server that injects faults."""
+
+from __future__ import annotations
+
+import collections
+import json
+
+import pytest
+from llm_server import FakeLLM
+from llm_world import Faults, World, is_judge
+
+from cimem import runner
+from cimem.cube import cube_from_official, cube_from_store
+from cimem.errors import CimemError
+from cimem.export import export_official
+from cimem.metrics import MetricOptions, compute
+from cimem.runner import RunSettings
+
+from fixtures import runner_profiles, write_jsonl
+
+# 10% HTTP 500, 5% 429 with Retry-After, 2% hangs past the timeout, 5% malformed judge JSON
+FAULTS = Faults(every500=10, every429=20, every_hang=50, every_malformed=20, hang_seconds=1.5)
+
+
+def settings(server: FakeLLM, **kw) -> RunSettings:
+    base = dict(model="gen-m", base_url=server.base_url, trials=3, concurrency=6, timeout=1.0,
+                retries=1, backoff=0.01, judge_model="judge-m", judge_base_url=server.base_url,
+                price_in=1.0, price_out=2.0)
+    return RunSettings(**(base | kw))
+
+
+def successful(server: FakeLLM, judge: bool) -> list[str]:
+    """The prompts of successful requests (generation or judge)."""
+    return [r.body["messages"][0]["content"] for r in server.log
+            if r.status == 200 and is_judge(r.body) == judge]
+
+
+def slot_states(store, run_id: int) -> dict[tuple, str]:
+    """{(profile, context, trial): 'failed' | judgment status} for every stored message."""
+    rows = store.con.execute(
+        "SELECT m.profile_id, m.ctx_idx, m.trial, m.status, j.status FROM messages m"
+        " LEFT JOIN judgments j USING (message_id) WHERE m.run_id = ?", [run_id]).fetchall()
+    return {(p, c, t): (st if st == "failed" else js) for p, c, t, st, js in rows}
+
+
+@pytest.fixture
+def profiles(tmp_path):
+    return write_jsonl(tmp_path / "profiles.jsonl", runner_profiles(3, 4))
+
+
+def test_run_with_faults_completes_and_never_repeats_a_success(store, profiles):
+    with FakeLLM(World(FAULTS)) as server:
+        s = settings(server, retries=0)
+        run_id = runner.create_run(store, profiles, s, name="faulty")
+        first = runner.run(store, run_id)
+        states = slot_states(store, run_id)
+        # every slot ends with a message and a judgment, or a recorded failure
+        assert len(states) == first.slots == 3 * 4 * 3
+        assert set(states.values()) <= {"ok", "parse_failure", "error", "failed"}
+        assert None not in states.values()
+        failed = [k for k, v in states.items() if v == "failed"]
+        errors = store.con.execute("SELECT error FROM messages WHERE status = 'failed'").fetchall()
+        assert all(e and e[0] for e in errors), "a failure keeps its error"
+        assert store.con.execute("SELECT count(*) FROM messages WHERE status = 'failed'"
+                                 " AND text IS NOT NULL").fetchall()[0][0] == 0
+        assert first.failed == len(failed) > 0, "retries=0 with 17% faults leaves failures"
+        assert first.judge_errors > 0
+        assert first.judged == 36 - len(failed)
+        # failed generations are never judged
+        assert store.con.execute(
+            "SELECT count(*) FROM judgments j JOIN messages m USING (message_id)"
+            " WHERE m.status = 'failed'").fetchall()[0][0] == 0
+        assert "parse_failure" in states.values(), "5% malformed judge replies were injected"
+        statuses = collections.Counter(r.status for r in server.log)
+        assert statuses[500] and statuses[429], statuses
+
+        # retry the failures until none is left (each pass may fail a few again)
+        for _ in range(8):
+            if not failed and "error" not in slot_states(store, run_id).values():
+                break
+            again = runner.run(store, run_id, retry_failed=True)
+            assert again.calls + again.judge_calls >= 1
+            failed = [k for k, v in slot_states(store, run_id).items() if v == "failed"]
+        assert not failed and "error" not in slot_states(store, run_id).values()
+        # a run with nothing missing makes no call at all
+        n_log = len(server.log)
+        idle = runner.run(store, run_id)
+        assert idle.calls == idle.judge_calls == idle.judged == 0 and len(server.log) == n_log
+
+        # no successful request was ever repeated: one success per stored message and judgment
+        gens = successful(server, judge=False)
+        ok_messages = store.con.execute(
+            "SELECT prompt FROM messages WHERE run_id = ? AND status = 'ok'", [run_id]).fetchall()
+        assert collections.Counter(gens) == collections.Counter(p for (p,) in ok_messages)
+        judged = store.con.execute(
+            "SELECT count(*) FROM judgments WHERE status IN ('ok', 'parse_failure')").fetchall()
+        assert judged[0][0] == 36
+        assert len(successful(server, judge=True)) == judged[0][0]
+
+
+def test_dry_run_sends_nothing_and_estimates(store, profiles):
+    with FakeLLM(World()) as server:
+        s = settings(server, price_in=2.0, price_out=10.0, max_tokens=100, judge_model=None)
+        run_id = runner.create_run(store, profiles, s)
+        dry = runner.run(store, run_id, dry_run=True)
+        assert server.log == [] and dry.estimated
+        assert dry.calls == 36 and dry.cached == 0 and dry.judge_calls == 0
+        assert dry.completion_tokens == 36 * 100
+        assert dry.prompt_tokens > 36 * 50
+        assert dry.cost == pytest.approx((dry.prompt_tokens * 2 + dry.completion_tokens * 10) / 1e6)
+        # with an LLM judge: one judge call per message, priced at the judge's prices
+        s2 = settings(server, max_tokens=100, price_in=0.0, price_out=0.0, judge_price_out=1e6)
+        dry2 = runner.run(store, runner.create_run(store, profiles, s2), dry_run=True)
+        assert dry2.judge_calls == 36 and dry2.prompt_tokens > dry.prompt_tokens
+        assert dry2.cost == pytest.approx(dry2.completion_tokens - 36 * 100)
+        # after a real run, a dry run has nothing left to send
+        runner.run(store, run_id)
+        n_log = len(server.log)
+        assert runner.run(store, run_id, dry_run=True).calls == 0
+        assert len(server.log) == n_log
+
+
+def test_export_gives_the_engine_numbers(store, profiles, tmp_path):
+    with FakeLLM(World()) as server:
+        run_id = runner.create_run(store, profiles, settings(server))
+        summary = runner.run(store, run_id)
+    assert summary.failed == 0 and summary.judged == 36
+    # the server reports 10 prompt and 5 completion tokens per call (36 generations, 36 judgings)
+    assert (summary.prompt_tokens, summary.completion_tokens) == (720, 360)
+    assert summary.cost == pytest.approx((360 * 1.0 + 180 * 2.0) / 1e6)
+    out = tmp_path / "export.jsonl"
+    export_official(store, run_id, out)
+    for mode in ("official", "definition"):
+        opts = MetricOptions(mode=mode)
+        a = compute(cube_from_store(store, run_id), opts)
+        b = compute(cube_from_official(out), opts)
+        assert a.violation.mean == pytest.approx(b.violation.mean)
+        assert a.completeness.mean == pytest.approx(b.completeness.mean)
+        assert 0 < a.violation.mean < 1
+
+
+def test_settings_are_stored_without_the_key(store, profiles, monkeypatch):
+    monkeypatch.setenv("CIMEM_RUNNER_KEY", "sk-runner-secret-123")
+    with FakeLLM(World()) as server:
+        s = settings(server, api_key_env="CIMEM_RUNNER_KEY", level=3, memory_format="json")
+        run_id = runner.create_run(store, profiles, s)
+        runner.run(store, run_id)
+        assert all(r.auth == "Bearer sk-runner-secret-123" for r in server.log
+                   if not is_judge(r.body))
+    back = runner.settings_of(store, run_id)
+    assert back == s
+    prompt = store.con.execute("SELECT prompt FROM messages LIMIT 1").fetchall()[0][0]
+    assert '"annual_income":' in prompt   # the JSON memory format
+    dump = json.dumps(store.con.execute("SELECT * FROM runs").fetchall(), default=str)
+    assert "sk-runner-secret-123" not in dump
+
+
+def test_composition_adds_withheld_attributes_in_steps(store, profiles):
+    with FakeLLM(World()) as server:
+        s = settings(server, trials=1, composition_step=2, contexts=[0])
+        run_id = runner.create_run(store, profiles, s)
+        runner.run(store, run_id)
+    rows = store.con.execute(
+        "SELECT num_to_share, num_not_to_share, shared_json, prompt FROM messages"
+        " WHERE run_id = ? AND shared_json IS NOT NULL AND profile_id = 0 ORDER BY 2",
+        [run_id]).fetchall()
+    # context 0 needs name and income; diagnosis, court_case and hobby are withheld
+    assert [r[1] for r in rows] == [0, 2]
+    needed, extra = json.loads(rows[1][2])
+    assert sorted(needed) == ["annual_income", "name"] and len(extra) == 2
+    assert "I have asthma." not in rows[0][3] and "My annual income" in rows[0][3]
+
+
+def test_create_run_rejects_bad_input(store, tmp_path, profiles):
+    with pytest.raises(CimemError, match="no such profiles file"):
+        runner.create_run(store, tmp_path / "missing.json", RunSettings(model="m"))
+    with pytest.raises(CimemError, match="level 7"):
+        runner.create_run(store, profiles, RunSettings(model="m", level=7))
+    with pytest.raises(CimemError, match="no profile matches"):
+        runner.create_run(store, profiles, RunSettings(model="m", profiles=["Nobody"]))
+    assert store.list_runs() == []
