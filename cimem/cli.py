@@ -177,7 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     from .cli_analysis import add_analysis_commands
+    from .cli_run import add_run_commands
     add_analysis_commands(sub)
+    add_run_commands(sub)
     return parser
 
 

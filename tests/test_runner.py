@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import collections
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
-from llm_server import FakeLLM
+from llm_server import HUNG, FakeLLM
 from llm_world import Faults, World, is_judge
 
 from cimem import runner
@@ -15,7 +20,9 @@ from cimem.errors import CimemError
 from cimem.export import export_official
 from cimem.metrics import MetricOptions, compute
 from cimem.runner import RunSettings
+from cimem.store import Store
 
+from conftest import REPO
 from fixtures import runner_profiles, write_jsonl
 
 # 10% HTTP 500, 5% 429 with Retry-After, 2% hangs past the timeout, 5% malformed judge JSON
@@ -179,3 +186,58 @@ def test_create_run_rejects_bad_input(store, tmp_path, profiles):
     with pytest.raises(CimemError, match="no profile matches"):
         runner.create_run(store, profiles, RunSettings(model="m", profiles=["Nobody"]))
     assert store.list_runs() == []
+
+
+def cli(*args: str, db) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "cimem", "run", "--db", str(db), *args],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_sigkill_halfway_then_resume_repeats_no_successful_call(tmp_path, profiles):
+    db = tmp_path / "killed.duckdb"
+    world = World()
+    world.hold_after = 18   # of 36 generations; later ones hang until the process is killed
+    with FakeLLM(world) as server:
+        proc = cli("--profiles", str(profiles), "--model", "gen-m", "--base-url", server.base_url,
+                   "--trials", "3", "--concurrency", "4", "--timeout", "600",
+                   "--judge-model", "judge-m", db=db)
+        deadline = time.monotonic() + 60
+        while not any(r.status == HUNG for r in server.log):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        time.sleep(1.0)   # the completed answers reach the cache
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert len(successful(server, judge=False)) == 18
+        world.hold_after = None
+        resumed = cli("--resume", "1", db=db)
+        out, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+        assert "18 calls, 18 from the cache, 0 failed" in out
+        assert "36 messages judged, 36 calls made" in out
+    with Store.open(db, read_only=True) as store:
+        prompts = [p for (p,) in store.con.execute(
+            "SELECT prompt FROM messages WHERE status = 'ok'").fetchall()]
+        assert len(prompts) == 36
+    # every stored message came from exactly one successful call, across the kill
+    assert collections.Counter(successful(server, judge=False)) == collections.Counter(prompts)
+    assert len(successful(server, judge=True)) == 36
+
+
+def test_cli_dry_run_and_errors(tmp_path, profiles):
+    db = tmp_path / "cli.duckdb"
+    proc = cli("--profiles", str(profiles), "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+               "--dry-run", "--price-in", "3", "--trials", "2", db=db)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "dry run (nothing stored): 24 slots" in out and "would send 24 calls" in out
+    with Store.open(db, read_only=True) as store:
+        assert store.list_runs() == []
+    for args, message in ((("--model", "m"), "give --profiles PATH"),
+                          (("--resume", "1", "--profiles", str(profiles)), "leave out --profiles"),
+                          (("--profiles", str(profiles), "--model", "m", "--where", "x=1"),
+                           "expected profile=NAME"),
+                          (("--resume", "7",), "7")):
+        proc = cli(*args, db=db)
+        _out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 2 and message in err, (args, err)
