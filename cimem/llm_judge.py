@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from .call_cache import CallCache
 from .judge import JudgeOutcome
 from .llm import ChatResult, ClientSettings, cache_key, chat, from_cache, make_client
 from .offline_judge import AttributeSpec
@@ -56,7 +57,16 @@ class LLMJudge:
         requests = [self.build_messages(m, attrs) for m, attrs, _ in items]
         params = {"temperature": self.temperature}
         keys = [cache_key(self.model, msgs, params) for msgs in requests]
-        cached = self.store.cache_get(keys) if self.store is not None else {}
+        cache = CallCache(self.store) if self.store is not None else None
+        try:
+            return await self._judge_uncached(items, requests, keys, cache, progress)
+        finally:
+            if cache is not None:
+                cache.close()
+
+    async def _judge_uncached(self, items, requests, keys, cache: CallCache | None,
+                              progress) -> list[JudgeOutcome]:
+        cached = cache.get(keys) if cache is not None else {}
         results: list[ChatResult | None] = [None] * len(items)
         for i, k in enumerate(keys):
             if k in cached:
@@ -78,9 +88,9 @@ class LLMJudge:
                 self.retries += res.attempts - 1
                 self.prompt_tokens += res.prompt_tokens
                 self.completion_tokens += res.completion_tokens
-                if res.ok and self.store is not None:
-                    self.store.cache_put(keys[i], self.model, "judge", res.text, res.reasoning,
-                                         res.prompt_tokens, res.completion_tokens)
+                if res.ok and cache is not None:
+                    cache.put(keys[i], self.model, "judge", res.text, res.reasoning,
+                              res.prompt_tokens, res.completion_tokens)
                 results[i] = res
                 done += 1
                 if progress:

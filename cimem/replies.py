@@ -89,18 +89,19 @@ def parse_reply(text: str, keys: list[str], statements: dict[str, str] | None = 
         obj = {x: "" for x in obj}
     exact = set(keys)
     by_norm: dict[str, list[str]] = {}
-    for k in keys:
-        by_norm.setdefault(_norm_key(k), []).append(k)
     by_statement: dict[str, list[str]] = {}
-    for k, s in (statements or {}).items():
-        if s:
-            by_statement.setdefault(normalize(s).rstrip("."), []).append(k)
     out = ParsedReply()
     for raw_key, evidence in obj.items():
         key = str(raw_key)
         if key in exact:
             match = [key]
         else:
+            if not by_norm:  # built only when a key is not given exactly (judges mostly are exact)
+                for k in keys:
+                    by_norm.setdefault(_norm_key(k), []).append(k)
+                for k, s in (statements or {}).items():
+                    if s:
+                        by_statement.setdefault(normalize(s).rstrip("."), []).append(k)
             match = by_norm.get(_norm_key(key)) or by_statement.get(normalize(key).rstrip("."), [])
         if len(match) == 1:
             sentence = evidence if isinstance(evidence, str) else json.dumps(evidence)

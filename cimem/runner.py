@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from .call_cache import CallCache
 from .errors import CimemError
 from .judge import Judge, JudgeOutcome, OfflineJudge, attribute_specs, store_outcomes
 from .labels import LabelRule
@@ -246,7 +247,8 @@ def run(store: Store, run_id: int, *, retry_failed: bool = False, dry_run: bool 
         return _estimate(store, s, run_id, len(slots), requests, keys)
     if retry_failed:
         store.delete_failed_messages(run_id)
-    results = asyncio.run(_generate(store, s, requests, keys, todo, prog, api_key, on_progress))
+    with CallCache(store) as cache:
+        results = asyncio.run(_generate(cache, s, requests, keys, prog, api_key, on_progress))
     store.add_messages(run_id, [
         (sl.profile_id, sl.ctx_idx, sl.trial,
          len(sl.keep) if sl.keep is not None else None,
@@ -302,9 +304,11 @@ def _slot_key(sl: Slot) -> tuple:
     return (sl.profile_id, sl.ctx_idx, sl.trial, b)
 
 
-async def _generate(store: Store, s: RunSettings, requests, keys, todo, prog: Progress,
-                    api_key: str | None, on_progress) -> list[ChatResult]:
-    cached = store.cache_get(keys)
+async def _generate(cache: CallCache, s: RunSettings, requests: list[list[dict[str, str]]],
+                    keys: list[str], prog: Progress, api_key: str | None,
+                    on_progress: Callable[[Progress], None] | None) -> list[ChatResult]:
+    """Answers for every request: from the cache, else from the model (recorded at once)."""
+    cached = cache.get(keys)
     results: list[ChatResult | None] = [None] * len(requests)
     for i, k in enumerate(keys):
         if k in cached:
@@ -332,8 +336,8 @@ async def _generate(store: Store, s: RunSettings, requests, keys, todo, prog: Pr
                 res = await chat(client, s.client(), requests[i], temperature=s.temperature,
                                  max_tokens=s.max_tokens)
             if res.ok:  # on disk before anything depends on it
-                store.cache_put(keys[i], s.model, "generate", res.text, res.reasoning,
-                                res.prompt_tokens, res.completion_tokens)
+                cache.put(keys[i], s.model, "generate", res.text, res.reasoning,
+                          res.prompt_tokens, res.completion_tokens)
             else:
                 prog.failed += 1
             prog.done += 1

@@ -186,6 +186,8 @@ class Store:
         store = cls(con, path)
         if not read_only:
             store._ensure_schema()
+            from .call_cache import recover
+            recover(store)  # calls a stopped process completed but had not merged yet
         return store
 
     def __enter__(self) -> Store:
@@ -663,12 +665,25 @@ class Store:
             " WHERE list_contains(?, key)", [keys]).fetchall()
         return {k: (r, z, p or 0, c or 0) for k, r, z, p, c in rows}
 
-    def cache_put(self, key: str, model: str, purpose: str, response: str,
-                  reasoning: str | None, prompt_tokens: int, completion_tokens: int) -> None:
-        """Write one completed call at once, so a crash never loses a paid result."""
-        self.con.execute(
-            "INSERT OR REPLACE INTO llm_cache VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [key, model, purpose, response, reasoning, prompt_tokens, completion_tokens, _now()])
+    def cache_put_many(self, rows: list[tuple]) -> None:
+        """Store completed calls (key, model, purpose, response, reasoning, prompt_tokens,
+        completion_tokens, created_at) in one transaction; a key already there is replaced."""
+        if not rows:
+            return
+        cols = list(zip(*rows))
+        data = pa.table({
+            "key": pa.array(cols[0], pa.string()), "model": pa.array(cols[1], pa.string()),
+            "purpose": pa.array(cols[2], pa.string()), "response": pa.array(cols[3], pa.string()),
+            "reasoning": pa.array(cols[4], pa.string()),
+            "prompt_tokens": pa.array(cols[5], pa.int32()),
+            "completion_tokens": pa.array(cols[6], pa.int32()),
+            "created_at": pa.array(cols[7], pa.timestamp("us"))})
+        with self.transaction():
+            self.con.register("_cache_rows", data)
+            try:
+                self.con.execute("INSERT OR REPLACE INTO llm_cache SELECT * FROM _cache_rows")
+            finally:
+                self.con.unregister("_cache_rows")
 
     def judgments_of(self, judge_id: int) -> dict[int, tuple[str, str | None]]:
         rows = self.con.execute(

@@ -24,6 +24,10 @@ class Reply:
     hang: bool = False                 # the client is expected to give up: logged as HUNG
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 512           # many clients connect at once (the default is 5)
+
+
 Script = Callable[[dict, int], Reply]   # (request JSON, request number) -> Reply
 HUNG = 599                              # logged status of a request the client gave up on
 
@@ -39,6 +43,8 @@ class FakeLLM:
     def __init__(self, script: Script):
         self.script = script
         self.log: list[LoggedRequest] = []
+        self.keep_log = True           # benchmarks turn it off: the log grows with every call
+        self.count = 0                 # requests received
         self._lock = threading.Lock()
         outer = self
 
@@ -52,10 +58,12 @@ class FakeLLM:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with outer._lock:
-                    n = len(outer.log)
+                    n = outer.count
+                    outer.count += 1
                     reply = outer.script(body, n)
-                    outer.log.append(LoggedRequest(body, HUNG if reply.hang else reply.status,
-                                                   self.headers.get("Authorization")))
+                    if outer.keep_log:
+                        outer.log.append(LoggedRequest(body, HUNG if reply.hang else reply.status,
+                                                       self.headers.get("Authorization")))
                 if reply.delay:
                     time.sleep(reply.delay)
                 if reply.body is not None:
@@ -84,7 +92,7 @@ class FakeLLM:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout): nothing to send
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

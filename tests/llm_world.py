@@ -90,3 +90,20 @@ class World:
             return Reply(judge_reply(body), delay=self.delay)
         self.ok_generations += 1
         return Reply(generation_reply(body, n), delay=self.delay)
+
+
+def serve() -> None:
+    """Serve a fault-free World until stdin closes; the first stdout line is the base URL.
+    Benchmarks run it as a separate process so server and client do not share one GIL."""
+    import sys
+
+    from llm_server import FakeLLM
+
+    with FakeLLM(World()) as server:
+        server.keep_log = False
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    serve()
