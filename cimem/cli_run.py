@@ -159,6 +159,106 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if summary.failed or summary.judge_errors else 0
 
 
+def label_settings_from(args: argparse.Namespace) -> Any:
+    from .runner import RunSettings
+
+    if not args.model:
+        raise CimemError("a new labelling run needs --model (and --base-url for anything but"
+                         " OpenAI), or --resume RUN")
+    if args.samples < 1:
+        raise CimemError(f"--samples {args.samples}: at least 1")
+    profiles, contexts = _selection(args.where)
+    listed = _int_list(args.contexts, "--contexts")
+    if listed is not None:
+        contexts = sorted(set(contexts or []) | set(listed))
+    return RunSettings(
+        model=args.model, base_url=args.base_url, api_key_env=args.api_key_env,
+        temperature=args.temperature, max_tokens=args.max_tokens, trials=args.samples,
+        profiles_limit=args.profiles_limit, profiles=profiles, contexts=contexts,
+        concurrency=args.concurrency, rpm=args.rpm, timeout=args.timeout, retries=args.retries,
+        price_in=args.price_in, price_out=args.price_out)
+
+
+def cmd_label(args: argparse.Namespace) -> int:
+    from . import labelling, runner
+    from .store import Store
+
+    if (args.resume is None) == (args.profiles is None):
+        raise CimemError("give --profiles PATH for a new labelling run, or --resume RUN")
+    with Store.open(args.db or default_db_path()) as store:
+        if args.resume is not None:
+            run_id = store.resolve_run(args.resume)
+            if store.run_config(run_id)["kind"] != "labels":
+                raise CimemError(f"run {run_id} is not a labelling run (made by `cimem label`)")
+            settings = runner.settings_of(store, run_id)
+        else:
+            settings = label_settings_from(args)
+            run_id = labelling.create_label_run(store, args.profiles, settings, name=args.name)
+            if not args.dry_run:
+                print(f"labelling run {run_id} created; if it stops, continue it with"
+                      f" `python -m cimem label --resume {run_id}`", file=sys.stderr, flush=True)
+        update, close = _generation_bar(settings)
+        try:
+            summary = labelling.label_run(store, run_id, dry_run=args.dry_run, on_progress=update)
+        except KeyboardInterrupt:
+            print(f"\ninterrupted: every completed call is cached; continue with"
+                  f" `python -m cimem label --resume {run_id}`", file=sys.stderr)
+            return 130
+        finally:
+            close()
+        if args.dry_run and args.resume is None:
+            store.delete_run(run_id)
+    kept = not (args.dry_run and args.resume is None)
+    name = f"labelling run {run_id}" if kept else "dry run (nothing stored)"
+    what = "would send" if summary.estimated else "made"
+    print(f"{name}: {summary.pairs} (profile, context) pairs x 3 personas x {settings.trials}"
+          f" samples: {what} {summary.calls} calls, {summary.cached} from the cache")
+    if summary.estimated:
+        print(f"  estimated tokens: {summary.prompt_tokens:,} prompt, {summary.completion_tokens:,}"
+              f" completion; estimated cost ${summary.cost:.4f}")
+        return 0
+    print(f"  {summary.failed} calls failed after retries (a resume makes them again),"
+          f" {summary.unparsed} replies without the JSON answer, {summary.conflicts} memories"
+          f" in both lists (counted as unlabeled)")
+    print(f"  {summary.unmatched} returned memories matched none of the profile's"
+          + (": " + "; ".join(repr(e) for e in summary.examples) if summary.examples else ""))
+    print(f"  pairs without a combined label: {summary.unlabeled_pairs}; tokens"
+          f" {summary.prompt_tokens + summary.completion_tokens:,}; cost ${summary.cost:.4f};"
+          f" {summary.seconds:.1f} s")
+    print(f"  use the labels in a model run with `python -m cimem run ... --labels-from {run_id}`")
+    return 1 if summary.failed else 0
+
+
+def _add_call_args(p: argparse.ArgumentParser, concurrency: int = 8) -> None:
+    c = p.add_argument_group("calls and cost")
+    c.add_argument("--concurrency", type=int, default=concurrency,
+                   help=f"calls in flight (default {concurrency})")
+    c.add_argument("--rpm", type=float, help="at most this many requests per minute")
+    c.add_argument("--timeout", type=float, default=120.0, help="seconds per call (default 120)")
+    c.add_argument("--retries", type=int, default=4,
+                   help="retries per call, exponential backoff with jitter, honouring Retry-After")
+    c.add_argument("--price-in", type=float, default=0.0,
+                   help="USD per million prompt tokens of the model")
+    c.add_argument("--price-out", type=float, default=0.0,
+                   help="USD per million completion tokens of the model")
+
+
+def _add_endpoint_args(g: argparse._ArgumentGroup) -> None:
+    g.add_argument("--model", help="model name at the endpoint")
+    g.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1"
+                   " (default: OpenAI)")
+    g.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="environment variable holding the API key (default OPENAI_API_KEY)")
+    g.add_argument("--temperature", type=float, default=None,
+                   help="sampling temperature (default: the provider's)")
+
+
+def _add_selection_args(s: argparse._ArgumentGroup) -> None:
+    s.add_argument("--profiles-limit", type=int, help="use the first N profiles")
+    s.add_argument("--contexts", help="context positions, e.g. 0,1,2 (default: all)")
+    s.add_argument("--where", help="profile=NAME[,profile=NAME2][,context=N]")
+
+
 def add_run_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run", help="evaluate a model end to end: generate, judge, store (resumable)",
@@ -180,13 +280,7 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
                    help="print the calls, estimated tokens and cost; send nothing, store nothing")
     p.add_argument("--name", help="name of the new run (default: MODEL level N)")
     g = p.add_argument_group("model under test")
-    g.add_argument("--model", help="model name at the endpoint")
-    g.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1"
-                   " (default: OpenAI)")
-    g.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="environment variable holding the API key (default OPENAI_API_KEY)")
-    g.add_argument("--temperature", type=float, default=None,
-                   help="sampling temperature (default: the provider's, as in the paper)")
+    _add_endpoint_args(g)
     g.add_argument("--max-tokens", type=int, default=1024, help="reply limit (default 1024)")
     g.add_argument("--trials", type=int, default=5, help="samples per task (default 5)")
     g.add_argument("--level", type=int, choices=(1, 2, 3, 4), default=1,
@@ -197,9 +291,7 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--memory-format", choices=("official", "bullets", "json"), default="official",
                    help="how the memory is written into the prompt (default official)")
     s = p.add_argument_group("selection")
-    s.add_argument("--profiles-limit", type=int, help="use the first N profiles")
-    s.add_argument("--contexts", help="context positions, e.g. 0,1,2 (default: all)")
-    s.add_argument("--where", help="profile=NAME[,profile=NAME2][,context=N]")
+    _add_selection_args(s)
     s.add_argument("--composition", type=int, metavar="STEP",
                    help="composition experiment: keep each context's needed attributes and add"
                         " withheld ones in steps of STEP (the paper used 10); needs labels")
@@ -213,17 +305,33 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
                    help="official-format prompts.yaml whose adversary_reveal prompt to use")
     j.add_argument("--offline-judge", action="store_true",
                    help="use the deterministic offline judge (the default without --judge-model)")
-    c = p.add_argument_group("calls and cost")
-    c.add_argument("--concurrency", type=int, default=8, help="calls in flight (default 8)")
-    c.add_argument("--rpm", type=float, help="at most this many requests per minute")
-    c.add_argument("--timeout", type=float, default=120.0, help="seconds per call (default 120)")
-    c.add_argument("--retries", type=int, default=4,
-                   help="retries per call, exponential backoff with jitter, honouring Retry-After")
-    c.add_argument("--price-in", type=float, default=0.0,
-                   help="USD per million prompt tokens of the model under test")
-    c.add_argument("--price-out", type=float, default=0.0,
-                   help="USD per million completion tokens of the model under test")
+    _add_call_args(p)
+    c = p.add_argument_group("judge prices")
     c.add_argument("--judge-price-in", type=float, default=0.0, help="judge: USD per M prompt tokens")
     c.add_argument("--judge-price-out", type=float, default=0.0,
                    help="judge: USD per M completion tokens")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "label", help="label which memories each task needs or must withhold (3 personas)",
+        description="Ask a model, in the voice of three personas after Westin's privacy typology"
+        " (fundamentalist, pragmatic, unconcerned), which memories each (profile, context) task"
+        " needs and which the persona would not share, --samples times each. Stores per-persona"
+        " fractions and the combined view weighted 0.26 / 0.64 / 0.10 as a new labelling run;"
+        " use it with `run --labels-from RUN`. Same call cache and resume rules as `run`.")
+    p.add_argument("--db", default=None,
+                   help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)")
+    p.add_argument("--profiles", metavar="PATH", help="official profiles.json or a results file")
+    p.add_argument("--resume", metavar="RUN", help="continue a labelling run (failed calls are"
+                   " made again: they are never cached)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the calls, estimated tokens and cost; send nothing, store nothing")
+    p.add_argument("--name", help="name of the labelling run")
+    p.add_argument("--samples", type=int, default=10, help="samples per persona (default 10)")
+    p.add_argument("--max-tokens", type=int, default=1024, help="reply limit (default 1024)")
+    g = p.add_argument_group("labelling model")
+    _add_endpoint_args(g)
+    s = p.add_argument_group("selection")
+    _add_selection_args(s)
+    _add_call_args(p)
+    p.set_defaults(func=cmd_label)

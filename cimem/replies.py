@@ -72,15 +72,19 @@ def _norm_key(key: str) -> str:
     return re.sub(r"[\s_\-]+", "_", key.strip().strip("[]`'\" ").lower())
 
 
-def parse_reply(text: str, keys: list[str], statements: dict[str, str] | None = None
-                ) -> ParsedReply:
-    """The revealed attributes of a judge reply (thinking already removed)."""
-    obj = None
+def load_json(text: str | None) -> dict | list | None:
+    """The first JSON object or list in a model's reply (fenced, in prose, single-quoted)."""
     for cand in _candidates(text or ""):
         obj = _load(cand)
         if isinstance(obj, (dict, list)):
-            break
-        obj = None
+            return obj
+    return None
+
+
+def parse_reply(text: str, keys: list[str], statements: dict[str, str] | None = None
+                ) -> ParsedReply:
+    """The revealed attributes of a judge reply (thinking already removed)."""
+    obj = load_json(text)
     if obj is None:
         return ParsedReply(ok=False, problem="no JSON object in the reply")
     if isinstance(obj, list):

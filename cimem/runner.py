@@ -128,6 +128,18 @@ def create_run(store: Store, source: str | Path, settings: RunSettings, name: st
                labels_from: int | None = None) -> int:
     """A new run holding the selected profiles and contexts (with labels when the source or
     ``labels_from`` has them), and the settings. Nothing is called yet."""
+    load_task_prompt(settings.level, settings.prompts)  # fail early on a bad prompt set
+    return new_run_from_profiles(
+        store, source, settings, kind="results", labels_from=labels_from,
+        name=name or f"{settings.model} level {settings.level}", prompt_set=settings.prompts
+        or "builtin", level=settings.level, memory_format=settings.memory_format)
+
+
+def new_run_from_profiles(store: Store, source: str | Path, settings: RunSettings, *, kind: str,
+                          name: str, labels_from: int | None = None,
+                          extra_config: dict[str, Any] | None = None, **meta: Any) -> int:
+    """A run with the selected profiles of a profiles or results file (messages left out) and the
+    settings in its config, in one transaction."""
     from .ingest import _RunWriter, detect_format, open_reader
     from .ingest.records import RunMeta
 
@@ -138,16 +150,13 @@ def create_run(store: Store, source: str | Path, settings: RunSettings, name: st
     if fmt not in ("official", "profiles"):
         raise CimemError(f"{path}: a run needs profiles (official profiles.json or a results file),"
                          f" not a {fmt} file")
-    load_task_prompt(settings.level, settings.prompts)  # fail early on a bad prompt set
     _, records = open_reader(path, fmt, None)
-    meta = RunMeta(name=name or f"{settings.model} level {settings.level}", kind="results",
-                   source_format="runner", model=settings.model,
-                   prompt_set=settings.prompts or "builtin", level=settings.level,
-                   memory_format=settings.memory_format, config={"settings": asdict(settings),
-                                                                 "profiles_source": str(path)})
+    config = {"settings": asdict(settings), "profiles_source": str(path)} | (extra_config or {})
+    run_meta = RunMeta(name=name, kind=kind, source_format="runner", model=settings.model,
+                       config=config, **meta)
     writer = _RunWriter(store)
     with store.transaction():
-        run_id = writer.start(meta, source=str(path))
+        run_id = writer.start(run_meta, source=str(path))
         kept = 0
         for rec in records:
             if settings.profiles and rec.name not in settings.profiles:
@@ -155,6 +164,9 @@ def create_run(store: Store, source: str | Path, settings: RunSettings, name: st
             if settings.profiles_limit is not None and kept >= settings.profiles_limit:
                 break
             rec.messages, rec.judgments, rec.verdicts = {}, {}, {}
+            if kind == "labels" or labels_from is not None:
+                # a labelling run holds only the labels it makes; --labels-from replaces the file's
+                rec.persona_labels, rec.hard_labels = {}, {}
             for table, data in writer.tables(rec):
                 store.append(table, data)
             kept += 1
@@ -162,7 +174,7 @@ def create_run(store: Store, source: str | Path, settings: RunSettings, name: st
             raise CimemError(f"{path}: no profile matches the selection")
         if labels_from is not None:
             store.copy_labels(labels_from, run_id)
-        store.finish_run(run_id, content_hash=None, n_trials=settings.trials, kind="results")
+        store.finish_run(run_id, content_hash=None, n_trials=settings.trials, kind=kind)
     return run_id
 
 

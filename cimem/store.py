@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import orjson
 import pyarrow as pa
 
 from .paths import DEFAULT_DB_ENV, DEFAULT_DB_PATH, default_db_path  # noqa: F401 (re-exported)
@@ -539,6 +540,14 @@ class Store:
                              [judge_id])
         return int(n)
 
+    def delete_persona_labels(self, run_id: int) -> None:
+        """A labelling pass rewrites its run's labels (call it inside a transaction)."""
+        self.con.execute("DELETE FROM persona_labels WHERE run_id = ?", [run_id])
+
+    def set_run_config(self, run_id: int, config: dict[str, Any]) -> None:
+        self.con.execute("UPDATE runs SET config = ? WHERE run_id = ?",
+                         [orjson.dumps(config).decode(), run_id])
+
     def add_messages(self, run_id: int, rows: list[tuple]) -> None:
         """Append messages: (profile_id, ctx_idx, trial, num_to_share, num_not_to_share,
         shared_json, prompt, text, status, error)."""
@@ -577,7 +586,7 @@ class Store:
 
     def copy_labels(self, from_run: int, to_run: int) -> int:
         """Copy labels between runs, matched by profile name, recipient, task and attribute key."""
-        params = [to_run, from_run, to_run]
+        params = [to_run, to_run, from_run]   # the SELECT's run, the target's profiles, the source
         match = """
             FROM {src} l
             JOIN profiles sp ON sp.run_id = l.run_id AND sp.profile_id = l.profile_id

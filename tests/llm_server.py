@@ -37,6 +37,7 @@ class LoggedRequest:
     body: dict
     status: int
     auth: str | None
+    at: float = 0.0                    # time.monotonic() when it arrived
 
 
 class FakeLLM:
@@ -63,7 +64,8 @@ class FakeLLM:
                     reply = outer.script(body, n)
                     if outer.keep_log:
                         outer.log.append(LoggedRequest(body, HUNG if reply.hang else reply.status,
-                                                       self.headers.get("Authorization")))
+                                                       self.headers.get("Authorization"),
+                                                       time.monotonic()))
                 if reply.delay:
                     time.sleep(reply.delay)
                 if reply.body is not None:
