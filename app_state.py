@@ -136,6 +136,16 @@ def growth_curve(path: str, _v: float, run_id: int, judge_id: int | None, opts: 
                   trials=list(range(1, max_k + 1)))
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def composition(path: str, _v: float, run_id: int, judge_id: int | None):
+    """The memory-composition curve of a run, or None when it has no composition messages."""
+    from cimem.composition import composition_curve
+
+    if not store().has_composition(run_id):
+        return None
+    return composition_curve(store(), run_id, judge_id)
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def attribute_view(path: str, _v: float, run_id: int, judge_id: int | None, opts: MetricOptions,
                    profile: str, key: str):

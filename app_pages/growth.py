@@ -72,6 +72,25 @@ if g.stderr:
     st.caption("Monte Carlo standard error at the last point: "
                f"{100 * g.stderr[-1][-1]:.3f} points.")
 
+comp = app_state.composition(ch.db, ch.v, ch.run, ch.judge)
+if comp is not None:
+    st.subheader("Memory composition")
+    rows = [{"withheld memories in the prompt": b, "measure": name, "value": 100 * v,
+             "messages": n}
+            for b, n, lr, al, co in zip(comp.steps, comp.messages, comp.leak_rate, comp.any_leak,
+                                        comp.completeness)
+            for name, v in (("leak rate of the withheld", lr), ("messages leaking any withheld", al),
+                            ("completeness", co)) if v is not None]
+    app_render.chart(alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
+        x=alt.X("withheld memories in the prompt:Q"), y=alt.Y("value:Q", title="%"),
+        color=alt.Color("measure:N", title=None),
+        tooltip=["withheld memories in the prompt", "measure", "messages",
+                 alt.Tooltip("value:Q", format=".1f")]).properties(height=320),
+        "composition", "composition")
+    st.caption(f"Each task's needed memories are kept and withheld ones added in steps; judge "
+               f"{comp.judge}, parsed judgments only. These messages are not part of Violation@n"
+               " or Completeness above, which use full-memory trials.")
+
 st.subheader("One attribute")
 names = cube.profile_names
 pc1, pc2 = st.columns(2)

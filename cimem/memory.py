@@ -1,8 +1,8 @@
 """MEM: how a user's memory is written into the task prompt.
 
 - ``official`` (default): one memory per line, the four bio fields first in the third person as the
-  official scripts render them ("X is the person's name.", "The person's sex is S.",
-  "The person's address is A.", "The person is N years old."), then every other memory statement.
+  official scripts render them ("X is the person's name.", "The person is N years old.",
+  "The person's sex is S.", "The person's address is A."), then every other memory statement.
 - ``bullets``: the same lines as a bulleted list.
 - ``json``: a JSON object {attribute key: memory statement}, bio fields included.
 
@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 
 FORMATS = ("official", "bullets", "json")
-BIO_KEYS = ("name", "sex", "address", "age")
+BIO_KEYS = ("name", "age", "sex", "address")
 
 
 @dataclass(frozen=True)
@@ -31,12 +31,12 @@ class Memory:
 
 def bio_lines(m: Memory) -> list[tuple[str, str]]:
     lines = [("name", f"{m.name} is the person's name.")]
+    if m.age:
+        lines.append(("age", f"The person is {m.age} years old."))
     if m.sex:
         lines.append(("sex", f"The person's sex is {m.sex}."))
     if m.address:
         lines.append(("address", f"The person's address is {m.address}."))
-    if m.age:
-        lines.append(("age", f"The person is {m.age} years old."))
     return lines
 
 

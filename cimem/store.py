@@ -540,6 +540,24 @@ class Store:
                              [judge_id])
         return int(n)
 
+    def composition_messages(self, run_id: int, judge_id: int) -> list[tuple]:
+        """Composition-experiment messages with a parsed judgment of ``judge_id``:
+        (num_not_to_share, shared_json, [revealed attribute keys])."""
+        return self.con.execute(
+            "SELECT m.num_not_to_share, m.shared_json,"
+            " coalesce(list(a.key) FILTER (WHERE v.revealed), []) FROM messages m"
+            " JOIN judgments j ON j.message_id = m.message_id AND j.judge_id = ? AND j.status = 'ok'"
+            " LEFT JOIN verdicts v ON v.message_id = m.message_id AND v.judge_id = j.judge_id"
+            " LEFT JOIN attributes a ON a.run_id = m.run_id AND a.attr_id = v.attr_id"
+            " WHERE m.run_id = ? AND m.shared_json IS NOT NULL AND m.status = 'ok'"
+            " GROUP BY m.message_id, m.num_not_to_share, m.shared_json",
+            [judge_id, run_id]).fetchall()
+
+    def has_composition(self, run_id: int) -> bool:
+        return bool(self.con.execute(
+            "SELECT count(*) FROM messages WHERE run_id = ? AND shared_json IS NOT NULL",
+            [run_id]).fetchall()[0][0])
+
     def delete_persona_labels(self, run_id: int) -> None:
         """A labelling pass rewrites its run's labels (call it inside a transaction)."""
         self.con.execute("DELETE FROM persona_labels WHERE run_id = ?", [run_id])

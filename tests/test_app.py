@@ -151,3 +151,24 @@ def test_untrusted_message_is_escaped(tmp_path, monkeypatch):
     shown = [m.value for m in at.markdown if "script" in m.value]
     assert shown and all("\\<script\\>" in v and "\\*\\*bold\\*\\*" in v for v in shown)
     assert all(not getattr(m, "allow_html", False) for m in at.markdown)
+
+
+def test_growth_shows_the_composition_curve(tmp_path, monkeypatch):
+    from llm_server import FakeLLM
+    from llm_world import World
+
+    from cimem import runner
+
+    from fixtures import runner_profiles
+
+    db = tmp_path / "comp.duckdb"
+    profiles = write_jsonl(tmp_path / "p.jsonl", runner_profiles(2, 2))
+    with Store.open(db) as store, FakeLLM(World()) as server:
+        s = runner.RunSettings(model="gen-m", base_url=server.base_url, trials=2,
+                               composition_step=1)
+        run_id = runner.create_run(store, profiles, s)
+        runner.run(store, run_id)
+    at = open_page(str(db), PAGES[2], monkeypatch, runs=str(run_id))
+    no_exception(at)
+    assert "Memory composition" in [h.value for h in at.subheader]
+    assert any("not part of Violation@n" in c.value for c in at.caption)

@@ -251,3 +251,26 @@ def test_requests_per_minute_spaces_the_calls(store, profiles):
     assert len(starts) == 3
     gaps = [b - a for a, b in zip(starts, starts[1:])]
     assert min(gaps) >= 0.09, gaps   # 600 per minute: one every 0.1 s, although 8 may fly
+
+
+def test_composition_curve_counts_withheld_leaks(store, profiles, capsys):
+    from cimem.cli import main
+    from cimem.composition import composition_curve
+
+    with FakeLLM(World()) as server:
+        s = settings(server, trials=2, composition_step=1, judge_model=None)
+        run_id = runner.create_run(store, profiles, s)
+        runner.run(store, run_id)
+    curve = composition_curve(store, run_id)
+    assert curve.steps == [0, 1, 2, 3]          # 3 withheld memories per context, steps of 1
+    assert all(n == 3 * 4 * 2 for n in curve.messages)
+    assert curve.leak_rate[0] is None and curve.any_leak[0] is None
+    # recompute one point from the stored messages and the offline judge's verdicts
+    rows = store.composition_messages(run_id, curve.judge)
+    step2 = [(json.loads(sj), set(rev)) for b, sj, rev in rows if b == 2]
+    expect = sum(len(r & set(extra)) / 2 for (needed, extra), r in step2) / len(step2)
+    assert curve.leak_rate[2] == pytest.approx(expect)
+    assert 0 <= curve.completeness[0] <= 1
+    store.close()
+    assert main(["composition", "--db", store.path, "--run", str(run_id), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["leak_rate"] == curve.leak_rate
