@@ -36,6 +36,39 @@ def _int_list(text: str | None, flag: str) -> list[int] | None:
     return parse(text, flag)
 
 
+def price_table(path: str | None) -> dict[str, tuple[float, float]]:
+    """A price table the user keeps: YAML or JSON ``{model: {input: USD, output: USD}}`` per
+    million tokens. Models not in it cost what the --price flags say (default 0)."""
+    if not path:
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(open(path, encoding="utf-8"))
+    except FileNotFoundError:
+        raise CimemError(f"{path}: no such price table") from None
+    except yaml.YAMLError as exc:
+        raise CimemError(f"{path}: not valid YAML or JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise CimemError(f"{path}: expected a mapping {{model: {{input: X, output: Y}}}}")
+    table = {}
+    for model, entry in data.items():
+        try:
+            table[str(model)] = (float(entry["input"]), float(entry["output"]))
+        except (TypeError, KeyError, ValueError):
+            raise CimemError(f"{path}: model {model!r}: expected {{input: USD per million"
+                             f" tokens, output: USD per million tokens}}, got {entry!r}") from None
+    return table
+
+
+def _prices(args: argparse.Namespace, model: str | None, flag_in: float | None,
+            flag_out: float | None) -> tuple[float, float]:
+    """Flags first, then the price table, then 0."""
+    table_in, table_out = price_table(args.prices).get(model or "", (0.0, 0.0))
+    return (flag_in if flag_in is not None else table_in,
+            flag_out if flag_out is not None else table_out)
+
+
 def settings_from(args: argparse.Namespace) -> Any:
     from .runner import RunSettings
 
@@ -52,18 +85,20 @@ def settings_from(args: argparse.Namespace) -> Any:
         raise CimemError(f"--trials {args.trials}: at least 1")
     if args.concurrency < 1:
         raise CimemError(f"--concurrency {args.concurrency}: at least 1")
+    price_in, price_out = _prices(args, args.model, args.price_in, args.price_out)
+    judge_in, judge_out = _prices(args, args.judge_model, args.judge_price_in,
+                                  args.judge_price_out)
     return RunSettings(
         model=args.model, base_url=args.base_url, api_key_env=args.api_key_env,
         temperature=args.temperature, max_tokens=args.max_tokens, trials=args.trials,
         level=args.level, prompts=args.prompts, memory_format=args.memory_format,
         profiles_limit=args.profiles_limit, profiles=profiles, contexts=contexts,
         composition_step=args.composition, concurrency=args.concurrency, rpm=args.rpm,
-        timeout=args.timeout, retries=args.retries, price_in=args.price_in,
-        price_out=args.price_out, judge_model=args.judge_model,
+        timeout=args.timeout, retries=args.retries, price_in=price_in,
+        price_out=price_out, judge_model=args.judge_model,
         judge_base_url=args.judge_base_url or args.base_url,
         judge_api_key_env=args.judge_api_key_env or args.api_key_env,
-        judge_prompts=args.judge_prompts, judge_price_in=args.judge_price_in,
-        judge_price_out=args.judge_price_out)
+        judge_prompts=args.judge_prompts, judge_price_in=judge_in, judge_price_out=judge_out)
 
 
 def _generation_bar(settings: Any):
@@ -104,7 +139,7 @@ def describe(summary: Any, kept: bool = True) -> str:
         lines.append(f"  estimated tokens: {summary.prompt_tokens:,} prompt,"
                      f" {summary.completion_tokens:,} completion (about 4 characters per token;"
                      " each reply assumed max-tokens long)")
-        lines.append(f"  estimated cost: ${summary.cost:.4f} (from the --price-* settings)")
+        lines.append(f"  estimated cost: ${summary.cost:.4f} (from the prices in the run's settings)")
         return "\n".join(lines)
     lines.append(f"  judge: {summary.judged} messages judged, {summary.judge_calls} calls made,"
                  f" {summary.parse_failures} parse failures, {summary.judge_errors} errors")
@@ -171,12 +206,13 @@ def label_settings_from(args: argparse.Namespace) -> Any:
     listed = _int_list(args.contexts, "--contexts")
     if listed is not None:
         contexts = sorted(set(contexts or []) | set(listed))
+    price_in, price_out = _prices(args, args.model, args.price_in, args.price_out)
     return RunSettings(
         model=args.model, base_url=args.base_url, api_key_env=args.api_key_env,
         temperature=args.temperature, max_tokens=args.max_tokens, trials=args.samples,
         profiles_limit=args.profiles_limit, profiles=profiles, contexts=contexts,
         concurrency=args.concurrency, rpm=args.rpm, timeout=args.timeout, retries=args.retries,
-        price_in=args.price_in, price_out=args.price_out)
+        price_in=price_in, price_out=price_out)
 
 
 def cmd_label(args: argparse.Namespace) -> int:
@@ -237,9 +273,12 @@ def _add_call_args(p: argparse.ArgumentParser, concurrency: int = 8) -> None:
     c.add_argument("--timeout", type=float, default=120.0, help="seconds per call (default 120)")
     c.add_argument("--retries", type=int, default=4,
                    help="retries per call, exponential backoff with jitter, honouring Retry-After")
-    c.add_argument("--price-in", type=float, default=0.0,
-                   help="USD per million prompt tokens of the model")
-    c.add_argument("--price-out", type=float, default=0.0,
+    c.add_argument("--prices", metavar="PATH",
+                   help="price table, YAML or JSON: {model: {input: X, output: Y}} in USD per"
+                        " million tokens (the --price flags take precedence)")
+    c.add_argument("--price-in", type=float, default=None,
+                   help="USD per million prompt tokens of the model (default: the table, else 0)")
+    c.add_argument("--price-out", type=float, default=None,
                    help="USD per million completion tokens of the model")
 
 
@@ -307,8 +346,9 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
                    help="use the deterministic offline judge (the default without --judge-model)")
     _add_call_args(p)
     c = p.add_argument_group("judge prices")
-    c.add_argument("--judge-price-in", type=float, default=0.0, help="judge: USD per M prompt tokens")
-    c.add_argument("--judge-price-out", type=float, default=0.0,
+    c.add_argument("--judge-price-in", type=float, default=None,
+                   help="judge: USD per M prompt tokens")
+    c.add_argument("--judge-price-out", type=float, default=None,
                    help="judge: USD per M completion tokens")
     p.set_defaults(func=cmd_run)
 

@@ -274,3 +274,23 @@ def test_composition_curve_counts_withheld_leaks(store, profiles, capsys):
     store.close()
     assert main(["composition", "--db", store.path, "--run", str(run_id), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["leak_rate"] == curve.leak_rate
+
+
+def test_price_table_prices_a_dry_run(tmp_path, profiles):
+    db = tmp_path / "prices.duckdb"
+    table = tmp_path / "prices.yaml"
+    table.write_text("m:\n  input: 1000000\n  output: 0\nother:\n  input: 5\n  output: 5\n")
+    proc = cli("--profiles", str(profiles), "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+               "--dry-run", "--prices", str(table), "--trials", "1", db=db)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    prompt_tokens = int(out.split("estimated tokens: ")[1].split(" prompt")[0].replace(",", ""))
+    assert f"estimated cost: ${prompt_tokens:.4f}" in out    # 1 USD per prompt token
+    proc = cli("--profiles", str(profiles), "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+               "--dry-run", "--prices", str(table), "--price-in", "0", db=db)
+    assert "estimated cost: $0.0000" in proc.communicate(timeout=60)[0]   # the flag wins
+    table.write_text("m: 3\n")
+    proc = cli("--profiles", str(profiles), "--model", "m", "--dry-run", "--prices", str(table),
+               db=db)
+    err = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 2 and "model 'm': expected {input:" in err
