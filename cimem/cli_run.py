@@ -41,16 +41,9 @@ def price_table(path: str | None) -> dict[str, tuple[float, float]]:
     million tokens. Models not in it cost what the --price flags say (default 0)."""
     if not path:
         return {}
-    import yaml
+    from .prompts import load_yaml_mapping
 
-    try:
-        data = yaml.safe_load(open(path, encoding="utf-8"))
-    except FileNotFoundError:
-        raise CimemError(f"{path}: no such price table") from None
-    except yaml.YAMLError as exc:
-        raise CimemError(f"{path}: not valid YAML or JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise CimemError(f"{path}: expected a mapping {{model: {{input: X, output: Y}}}}")
+    data = load_yaml_mapping(path, "price table", "a mapping {model: {input: X, output: Y}}")
     table = {}
     for model, entry in data.items():
         try:

@@ -76,19 +76,24 @@ class PromptTemplate:
         return hashlib.sha256(self.text.encode()).hexdigest()[:16]
 
 
-def _load_yaml(path: str | Path) -> dict:
+def load_yaml_mapping(path: str | Path, what: str, expected: str) -> dict:
+    """A YAML (or JSON) file holding a mapping, or an error naming the file and the expectation."""
     import yaml
 
     p = Path(path)
     try:
-        data = yaml.safe_load(p.read_text())
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise CimemError(f"{p}: no such prompts file") from None
+        raise CimemError(f"{p}: no such {what}") from None
     except yaml.YAMLError as exc:
         raise CimemError(f"{p}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):
-        raise CimemError(f"{p}: expected a mapping with task_solving and adversary_reveal")
+        raise CimemError(f"{p}: expected {expected}")
     return data
+
+
+def _load_yaml(path: str | Path) -> dict:
+    return load_yaml_mapping(path, "prompts file", "a mapping with task_solving and adversary_reveal")
 
 
 def load_judge_prompt(path: str | Path | None = None, variant: str = "strict") -> PromptTemplate:
