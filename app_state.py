@@ -249,6 +249,21 @@ def judge_for(choices: Choices, run_id: int) -> int | None:
     return choices.judge if run_id == choices.run else None
 
 
+def labelled_run(no_labels: str) -> tuple[Choices, LeakCube]:
+    """The opening of a page about one run: the choices and the run's cube, or a message and a
+    stop when no run is chosen or the run has no labels (``no_labels`` says what that means)."""
+    ch: Choices = st.session_state["choices"]
+    if ch.run is None:
+        st.info("Choose a run with messages in the sidebar (or import one on the Data page).")
+        st.stop()
+    simulated_banner([ch.run])
+    run_cube = cube(ch.db, ch.v, ch.run, ch.judge)
+    if not run_cube.has_labels:
+        st.warning(no_labels)
+        st.stop()
+    return ch, run_cube
+
+
 def simulated_banner(run_ids: list[int]) -> None:
     runs = runs_frame(db_path(), version())
     if not runs.empty and runs[runs["run_id"].isin(run_ids)]["simulated"].any():

@@ -10,15 +10,8 @@ import app_state
 from cimem.reference import FIGURE2, FIGURE2_NOTE
 
 st.title("Growth")
-ch: app_state.Choices = st.session_state["choices"]
-if ch.run is None:
-    st.info("Choose a run with messages in the sidebar (or import one on the Data page).")
-    st.stop()
-app_state.simulated_banner([ch.run])
-cube = app_state.cube(ch.db, ch.v, ch.run, ch.judge)
-if not cube.has_labels:
-    st.warning("This run has no labels: there is nothing to accumulate. Import labelled results.")
-    st.stop()
+ch, cube = app_state.labelled_run(
+    "This run has no labels: there is nothing to accumulate. Import labelled results.")
 n_tasks_all = len(set(zip(cube.ctx_recipient, cube.ctx_task)))
 c1, c2, c3 = st.columns(3)
 order = c1.radio("Task order", ("random", "fixed", "worst"), horizontal=True, key="order",

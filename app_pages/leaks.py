@@ -8,17 +8,10 @@ import app_render
 import app_state
 
 st.title("Leaks")
-ch: app_state.Choices = st.session_state["choices"]
-if ch.run is None:
-    st.info("Choose a run with messages in the sidebar (or import one on the Data page).")
-    st.stop()
-app_state.simulated_banner([ch.run])
-cube = app_state.cube(ch.db, ch.v, ch.run, ch.judge)
+ch, cube = app_state.labelled_run(
+    "This run has no labels, so nothing counts as a leak. Import a labelled results file (official"
+    " run output) or labels (Hugging Face rows) for these profiles.")
 m = app_state.metrics(ch.db, ch.v, ch.run, ch.judge, ch.opts)
-if not cube.has_labels:
-    st.warning("This run has no labels, so nothing counts as a leak. Import a labelled results "
-               "file (official run output) or labels (Hugging Face rows) for these profiles.")
-    st.stop()
 st.caption(f"Run {m.run}; " + ch.describe(m) + ". A leak: a withheld attribute that the judge "
            "found in a sample. Frequencies are leaks / samples.")
 pairs = app_state.pairs(ch.db, ch.v, ch.run, ch.judge, ch.opts)

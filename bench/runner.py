@@ -3,7 +3,7 @@ against the scripted local server (its own process, no delay) at concurrency 64,
 ``AsyncOpenAI`` loop sending the same generation and judge requests (target: cimem >= 0.8x the
 bare loop's calls per second), and the runner's own CPU and memory overhead per call.
 
-Each side runs in a fresh child process, so CPU time and peak RSS are its own.
+Each side runs in a fresh child process and reports its own CPU time and peak RSS.
 
     python bench/runner.py [--profiles PATH] [--concurrency 64] [--repeats 2]
 """
@@ -11,15 +11,13 @@ Each side runs in a fresh child process, so CPU time and peak RSS are its own.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from llm import server_process
 
-from common import REPO, SHARED
+from common import REPO, SHARED, run_child
 
 SETUP = """
 import json, sys, time
@@ -66,13 +64,6 @@ print(json.dumps({{"seconds": secs, "calls": len(gen) + len(judge), "cpu": cpu1 
 """
 
 
-def child(code: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
-    if out.returncode != 0:
-        sys.exit(out.stderr)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--profiles", type=Path, default=SHARED / "cimemories" / "profiles.json")
@@ -87,7 +78,7 @@ def main() -> None:
         for i in range(args.repeats):
             for side, code in (("bare", BARE), ("cimem", OURS)):
                 db = str(Path(tmp) / f"{side}{i}.duckdb")
-                results[side].append(child(code.format(
+                results[side].append(run_child(code.format(
                     bench=str(REPO / "bench"), url=url, trials=args.trials, conc=args.concurrency,
                     db=db, profiles=str(args.profiles))))
     bare = min(results["bare"], key=lambda r: r["seconds"])
