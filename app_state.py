@@ -62,48 +62,60 @@ def changed() -> None:
 
 
 # ----------------------------------------------------------------------------- cached reads
+# Every cached read takes the database path and its version (hashed, so a changed file is read
+# again); changed() also forgets everything after the app's own writes.
 @st.cache_data(show_spinner=False, max_entries=64)
-def runs_frame(path: str, _v: float):
+def runs_frame(path: str, db_version: float):
     import pandas as pd
 
     return pd.DataFrame([r.__dict__ for r in _store(path).list_runs()])
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def judges_of(path: str, _v: float, run_id: int):
+def judges_of(path: str, db_version: float, run_id: int):
     return _store(path).judges(run_id)
 
 
 @st.cache_data(show_spinner="Reading the run...", max_entries=16)
-def cube(path: str, _v: float, run_id: int, judge_id: int | None) -> LeakCube:
+def cube(path: str, db_version: float, run_id: int, judge_id: int | None) -> LeakCube:
     return cube_from_store(_store(path), run_id, judge_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def metrics(path: str, _v: float, run_id: int, judge_id: int | None, opts: MetricOptions
+def metrics(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions
             ) -> RunMetrics:
-    return compute(cube(path, _v, run_id, judge_id), opts)
+    return compute(cube(path, db_version, run_id, judge_id), opts)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def pairs(path: str, _v: float, run_id: int, judge_id: int | None, opts: MetricOptions):
+def pairs(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions):
     """Every labelled pair of a run with its leaks (the Leaks and Growth pages' base table)."""
     from cimem.breakdowns import pair_table
 
-    return pair_table(cube(path, _v, run_id, judge_id), opts)
+    return pair_table(cube(path, db_version, run_id, judge_id), opts)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def leak_tables(path: str, _v: float, run_id: int, judge_id: int | None, opts: MetricOptions,
+def leak_tables(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions,
                 filters: tuple):
     """The Leaks page's tables for one filter selection: (view, attributes, recipients,
     domains, profiles, heatmap cells of private pairs, of all pairs)."""
     from cimem.breakdowns import attribute_table, group_table, heatmap_table
 
-    view = filtered_pairs(pairs(path, _v, run_id, judge_id, opts), filters)
+    view = filtered_pairs(pairs(path, db_version, run_id, judge_id, opts), filters)
     return (view, attribute_table(view), group_table(view, ["recipient", "task"]),
             group_table(view, ["domain"]), group_table(view, ["profile"]),
             heatmap_table(view, only_private=True), heatmap_table(view, only_private=False))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def ranked_attributes(path: str, db_version: float, run_id: int, judge_id: int | None,
+                      opts: MetricOptions):
+    """Every attribute of the run, most leaked first (the Growth page's attribute picker): a
+    small table of its own, so a rerun does not copy all of the Leaks page's tables."""
+    from cimem.breakdowns import attribute_table
+
+    return attribute_table(pairs(path, db_version, run_id, judge_id, opts))[["profile", "key"]]
 
 
 def filtered_pairs(table, filters: tuple):
@@ -120,24 +132,24 @@ def filtered_pairs(table, filters: tuple):
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def overview(path: str, _v: float, runs: tuple, judges: tuple, opts: MetricOptions):
+def overview(path: str, db_version: float, runs: tuple, judges: tuple, opts: MetricOptions):
     from cimem.overview import overview as build
 
-    return build([cube(path, _v, r, j) for r, j in zip(runs, judges)], opts)
+    return build([cube(path, db_version, r, j) for r, j in zip(runs, judges)], opts)
 
 
 @st.cache_data(show_spinner="Computing the curves...", max_entries=32)
-def growth_curve(path: str, _v: float, run_id: int, judge_id: int | None, opts: MetricOptions,
+def growth_curve(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions,
                  order: str, samples: str, method: str, max_t: int, max_k: int):
     from cimem.growth import growth
 
-    return growth(cube(path, _v, run_id, judge_id), opts, order=order, samples=samples,
+    return growth(cube(path, db_version, run_id, judge_id), opts, order=order, samples=samples,
                   method=method, draws=300, tasks=list(range(1, max_t + 1)),
                   trials=list(range(1, max_k + 1)))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def composition(path: str, _v: float, run_id: int, judge_id: int | None):
+def composition(path: str, db_version: float, run_id: int, judge_id: int | None):
     """The memory-composition curve of a run, or None when it has no composition messages."""
     from cimem.composition import composition_curve
 
@@ -147,11 +159,11 @@ def composition(path: str, _v: float, run_id: int, judge_id: int | None):
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def attribute_view(path: str, _v: float, run_id: int, judge_id: int | None, opts: MetricOptions,
+def attribute_view(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions,
                    profile: str, key: str):
     from cimem.growth import attribute_view as build
 
-    return build(cube(path, _v, run_id, judge_id), profile, key, opts)
+    return build(cube(path, db_version, run_id, judge_id), profile, key, opts)
 
 
 # ----------------------------------------------------------------------------- the sidebar

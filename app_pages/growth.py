@@ -88,7 +88,7 @@ st.subheader("One attribute")
 names = cube.profile_names
 pc1, pc2 = st.columns(2)
 profile = pc1.selectbox("Profile", names)
-ranked = app_state.leak_tables(ch.db, ch.v, ch.run, ch.judge, ch.opts, ())[1]
+ranked = app_state.ranked_attributes(ch.db, ch.v, ch.run, ch.judge, ch.opts)
 keys = ranked[ranked["profile"] == profile]["key"].tolist()
 if not keys:
     st.info(f"No attribute of {profile} is private in a task with samples.")

@@ -172,3 +172,18 @@ def test_growth_shows_the_composition_curve(tmp_path, monkeypatch):
     no_exception(at)
     assert "Memory composition" in [h.value for h in at.subheader]
     assert any("not part of Violation@n" in c.value for c in at.caption)
+
+
+def test_a_run_written_elsewhere_appears_on_the_next_rerun(tmp_path, monkeypatch):
+    db = tmp_path / "grow.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, write_jsonl(tmp_path / "a.jsonl", [small_profile("A")]), name="first")
+    at = open_page(str(db), PAGES[5], monkeypatch)
+    no_exception(at)
+    names = lambda: " ".join(str(df.value.to_dict()) for df in at.dataframe)  # noqa: E731
+    assert "first" in names() and "second" not in names()
+    with Store.open(db) as store:   # e.g. a CLI import into the same database
+        ingest_file(store, write_jsonl(tmp_path / "b.jsonl", [small_profile("B")]), name="second")
+    at.run()
+    no_exception(at)
+    assert "second" in names()
