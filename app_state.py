@@ -13,6 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from cimem.cube import LeakCube, cube_from_store
+from cimem.errors import CimemError
 from cimem.labels import LabelRule
 from cimem.metrics import MODES, MetricOptions, RunMetrics, compute
 from cimem.store import Store
@@ -46,7 +47,12 @@ def _store(path: str) -> Store:
 
 
 def store() -> Store:
-    return _store(db_path())
+    """The open database; when another process holds it, a message saying so, and a stop."""
+    try:
+        return _store(db_path())
+    except CimemError as exc:
+        st.error(str(exc))
+        st.stop()
 
 
 def version() -> float:
@@ -197,6 +203,7 @@ def _param(name: str, default: str) -> str:
 def sidebar() -> Choices:
     """The database, runs, mode, label rule and judge, kept in the URL query parameters."""
     ensure_demo_database()
+    store()  # a clear message when the database cannot be opened
     path, v = db_path(), version()
     runs = runs_frame(path, v)
     with_messages = runs[runs["messages"] > 0] if not runs.empty else runs

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 
+from .errors import CimemError
 from .paths import DEFAULT_DB_ENV, DEFAULT_DB_PATH, default_db_path  # noqa: F401 (re-exported)
 
 SCHEMA_VERSION = 1
@@ -167,6 +169,10 @@ class JudgeInfo:
     created_at: datetime
 
 
+class DatabaseBusy(CimemError):
+    """Another process holds the database."""
+
+
 class Store:
     """A cimem database. Open with :meth:`open`; use as a context manager to close it."""
 
@@ -183,7 +189,17 @@ class Store:
             raise FileNotFoundError(f"{path}: no such database")
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(path, read_only=read_only)
+        try:
+            con = duckdb.connect(path, read_only=read_only)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise
+            holder = re.search(r"\(PID (\d+)\)", str(exc))
+            raise DatabaseBusy(
+                f"{path} is open in another process{f' (PID {holder.group(1)})' if holder else ''},"
+                " e.g. the app or a running `cimem run`: DuckDB lets one process write a database"
+                " at a time. Stop that process (a stopped run resumes with --resume), or work on"
+                " a copy of the file.") from None
         store = cls(con, path)
         if not read_only:
             store._ensure_schema()

@@ -187,3 +187,17 @@ def test_a_run_written_elsewhere_appears_on_the_next_rerun(tmp_path, monkeypatch
     at.run()
     no_exception(at)
     assert "second" in names()
+
+
+def test_a_database_held_by_another_process_is_explained(tmp_path, monkeypatch):
+    from test_store import hold_database
+
+    db = tmp_path / "held.duckdb"
+    proc = hold_database(db)
+    try:
+        at = open_page(str(db), PAGES[0], monkeypatch)
+        assert not at.exception
+        assert any("open in another process" in e.value for e in at.error)
+    finally:
+        proc.stdin.close()
+        proc.wait()

@@ -1,10 +1,13 @@
 """The store: schema, transactions, run lookup and deletion."""
 
+import subprocess
+import sys
+
 import pyarrow as pa
 import pytest
 
 from cimem.ingest import ingest_file
-from cimem.store import SCHEMA_VERSION, Store
+from cimem.store import SCHEMA_VERSION, DatabaseBusy, Store
 
 from fixtures import small_profile, write_jsonl
 
@@ -50,3 +53,25 @@ def test_reopen_keeps_data(tmp_path):
         ingest_file(s, write_jsonl(tmp_path / "a.jsonl", [small_profile()]))
     with Store.open(path, read_only=True) as s:
         assert len(s.list_runs()) == 1
+
+
+def hold_database(path) -> subprocess.Popen:
+    """Another process holding the database open, as the app or a running `cimem run` does."""
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from cimem.store import Store;"
+                             f" s = Store.open({str(path)!r}); print('open', flush=True);"
+                             " sys.stdin.read()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout.readline().strip() == "open"
+    return proc
+
+
+def test_a_database_held_elsewhere_gives_a_clear_error(tmp_path):
+    db = tmp_path / "held.duckdb"
+    proc = hold_database(db)
+    try:
+        with pytest.raises(DatabaseBusy, match=r"open in another process \(PID \d+\)"):
+            Store.open(db)
+    finally:
+        proc.stdin.close()
+        proc.wait()
+    Store.open(db).close()   # free again once the other process is gone
