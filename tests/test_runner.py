@@ -294,3 +294,31 @@ def test_price_table_prices_a_dry_run(tmp_path, profiles):
                db=db)
     err = proc.communicate(timeout=60)[1]
     assert proc.returncode == 2 and "model 'm': expected {input:" in err
+
+
+def test_ctrl_c_stops_cleanly_and_resume_repeats_nothing(tmp_path, profiles):
+    db = tmp_path / "interrupted.duckdb"
+    world = World()
+    world.hold_after = 10
+    with FakeLLM(world) as server:
+        proc = cli("--profiles", str(profiles), "--model", "gen-m", "--base-url", server.base_url,
+                   "--trials", "3", "--concurrency", "4", "--timeout", "600", db=db)
+        deadline = time.monotonic() + 60
+        while not any(r.status == HUNG for r in server.log):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert "interrupted: every completed call is cached; continue with" in err
+        assert "Traceback" not in err
+        with Store.open(db, read_only=True) as store:   # merged on the way out, not left behind
+            assert store.table_counts()["llm_cache"] == 10
+        assert not (tmp_path / "interrupted.duckdb.calls").exists()
+        world.hold_after = None
+        resumed = cli("--resume", "1", db=db)
+        out, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+        assert "26 calls, 10 from the cache, 0 failed" in out
+    assert len(successful(server, judge=False)) == 36
