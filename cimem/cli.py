@@ -79,10 +79,10 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if not runs:
         print("no runs yet: import one with `python -m cimem ingest FILE`")
         return 0
-    header = ("id", "name", "model", "source", "profiles", "contexts", "trials", "messages",
-              "verdicts", "judges")
-    rows = [(str(r.run_id), r.name + (" [simulated]" if r.simulated else ""), r.model or "-",
-             r.source_format, str(r.profiles), str(r.contexts),
+    header = ("id", "name", "kind", "model", "source", "profiles", "contexts", "trials",
+              "messages", "verdicts", "judges")
+    rows = [(str(r.run_id), r.name + (" [simulated]" if r.simulated else ""), r.kind,
+             r.model or "-", r.source_format, str(r.profiles), str(r.contexts),
              "-" if r.n_trials is None else str(r.n_trials), str(r.messages), str(r.verdicts),
              str(r.judges)) for r in runs]
     print(_table(header, rows))
@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("runs", help="list the runs in a database",
-                       description="One row per run: id, name, model, source format, profiles,"
+                       description="One row per run: id, name, kind, model, source format, profiles,"
                        " contexts, trials, messages, verdicts, judges.")
     _add_db(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")

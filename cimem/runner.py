@@ -24,7 +24,7 @@ import orjson
 from .call_cache import CallCache
 from .errors import CimemError
 from .judge import Judge, JudgeOutcome, OfflineJudge, attribute_specs, store_outcomes
-from .labels import LabelRule
+from .labels import LABEL_NAMES, LabelRule
 from .llm import ChatResult, ClientSettings, cache_key, chat, from_cache, make_client
 from .memory import Memory, render
 from .prompts import PromptTemplate, fill, load_task_prompt
@@ -217,13 +217,17 @@ def plan(store: Store, run_id: int, s: RunSettings) -> tuple[list[Slot], dict[in
 
 
 def _hard_labels(store: Store, run_id: int) -> dict[tuple[int, int, str], str]:
-    rule = LabelRule.parse("unanimous")
-    keys = {a[1]: (a[0], a[2]) for a in store.attributes_of(run_id)}
-    out = {}
-    for pid, ctx, attr_id, nec, priv, hard in store.labels_of_run(run_id):
-        label = hard if hard is not None else {1: "share", 0: "private", -1: "ambiguous"}[
-            int(rule.apply(np.array([nec]), np.array([priv]))[0])]
-        out[(pid, ctx, keys[attr_id][1])] = label
+    """{(profile, context, key): share | private | ambiguous} under the official rule."""
+    keys = {a[1]: a[2] for a in store.attributes_of(run_id)}
+    rows = store.labels_of_run(run_id)
+    fractions = [r for r in rows if r[5] is None]
+    codes = LabelRule.parse("unanimous").apply(
+        np.array([r[3] for r in fractions], np.float64), np.array([r[4] for r in fractions],
+                                                                   np.float64))
+    out = {(pid, ctx, keys[aid]): LABEL_NAMES[int(c)]
+           for (pid, ctx, aid, _n, _p, _h), c in zip(fractions, codes)}
+    out.update({(pid, ctx, keys[aid]): hard for pid, ctx, aid, _n, _p, hard in rows
+                if hard is not None})
     return out
 
 
