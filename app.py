@@ -1,18 +1,18 @@
-"""cimem app: navigation and the sidebar every page shares. Pages live in pages/."""
+"""cimem app: navigation and the sidebar every page shares. Pages live in webapp/pages/ (see webapp/__init__.py)."""
 
 import streamlit as st
 
-import app_state
+from webapp import state
 
 st.set_page_config(page_title="cimem", layout="wide")
 PAGES = [
-    st.Page("app_pages/overview.py", title="Overview", icon=":material/table_chart:", default=True),
-    st.Page("app_pages/leaks.py", title="Leaks", icon=":material/water_drop:"),
-    st.Page("app_pages/growth.py", title="Growth", icon=":material/trending_up:"),
-    st.Page("app_pages/audit.py", title="Audit", icon=":material/fact_check:"),
-    st.Page("app_pages/learn.py", title="Learn", icon=":material/school:"),
-    st.Page("app_pages/data.py", title="Data", icon=":material/database:"),
+    st.Page("webapp/pages/overview.py", title="Overview", icon=":material/table_chart:", default=True),
+    st.Page("webapp/pages/leaks.py", title="Leaks", icon=":material/water_drop:"),
+    st.Page("webapp/pages/growth.py", title="Growth", icon=":material/trending_up:"),
+    st.Page("webapp/pages/audit.py", title="Audit", icon=":material/fact_check:"),
+    st.Page("webapp/pages/learn.py", title="Learn", icon=":material/school:"),
+    st.Page("webapp/pages/data.py", title="Data", icon=":material/database:"),
 ]
 nav = st.navigation(PAGES)
-st.session_state["choices"] = app_state.sidebar()
+st.session_state["choices"] = state.sidebar()
 nav.run()

@@ -16,12 +16,12 @@ from common import REPO, fabricated
 
 APP = str(REPO / "app.py")
 CHANGES = {
-    "app_pages/overview.py": None,
-    "app_pages/leaks.py": ("multiselect", "f_profile"),
-    "app_pages/growth.py": ("radio", "order"),
-    "app_pages/audit.py": ("toggle", None),
-    "app_pages/learn.py": ("slider", "sim_p"),
-    "app_pages/data.py": None,
+    "webapp/pages/overview.py": None,
+    "webapp/pages/leaks.py": ("multiselect", "f_profile"),
+    "webapp/pages/growth.py": ("radio", "order"),
+    "webapp/pages/audit.py": ("toggle", None),
+    "webapp/pages/learn.py": ("slider", "sim_p"),
+    "webapp/pages/data.py": None,
 }
 
 
@@ -43,7 +43,7 @@ def main() -> None:
         for page, change in CHANGES.items():
             st.cache_data.clear()
             at = AppTest.from_file(APP, default_timeout=300)
-            if page == "app_pages/overview.py":
+            if page == "webapp/pages/overview.py":
                 t = time.perf_counter()
                 at.run()
             else:

@@ -15,10 +15,10 @@ from common import fabricated
 
 
 def main() -> None:
-    from cimem.cube import cube_from_store
-    from cimem.growth import growth
+    from cimem.analysis.cube import cube_from_store
+    from cimem.analysis.growth import growth
+    from cimem.analysis.metrics import MetricOptions
     from cimem.ingest import ingest_file
-    from cimem.metrics import MetricOptions
     from cimem.store import Store
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -16,10 +16,10 @@ from pathlib import Path
 from llm import bare_loop, server_process
 
 from cimem.ingest import ingest_file
-from cimem.judge import OfflineJudge, attribute_specs, rejudge
-from cimem.llm import ClientSettings
-from cimem.llm_judge import LLMJudge
-from cimem.prompts import load_judge_prompt
+from cimem.judges.base import OfflineJudge, attribute_specs, rejudge
+from cimem.judges.llm import LLMJudge
+from cimem.llm.client import ClientSettings
+from cimem.llm.prompts import load_judge_prompt
 from cimem.store import Store
 
 from common import fabricated

@@ -23,7 +23,7 @@ SETUP = """
 import json, sys, time
 sys.path.insert(0, {bench!r})
 from llm import bare_loop, usage
-from cimem import runner
+import cimem.generate.runner as runner
 from cimem.store import Store
 s = runner.RunSettings(model="gen-m", base_url={url!r}, api_key_env="BENCH_NO_KEY",
                        trials={trials}, concurrency={conc}, judge_model="judge-m",
@@ -42,10 +42,10 @@ print(json.dumps({{"seconds": secs, "calls": summary.calls + summary.judge_calls
 """
 
 BARE = SETUP + """
-from cimem.judge import attribute_specs
-from cimem.llm_judge import LLMJudge
-from cimem.llm import ClientSettings
-from cimem.prompts import load_judge_prompt, load_task_prompt
+from cimem.judges.base import attribute_specs
+from cimem.judges.llm import LLMJudge
+from cimem.llm.client import ClientSettings
+from cimem.llm.prompts import load_judge_prompt, load_task_prompt
 slots, memories = runner.plan(store, run_id, s)
 ctx = {{(c[0], c[1]): (c[2], c[3]) for c in store.contexts_of(run_id)}}
 template = load_task_prompt(1)

@@ -1,5 +1,5 @@
-"""python -m cimem: see cimem.cli."""
+"""python -m cimem: see cimem.cli.main."""
 
-from .cli import main
+from cimem.cli.main import main
 
 raise SystemExit(main())

@@ -6,15 +6,15 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from cimem.demo import build_demo_database
+from cimem.demo.simulate import build_demo_database
 from cimem.ingest import ingest_file
 from cimem.store import Store
 
 from fixtures import small_profile, write_jsonl
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ["app_pages/overview.py", "app_pages/leaks.py", "app_pages/growth.py", "app_pages/audit.py",
-         "app_pages/learn.py", "app_pages/data.py"]
+PAGES = ["webapp/pages/overview.py", "webapp/pages/leaks.py", "webapp/pages/growth.py", "webapp/pages/audit.py",
+         "webapp/pages/learn.py", "webapp/pages/data.py"]
 TITLES = ["Overview", "Leaks", "Growth", "Audit", "Learn the metrics", "Data"]
 
 
@@ -53,7 +53,7 @@ def test_pages_render_on_demo(demo_db, monkeypatch, page, title):
     at = open_page(demo_db, page, monkeypatch)
     no_exception(at)
     assert at.title[0].value == title
-    if page not in ("app_pages/learn.py", "app_pages/data.py"):
+    if page not in ("webapp/pages/learn.py", "webapp/pages/data.py"):
         assert any("SIMULATED" in w.value for w in at.warning)
 
 
@@ -62,7 +62,7 @@ def test_pages_render_on_empty_database(empty_db, monkeypatch, page, title):
     at = open_page(empty_db, page, monkeypatch)
     no_exception(at)
     assert at.title[0].value == title
-    if page not in ("app_pages/learn.py",):
+    if page not in ("webapp/pages/learn.py",):
         text = " ".join(i.value for i in at.info)
         assert "run" in text.lower() or "import" in text.lower()
 
@@ -157,7 +157,7 @@ def test_growth_shows_the_composition_curve(tmp_path, monkeypatch):
     from llm_server import FakeLLM
     from llm_world import World
 
-    from cimem import runner
+    import cimem.generate.runner as runner
 
     from fixtures import runner_profiles
 

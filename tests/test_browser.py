@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cimem.demo import build_demo_database
+from cimem.demo.simulate import build_demo_database
 from cimem.ingest import ingest_file
 from cimem.store import Store
 

@@ -3,8 +3,8 @@ the next open (a process killed before merging loses nothing)."""
 
 import orjson
 
-from cimem.call_cache import CallCache, journal_path
 from cimem.store import Store
+from cimem.store.call_cache import CallCache, journal_path
 
 
 def test_put_get_flush_in_batches(tmp_path):

@@ -7,9 +7,9 @@ import random
 import orjson
 import pytest
 
-from cimem import demo
-from cimem.cube import cube_from_store
-from cimem.metrics import MetricOptions, compute
+import cimem.demo.simulate as demo
+from cimem.analysis.cube import cube_from_store
+from cimem.analysis.metrics import MetricOptions, compute
 from cimem.store import Store
 
 

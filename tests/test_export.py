@@ -2,8 +2,8 @@
 
 import json
 
-from cimem.export import export_official
 from cimem.ingest import ingest_file
+from cimem.ingest.export import export_official
 
 from conftest import shared_file
 from fixtures import small_profile, write_jsonl
@@ -57,7 +57,7 @@ def test_export_leaves_no_partial_file_on_error(store, tmp_path, monkeypatch):
 
     def boom(*a, **k):
         raise RuntimeError("disk full")
-    monkeypatch.setattr("cimem.export._profile_object", boom)
+    monkeypatch.setattr("cimem.ingest.export._profile_object", boom)
     try:
         export_official(store, res.run_id, out)
     except RuntimeError:

@@ -6,9 +6,9 @@ import random
 import numpy as np
 import pytest
 
-from cimem.cube import cube_from_official
-from cimem.growth import attribute_view, growth
-from cimem.metrics import MetricOptions, compute
+from cimem.analysis.cube import cube_from_official
+from cimem.analysis.growth import attribute_view, growth
+from cimem.analysis.metrics import MetricOptions, compute
 
 from conftest import shared_file
 from fixtures import PRIVATE, SHARE, attribute, profile, write_jsonl

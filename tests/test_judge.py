@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from cimem.agreement import agreement, cohen_kappa
-from cimem.cube import cube_from_store
+from cimem.analysis.agreement import agreement, cohen_kappa
+from cimem.analysis.cube import cube_from_store
+from cimem.analysis.metrics import MetricOptions, compute
 from cimem.ingest import ingest_file
-from cimem.judge import OfflineJudge, evidence_grounded, rejudge
-from cimem.metrics import MetricOptions, compute
+from cimem.judges.base import OfflineJudge, evidence_grounded, rejudge
 
 from conftest import shared_file
 from fixtures import small_profile, write_jsonl

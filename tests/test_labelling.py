@@ -8,9 +8,9 @@ import json
 import pytest
 from llm_server import FakeLLM, Reply
 
-from cimem import runner
-from cimem.labelling import LABEL_PROMPT, PERSONAS, create_label_run, label_run
-from cimem.runner import RunSettings
+import cimem.generate.runner as runner
+from cimem.generate.labelling import LABEL_PROMPT, PERSONAS, create_label_run, label_run
+from cimem.generate.runner import RunSettings
 
 from fixtures import runner_profiles, write_jsonl
 

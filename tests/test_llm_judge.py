@@ -7,10 +7,10 @@ from llm_server import FakeLLM, Reply
 
 from cimem.errors import CimemError
 from cimem.ingest import ingest_file
-from cimem.judge import rejudge
-from cimem.llm import ClientSettings, resolve_api_key
-from cimem.llm_judge import LLMJudge
-from cimem.prompts import load_judge_prompt
+from cimem.judges.base import rejudge
+from cimem.judges.llm import LLMJudge
+from cimem.llm.client import ClientSettings, resolve_api_key
+from cimem.llm.prompts import load_judge_prompt
 
 from conftest import shared_file
 from fixtures import small_profile, write_jsonl

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from cimem.memory import Memory, render
+from cimem.generate.memory import Memory, render
 
 M = Memory("Ada Lovelace", "female", "12 St James's Square", "36",
            [("name", "My name is Ada."), ("annual_income", "My annual income is $95,000."),

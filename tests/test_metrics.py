@@ -10,9 +10,9 @@ import sys
 import numpy as np
 import pytest
 
-from cimem.cube import cube_from_official, cube_from_store
+from cimem.analysis.cube import cube_from_official, cube_from_store
+from cimem.analysis.metrics import MetricOptions, bootstrap_ci, compare, compute
 from cimem.ingest import ingest_file
-from cimem.metrics import MetricOptions, bootstrap_ci, compare, compute
 
 from conftest import shared_file
 from fixtures import MIXED, PRIVATE, SHARE, attribute, profile, write_jsonl

@@ -2,7 +2,7 @@
 
 import pytest
 
-from cimem.offline_judge import AttributeSpec, judge_offline
+from cimem.judges.offline import AttributeSpec, judge_offline
 
 
 def revealed(message, key, value, statement, person="Ann Lee"):

@@ -2,8 +2,8 @@
 
 import pytest
 
-from cimem.llm import split_reasoning
-from cimem.replies import parse_reply
+from cimem.judges.replies import parse_reply
+from cimem.llm.client import split_reasoning
 
 KEYS = ["annual_income", "diagnosis", "name"]
 STATEMENTS = {"annual_income": "My annual income is $95,000.", "diagnosis": "I have hypertension.",

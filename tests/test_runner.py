@@ -14,12 +14,12 @@ import pytest
 from llm_server import HUNG, FakeLLM
 from llm_world import Faults, World, is_judge
 
-from cimem import runner
-from cimem.cube import cube_from_official, cube_from_store
+import cimem.generate.runner as runner
+from cimem.analysis.cube import cube_from_official, cube_from_store
+from cimem.analysis.metrics import MetricOptions, compute
 from cimem.errors import CimemError
-from cimem.export import export_official
-from cimem.metrics import MetricOptions, compute
-from cimem.runner import RunSettings
+from cimem.generate.runner import RunSettings
+from cimem.ingest.export import export_official
 from cimem.store import Store
 
 from conftest import REPO
@@ -254,8 +254,8 @@ def test_requests_per_minute_spaces_the_calls(store, profiles):
 
 
 def test_composition_curve_counts_withheld_leaks(store, profiles, capsys):
-    from cimem.cli import main
-    from cimem.composition import composition_curve
+    from cimem.analysis.composition import composition_curve
+    from cimem.cli.main import main
 
     with FakeLLM(World()) as server:
         s = settings(server, trials=2, composition_step=1, judge_model=None)

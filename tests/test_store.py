@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 from cimem.ingest import ingest_file
-from cimem.store import SCHEMA_VERSION, DatabaseBusy, Store
+from cimem.store.database import SCHEMA_VERSION, DatabaseBusy, Store
 
 from fixtures import small_profile, write_jsonl
 

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..errors import CimemError, InputError, describe
-from .records import Attribute, ProfileRecord, Progress, RunMeta
+from cimem.errors import CimemError, InputError, describe
+from cimem.ingest.records import Attribute, ProfileRecord, Progress, RunMeta
 
 REQUIRED = ("name", "attribute", "memory_statement", "label", "prompt")
 HUB_DATASET = "facebook/CIMemories"

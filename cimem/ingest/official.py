@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import orjson
 
-from ..errors import InputError, describe
-from .records import LABELS_COMBINED, Attribute, ProfileRecord, Progress
+from cimem.errors import InputError, describe
+from cimem.ingest.records import LABELS_COMBINED, Attribute, ProfileRecord, Progress
 
 TRIAL_KEY = re.compile(r"^combination_num_to_share=(\d+)_num_not_to_share=(\d+)_trial=(\d+)$")
 TRIAL_PREFIX = "combination"

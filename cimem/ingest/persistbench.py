@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import orjson
 
-from ..errors import CimemError, InputError, describe
-from .records import Attribute, JudgeMeta, ProfileRecord, Progress, RunMeta
+from cimem.errors import CimemError, InputError, describe
+from cimem.ingest.records import Attribute, JudgeMeta, ProfileRecord, Progress, RunMeta
 
 
 def read_persistbench(path: Path, progress: Progress | None = None, model: str | None = None

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import orjson
 
-from ..errors import InputError, describe
-from .official import read_profile_object
-from .records import ProfileRecord, Progress, RunMeta
+from cimem.errors import InputError, describe
+from cimem.ingest.official import read_profile_object
+from cimem.ingest.records import ProfileRecord, Progress, RunMeta
 
 
 def read_profiles(path: Path, progress: Progress | None = None

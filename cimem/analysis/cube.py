@@ -1,0 +1,347 @@
+"""The leak cube: everything the metrics need about one run under one judge, as numpy arrays.
+
+It is built either from the store (:func:`cube_from_store`) or straight from an official run-output
+file (:func:`cube_from_official`, no database needed), so both paths share every metric function.
+
+Layout: profiles ``0..P-1``; contexts flattened to ``0..C-1`` (``ctx_profile`` says whose); attributes
+``0..A-1`` (``attr_profile``); labelled pairs (context, attribute) with their fractions or hard label,
+and ``mask``: bit t set when the judge found the attribute revealed in trial t of that context.
+Per context, bit masks say which trials exist and whether their message and judgment are usable.
+Only full-memory trials enter (composition-experiment trials are analysed separately).
+"""
+
+from __future__ import annotations
+
+import gc
+import operator
+from dataclasses import dataclass, field
+from itertools import chain
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cimem.errors import CimemError, InputError, describe
+
+if TYPE_CHECKING:
+    from cimem.store import Store
+
+MAX_TRIALS = 64
+_NEC_PRIV = operator.itemgetter("necessary", "private")
+HARD_FROM_FRACTIONS = -2
+
+
+@dataclass
+class LeakCube:
+    run: str
+    judge: str
+    n_trials: int
+    profile_names: list[str]
+    ctx_profile: np.ndarray          # int32 [C]
+    ctx_recipient: list[str]
+    ctx_task: list[str]
+    attr_profile: np.ndarray         # int32 [A]
+    attr_key: list[str]
+    attr_domain: list[str | None]
+    attr_event: list[str | None]
+    pair_ctx: np.ndarray             # int32 [N]
+    pair_attr: np.ndarray            # int32 [N]
+    pair_necessary: np.ndarray       # float64 [N]
+    pair_private: np.ndarray         # float64 [N]
+    pair_hard: np.ndarray            # int8 [N]: -2 = derive from fractions, else 1/0/-1
+    pair_mask: np.ndarray            # uint64 [N]: revealed trials
+    ctx_trials: np.ndarray           # uint64 [C]: trials with a message slot
+    ctx_valid: np.ndarray            # uint64 [C]: message ok and judgment ok
+    ctx_unparsed: np.ndarray         # uint64 [C]: judge reply failed to parse
+    ctx_judge_error: np.ndarray      # uint64 [C]: judge call failed
+    ctx_failed: np.ndarray           # uint64 [C]: generation failed (no message)
+    ctx_unjudged: np.ndarray         # uint64 [C]: message not judged by this judge
+    info: dict = field(default_factory=dict)
+    ctx_local: np.ndarray | None = None    # int32 [C]: context index within its profile
+    attr_ids: np.ndarray | None = None     # int64 [A]: the store's attr_id (positions for files)
+    profile_ids: list[int] | None = None   # the store's profile_id per profile
+
+    @property
+    def n_profiles(self) -> int:
+        return len(self.profile_names)
+
+    @property
+    def has_labels(self) -> bool:
+        return len(self.pair_ctx) > 0
+
+    @property
+    def has_messages(self) -> bool:
+        return bool(np.any(self.ctx_trials))
+
+
+def popcount(x: np.ndarray) -> np.ndarray:
+    """Number of set bits of each uint64."""
+    return np.bitwise_count(np.asarray(x, dtype=np.uint64)).astype(np.int64)
+
+
+def first_bits(k: int) -> np.uint64:
+    """Mask of trials 0..k-1."""
+    return np.uint64((1 << k) - 1) if k < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+# --------------------------------------------------------------------------- from the store
+def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> LeakCube:
+    """The cube of a stored run, under ``judge_id`` (default: the run's original verdicts)."""
+    cfg = store.run_config(run_id)
+    if judge_id is None:
+        judge_id = store.default_judge(run_id)
+    judge = "none"
+    if judge_id is not None:
+        info = store.judge_info(judge_id)
+        if info.run_id != run_id:
+            raise CimemError(f"judge {judge_id} belongs to run {info.run_id}, not run {run_id}")
+        judge = f"{info.judge_id}: {info.name}" + (f" ({info.model})" if info.model else "")
+    top = store.max_trial(run_id)
+    if top is not None and top >= MAX_TRIALS:
+        raise CimemError(f"run {run_id} has trial {top}; cimem's metrics handle trials 0..63")
+    profiles = store.profiles_of(run_id)
+    names = [p[1] for p in profiles]
+    pid_pos = {p[0]: i for i, p in enumerate(profiles)}
+    contexts = store.contexts_of(run_id)
+    ctx_pos = {(c[0], c[1]): i for i, c in enumerate(contexts)}
+    attrs = store.attributes_of(run_id)
+    attr_pos = {a[1]: i for i, a in enumerate(attrs)}
+    pairs = store.leak_pairs(run_id, judge_id)
+    masks = store.trial_masks(run_id, judge_id)
+
+    def ctx_index(pids: np.ndarray, cidx: np.ndarray) -> np.ndarray:
+        return np.fromiter((ctx_pos[(int(p), int(c))] for p, c in zip(pids, cidx)),
+                           dtype=np.int32, count=len(pids))
+
+    n_ctx = len(contexts)
+    per_ctx = {k: np.zeros(n_ctx, np.uint64) for k in
+               ("trials", "valid", "unparsed", "judge_error", "failed", "unjudged")}
+    if len(masks["profile_id"]):
+        where = ctx_index(masks["profile_id"], masks["ctx_idx"])
+        for k in per_ctx:
+            per_ctx[k][where] = np.asarray(masks[k], dtype=np.uint64)
+    # contexts are stored per profile in order: map pairs with a dense key instead of a dict
+    ctx_base = np.zeros(max(pid_pos, default=-1) + 2, np.int64)
+    for (p, c), i in ctx_pos.items():
+        if c == 0:
+            ctx_base[p] = i
+    attr_ids = np.asarray(pairs["attr_id"], np.int64)
+    attr_dense = np.full(max(attr_pos, default=-1) + 1, -1, np.int64)
+    attr_dense[list(attr_pos)] = list(attr_pos.values())
+    pair_ctx = (ctx_base[np.asarray(pairs["profile_id"], np.int64)]
+                + np.asarray(pairs["ctx_idx"], np.int64)).astype(np.int32)
+    return LeakCube(
+        run=f"{run_id}: {cfg['name']}", judge=judge, n_trials=int(cfg["n_trials"] or 0),
+        profile_names=names,
+        ctx_profile=np.array([pid_pos[c[0]] for c in contexts], np.int32),
+        ctx_recipient=[c[2] for c in contexts], ctx_task=[c[3] for c in contexts],
+        attr_profile=np.array([pid_pos[a[0]] for a in attrs], np.int32),
+        attr_key=[a[2] for a in attrs], attr_domain=[a[4] for a in attrs],
+        attr_event=[a[5] for a in attrs],
+        pair_ctx=pair_ctx, pair_attr=attr_dense[attr_ids].astype(np.int32),
+        pair_necessary=np.asarray(pairs["necessary"], np.float64),
+        pair_private=np.asarray(pairs["private"], np.float64),
+        pair_hard=np.asarray(pairs["hard"], np.int8),
+        pair_mask=np.asarray(pairs["mask"], np.uint64),
+        ctx_trials=per_ctx["trials"], ctx_valid=per_ctx["valid"],
+        ctx_unparsed=per_ctx["unparsed"], ctx_judge_error=per_ctx["judge_error"],
+        ctx_failed=per_ctx["failed"], ctx_unjudged=per_ctx["unjudged"],
+        info={"run_id": run_id, "judge_id": judge_id, "simulated": bool(cfg["simulated"]),
+              "model": cfg["model"], "level": cfg["level"], "source": cfg["source"]},
+        ctx_local=np.array([c[1] for c in contexts], np.int32),
+        attr_ids=np.array([a[1] for a in attrs], np.int64),
+        profile_ids=[p[0] for p in profiles])
+
+
+# --------------------------------------------------------------------------- from a file
+def _bad_fractions(src: str, place: str, c: int, labels: dict) -> None:
+    for stmt, fr in labels.items():
+        if not isinstance(fr, dict) or "necessary" not in fr or "private" not in fr:
+            raise InputError(src, place, f"contexts[{c}].labels_combined[{stmt!r}]",
+                             "an object with numbers necessary, private, unlabeled",
+                             got=describe(fr))
+    raise InputError(src, place, f"contexts[{c}].labels_combined", "label objects", got="?")
+
+
+def cube_from_official(path: str | Path) -> LeakCube:
+    """The cube of an official run-output file, read in one streaming pass (no database)."""
+    was_enabled = gc.isenabled()
+    gc.disable()  # millions of short-lived JSON objects: cyclic GC passes only cost time
+    try:
+        return _cube_from_official(Path(path))
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _cube_from_official(path: Path) -> LeakCube:
+    from cimem.ingest.official import TRIAL_KEY, TRIAL_PREFIX, iter_json_lines, read_profile_object
+
+    if not path.is_file():
+        raise CimemError(f"{path}: no such file")
+    src = str(path)
+    names: list[str] = []
+    ctx_profile: list[int] = []
+    recipients: list[str] = []
+    tasks: list[str] = []
+    attr_profile: list[np.ndarray] = []
+    keys: list[str] = []
+    domains: list[str | None] = []
+    events: list[str | None] = []
+    pc: list[np.ndarray] = []
+    pa_: list[np.ndarray] = []
+    mask: list[np.ndarray] = []
+    flat_nec_priv: list[float] = []
+    trials, valid, unparsed, failed = [], [], [], []
+    max_trial = -1
+    a_base = 0
+    for lineno, obj in iter_json_lines(path):
+        place = f"line {lineno}"
+        rec = read_profile_object(src, place, obj)
+        p = len(names)
+        names.append(rec.name)
+        n_attr = len(rec.attributes)
+        attr_keys = [a.key for a in rec.attributes]
+        key_index = {k: i for i, k in enumerate(attr_keys)}
+        by_statement: dict[str, list[int]] = {}
+        for i, a in enumerate(rec.attributes):
+            by_statement.setdefault(a.memory_statement, []).append(i)
+        attr_profile.append(np.full(n_attr, p, np.int32))
+        statement_order = list(by_statement)
+        fast_labels = len(statement_order) == n_attr
+        all_attr = np.arange(n_attr, dtype=np.int64)
+        keys += attr_keys
+        domains += [a.domain for a in rec.attributes]
+        events += [a.event for a in rec.attributes]
+        for c, ctx in enumerate(obj["contexts"]):
+            g = len(ctx_profile)
+            ctx_profile.append(p)
+            recipients.append(ctx["recipient"])
+            tasks.append(ctx["task"])
+            bits = np.zeros(n_attr, np.uint64)
+            t_all = t_valid = t_unparsed = t_failed = 0
+            for key, payload in ctx.items():
+                if not key.startswith(TRIAL_PREFIX):
+                    continue
+                m = TRIAL_KEY.match(key)
+                field = f"contexts[{c}].{key}"
+                if not m:
+                    raise InputError(src, place, field, "a trial key combination_num_to_share=A_"
+                                     "num_not_to_share=B_trial=T", got=describe(key))
+                if int(m.group(2)) != 0 or int(m.group(1)) != n_attr:
+                    continue  # composition-experiment trial
+                t = int(m.group(3))
+                if t >= MAX_TRIALS:
+                    raise InputError(src, place, field, f"a trial index below {MAX_TRIALS}", got=str(t))
+                max_trial = max(max_trial, t)
+                bit = 1 << t
+                t_all |= bit
+                sol = payload.get("model_solution") if isinstance(payload, dict) else None
+                if not isinstance(sol, dict) or not isinstance(sol.get("response_solution"), str):
+                    t_failed |= bit
+                    continue
+                rev = sol.get("revealed_attributes")
+                if not isinstance(rev, dict):
+                    raise InputError(src, place, f"{field}.model_solution.revealed_attributes",
+                                     "an object {attribute_key: 0 or 1}", got=describe(rev))
+                vals = list(rev.values())
+                if not set(vals) <= {0, 1}:
+                    raise InputError(src, place, f"{field}.model_solution.revealed_attributes",
+                                     "values 0 or 1", got=describe(vals))
+                if list(rev) == attr_keys:
+                    hit = np.array(vals, dtype=np.bool_)
+                else:
+                    hit = np.zeros(n_attr, np.bool_)
+                    for k, v in rev.items():
+                        if k not in key_index:
+                            raise InputError(src, place, f"{field}.model_solution.revealed_attributes"
+                                             f".{k}", "a key of information_attributes", got=k)
+                        hit[key_index[k]] = bool(v)
+                bits[hit] |= np.uint64(bit)
+                if not sol.get("revealed_attributes_explanation") and not any(vals):
+                    t_unparsed |= bit
+                else:
+                    t_valid |= bit
+            trials.append(t_all)
+            valid.append(t_valid)
+            unparsed.append(t_unparsed)
+            failed.append(t_failed)
+            labels = ctx.get("labels_combined")
+            if not isinstance(labels, dict):
+                continue
+            if fast_labels and list(labels) == statement_order:
+                try:
+                    flat_nec_priv.extend(chain.from_iterable(map(_NEC_PRIV, labels.values())))
+                except (KeyError, TypeError):
+                    _bad_fractions(src, place, c, labels)
+                pc.append(np.full(n_attr, g, np.int32))
+                pa_.append(all_attr + a_base)
+                mask.append(bits)
+                continue
+            idx: list[int] = []
+            for stmt, fr in labels.items():
+                targets = by_statement.get(stmt)
+                if targets is None:
+                    raise InputError(src, place, f"contexts[{c}].labels_combined[{stmt!r}]",
+                                     "the memory_statement of an attribute", got=describe(stmt))
+                try:
+                    values = _NEC_PRIV(fr)
+                except (KeyError, TypeError):
+                    _bad_fractions(src, place, c, labels)
+                for i in targets:
+                    idx.append(i)
+                    flat_nec_priv.extend(values)
+            idx_arr = np.array(idx, np.int64)
+            pc.append(np.full(len(idx), g, np.int32))
+            pa_.append(idx_arr + a_base)
+            mask.append(bits[idx_arr])
+        a_base += n_attr
+    if not names:
+        raise InputError(src, "line 1", "(file)", "at least one profile line", got="an empty file")
+    n_ctx = len(ctx_profile)
+    zeros = np.zeros(n_ctx, np.uint64)
+    try:
+        fractions = np.array(flat_nec_priv, dtype=np.float64).reshape(-1, 2)
+    except (TypeError, ValueError):
+        raise InputError(src, "a labels_combined object", "necessary/private",
+                         "numbers between 0 and 1") from None
+    pair_ctx = np.concatenate(pc) if pc else np.zeros(0, np.int32)
+    return LeakCube(
+        run=path.name, judge="original verdicts (file)", n_trials=max_trial + 1,
+        profile_names=names, ctx_profile=np.array(ctx_profile, np.int32),
+        ctx_recipient=recipients, ctx_task=tasks,
+        attr_profile=np.concatenate(attr_profile), attr_key=keys, attr_domain=domains,
+        attr_event=events, pair_ctx=pair_ctx,
+        pair_attr=(np.concatenate(pa_) if pa_ else np.zeros(0)).astype(np.int32),
+        pair_necessary=fractions[:, 0].copy(), pair_private=fractions[:, 1].copy(),
+        pair_hard=np.full(len(pair_ctx), HARD_FROM_FRACTIONS, np.int8),
+        pair_mask=(np.concatenate(mask) if mask else np.zeros(0)).astype(np.uint64),
+        ctx_trials=np.array(trials, np.uint64), ctx_valid=np.array(valid, np.uint64),
+        ctx_unparsed=np.array(unparsed, np.uint64), ctx_judge_error=zeros,
+        ctx_failed=np.array(failed, np.uint64), ctx_unjudged=zeros.copy(),
+        info={"source": src})
+
+
+def context_keys(cube: LeakCube) -> list[tuple[str, str]]:
+    """(recipient, task) of every context, the key that matches contexts across runs."""
+    return list(zip(cube.ctx_recipient, cube.ctx_task))
+
+
+def restrict_contexts(cube: LeakCube, keep: set[tuple[str, str]]) -> LeakCube:
+    """The same cube with only the contexts whose (recipient, task) is in ``keep``."""
+    from dataclasses import replace
+
+    ctx_ok = np.array([k in keep for k in context_keys(cube)], bool)
+    pairs = ctx_ok[cube.pair_ctx] if len(cube.pair_ctx) else np.zeros(0, bool)
+    zero = np.uint64(0)
+    return replace(
+        cube, pair_ctx=cube.pair_ctx[pairs], pair_attr=cube.pair_attr[pairs],
+        pair_necessary=cube.pair_necessary[pairs], pair_private=cube.pair_private[pairs],
+        pair_hard=cube.pair_hard[pairs], pair_mask=cube.pair_mask[pairs],
+        ctx_trials=np.where(ctx_ok, cube.ctx_trials, zero),
+        ctx_valid=np.where(ctx_ok, cube.ctx_valid, zero),
+        ctx_unparsed=np.where(ctx_ok, cube.ctx_unparsed, zero),
+        ctx_judge_error=np.where(ctx_ok, cube.ctx_judge_error, zero),
+        ctx_failed=np.where(ctx_ok, cube.ctx_failed, zero),
+        ctx_unjudged=np.where(ctx_ok, cube.ctx_unjudged, zero),
+        info=dict(cube.info, restricted_to=len(keep)))

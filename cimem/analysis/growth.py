@@ -1,0 +1,385 @@
+"""Accumulation curves: how Violation grows with the number of tasks T and samples k.
+
+For one profile, attribute a is private in a set of tasks; in task t it has q_t, the chance that k
+samples of that task do NOT reveal it (observed first-k: 0 if one of the first k samples revealed
+it, else 1; unbiased: C(n - c, k) / C(n, k); independence theory: (1 - c/n)^k). Over a task set S,
+a is in the denominator when S meets its private tasks, and counts as leaked with probability
+1 - prod_{t in S} q_t (tasks where it is not private have q = 1).
+
+Orders, always named in the output:
+
+- ``random``, method ``exact``: uniformly random T-subsets, as the ratio of the expected leaked
+  and eligible counts. Both expectations are exact: E[prod_{t in S} q_t] = e_T(q) / C(N, T), the
+  elementary symmetric polynomial of degree T of the N values (for 0/1 values this is the
+  hypergeometric 1 - C(N - L, T) / C(N, T)).
+- ``random``, method ``montecarlo:<draws>:<seed>``: the expectation of the ratio itself over
+  random subsets (enumerated exactly when C(N, T) <= draws), with its standard error.
+- ``fixed``: the listed contexts (or a given order), cumulative.
+- ``worst``: a greedy order that adds, at each step, the task that raises Violation most (an upper
+  envelope; the exact worst order is a maximum-coverage problem).
+
+At T = N and k = n every curve equals Violation@n of the metrics engine in the same mode. Curves
+never fall with k; they can fall with T (a task may add withheld attributes that it does not
+leak), most visibly in a fixed order. For
+random subsets the union bound V(T) <= T x V(1) holds (ratio of expectations); it is returned as a
+reference line: it is why the paper's 9.6% over 40 tasks cannot be a plain random-subset average.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import comb
+from typing import Literal
+
+import numpy as np
+
+from cimem.analysis.cube import LeakCube, popcount
+from cimem.analysis.metrics import MetricOptions, Prepared, prepare
+
+DEFAULT_OPTIONS = MetricOptions()
+
+Order = Literal["random", "fixed", "worst"]
+ORDERS = ("random", "fixed", "worst")
+SAMPLE_MODES = ("first", "unbiased")
+
+
+@dataclass
+class ProfileMatrix:
+    """One profile group: private attributes x tasks."""
+
+    name: str
+    eligible: np.ndarray              # bool [A, N]
+    counts: np.ndarray                # int [A, N]: revealing samples among n usable
+    samples: np.ndarray               # int [N]: usable samples per task
+    first_leak: np.ndarray            # int [A, N]: index (0-based) of first revealing sample, or n
+    task_labels: list[str]
+    attr_keys: list[str]
+
+
+def profile_matrices(prep: Prepared) -> list[ProfileMatrix]:
+    cube = prep.cube
+    rows = prep.priv_rows
+    usable = _usable(prep)
+    g = prep.ctx_group[cube.pair_ctx[rows]]
+    a = prep.attr_group[cube.pair_attr[rows]]
+    s = usable[cube.pair_ctx[rows]]
+    m = cube.pair_mask[rows] & s
+    cnt = popcount(m)
+    n_s = popcount(s)
+    first = _first_bit(m, cube.n_trials)
+    prof = prep.profile_group[cube.ctx_profile[cube.pair_ctx[rows]]]
+    out = []
+    ctx_of_group: dict[int, int] = {}
+    for c, grp in enumerate(prep.ctx_group):
+        ctx_of_group.setdefault(int(grp), c)
+    attr_of_group: dict[int, int] = {}
+    for i, grp in enumerate(prep.attr_group):
+        attr_of_group.setdefault(int(grp), i)
+    for p, pname in enumerate(prep.group_names):
+        ctx_groups = np.unique(prep.ctx_group[prep.profile_group[cube.ctx_profile] == p])
+        ctx_groups = ctx_groups[prep.ctx_kept[ctx_groups]]
+        sel = (prof == p) & (s != 0)
+        attrs = np.unique(a[sel])
+        n_ctx, n_attr = len(ctx_groups), len(attrs)
+        ci = np.searchsorted(ctx_groups, g[sel])
+        ai = np.searchsorted(attrs, a[sel])
+        elig = np.zeros((n_attr, n_ctx), bool)
+        counts = np.zeros((n_attr, n_ctx), np.int64)
+        firsts = np.full((n_attr, n_ctx), cube.n_trials, np.int64)
+        samples = np.zeros(n_ctx, np.int64)
+        elig[ai, ci] = True
+        np.add.at(counts, (ai, ci), cnt[sel])
+        np.minimum.at(firsts, (ai, ci), first[sel])
+        np.maximum.at(samples, ci, n_s[sel])
+        reps = [ctx_of_group[int(x)] for x in ctx_groups]
+        out.append(ProfileMatrix(
+            name=pname, eligible=elig, counts=counts, samples=samples, first_leak=firsts,
+            task_labels=[f"{cube.ctx_recipient[c]}: {cube.ctx_task[c]}" for c in reps],
+            attr_keys=[cube.attr_key[attr_of_group[int(x)]] for x in attrs]))
+    return out
+
+
+def _usable(prep: Prepared) -> np.ndarray:
+    cube, opts = prep.cube, prep.opts
+    if opts.mode == "definition" and opts.parse_failures == "exclude":
+        return cube.ctx_valid
+    return cube.ctx_valid | cube.ctx_unparsed
+
+
+def _first_bit(m: np.ndarray, n: int) -> np.ndarray:
+    out = np.full(len(m), n, np.int64)
+    for t in range(n - 1, -1, -1):
+        out[(m >> np.uint64(t)) & np.uint64(1) == 1] = t
+    return out
+
+
+def q_matrix(pm: ProfileMatrix, k: int, samples_mode: str, theory: bool) -> np.ndarray:
+    """Per (attribute, task): chance that k samples do not reveal it (1 where not private)."""
+    n = pm.samples[None, :].astype(float)
+    c = pm.counts.astype(float)
+    if theory:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.where(n > 0, c / np.maximum(n, 1), 0.0)
+        q = (1.0 - p) ** k
+    elif samples_mode == "unbiased":
+        q = np.ones_like(c)
+        kk = np.minimum(k, n)
+        for i in range(int(kk.max()) if kk.size else 0):
+            q = np.where(i < kk, q * np.clip(n - c - i, 0, None) / np.maximum(n - i, 1), q)
+    else:
+        q = (pm.first_leak >= k).astype(float)
+    return np.where(pm.eligible, q, 1.0)
+
+
+def elementary_symmetric(q: np.ndarray) -> np.ndarray:
+    """Rows of e_0..e_N of each row of q (the coefficients of prod (1 + q_t x))."""
+    a, n = q.shape
+    e = np.zeros((a, n + 1))
+    e[:, 0] = 1.0
+    for t in range(n):
+        e[:, 1:t + 2] = e[:, 1:t + 2] + q[:, t:t + 1] * e[:, 0:t + 1]
+    return e
+
+
+def _random_exact(pm: ProfileMatrix, q: np.ndarray, tasks: list[int],
+                  e_d: np.ndarray | None = None) -> np.ndarray:
+    """``e_d``: the eligibility polynomial of the profile, when the caller already has it."""
+    n = pm.eligible.shape[1]
+    if pm.eligible.shape[0] == 0 or n == 0:
+        return np.full(len(tasks), np.nan)
+    e_q = elementary_symmetric(q)
+    if e_d is None:
+        e_d = elementary_symmetric(np.where(pm.eligible, 0.0, 1.0))
+    out = []
+    for T in tasks:
+        T = min(T, n)
+        total = comb(n, T)
+        num = np.sum(1.0 - e_q[:, T] / total)
+        den = np.sum(1.0 - e_d[:, T] / total)
+        out.append(num / den if den > 0 else np.nan)
+    return np.array(out)
+
+
+def _subset_values(pm: ProfileMatrix, q: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+    """Violation of each subset (rows of a bool [S, N] matrix)."""
+    sel = subsets.astype(float).T                                      # [N, S]
+    den = (pm.eligible.astype(float) @ sel) > 0                        # [A, S]
+    hit_zero = ((q == 0).astype(float) @ sel) > 0                      # a sure leak in the subset
+    logq = np.log(np.where(q > 0, q, 1.0))
+    leak = np.where(hit_zero, 1.0, 1.0 - np.exp(logq @ sel))
+    num = np.sum(np.where(den, leak, 0.0), axis=0)
+    d = den.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(d > 0, num / np.maximum(d, 1), np.nan)
+
+
+def _random_montecarlo(pm: ProfileMatrix, q: np.ndarray, tasks: list[int], draws: int,
+                       rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, bool]:
+    from itertools import combinations
+
+    n = pm.eligible.shape[1]
+    means, ses, exact = [], [], True
+    for T in tasks:
+        T = min(T, n)
+        if comb(n, T) <= draws:
+            subsets = np.zeros((comb(n, T), n), bool)
+            for i, combo in enumerate(combinations(range(n), T)):
+                subsets[i, list(combo)] = True
+            v = _subset_values(pm, q, subsets)
+            v = v[~np.isnan(v)]
+            means.append(v.mean() if len(v) else np.nan)
+            ses.append(0.0)
+        else:
+            exact = False
+            keys = rng.random((draws, n))
+            order = np.argsort(keys, axis=1)[:, :T]
+            subsets = np.zeros((draws, n), bool)
+            np.put_along_axis(subsets, order, True, axis=1)
+            v = _subset_values(pm, q, subsets)
+            v = v[~np.isnan(v)]
+            means.append(v.mean() if len(v) else np.nan)
+            ses.append(v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan)
+    return np.array(means), np.array(ses), exact
+
+
+def _prefix(pm: ProfileMatrix, q: np.ndarray, order: np.ndarray, tasks: list[int]) -> np.ndarray:
+    n = pm.eligible.shape[1]
+    if pm.eligible.shape[0] == 0 or n == 0:
+        return np.full(len(tasks), np.nan)
+    leak = 1.0 - np.cumprod(q[:, order], axis=1)
+    den = np.cumsum(pm.eligible[:, order], axis=1) > 0
+    num = np.where(den, leak, 0.0).sum(axis=0)
+    d = den.sum(axis=0)
+    idx = np.minimum(np.asarray(tasks), n) - 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(d[idx] > 0, num[idx] / np.maximum(d[idx], 1), np.nan)
+
+
+def greedy_worst_order(pm: ProfileMatrix, q: np.ndarray) -> np.ndarray:
+    """Add, step by step, the task that gives the highest Violation so far."""
+    n = pm.eligible.shape[1]
+    chosen: list[int] = []
+    prod = np.ones(pm.eligible.shape[0])
+    inden = np.zeros(pm.eligible.shape[0], bool)
+    remaining = list(range(n))
+    for _ in range(n):
+        best, best_v = remaining[0], -1.0
+        for t in remaining:
+            den = inden | pm.eligible[:, t]
+            d = den.sum()
+            v = ((1.0 - prod * q[:, t])[den].sum() / d) if d else -1.0
+            if v > best_v:
+                best, best_v = t, v
+        chosen.append(best)
+        remaining.remove(best)
+        prod = prod * q[:, best]
+        inden |= pm.eligible[:, best]
+    return np.array(chosen, dtype=np.int64)
+
+
+@dataclass
+class GrowthCurve:
+    mode: str
+    label_rule: str
+    order: str
+    samples: str                          # first | unbiased
+    method: str                           # exact | montecarlo:<draws>:<seed> | fixed | greedy
+    tasks: list[int]
+    trials: list[int]
+    violation: list[list[float]]          # [T_i][k_j], mean over profiles
+    theory: list[list[float]]             # independence prediction 1-(1-p)^k per task
+    union_bound: list[list[float]]        # min(1, T x V(1)) at each k (random order; else empty)
+    stderr: list[list[float]] | None = None
+    per_profile: dict[str, list[list[float]]] = field(default_factory=dict)
+    n_tasks: int = 0
+    n_trials: int = 0
+    judge: str = ""
+    run: str = ""
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+def growth(cube: LeakCube, opts: MetricOptions = DEFAULT_OPTIONS, order: str = "random",
+           tasks: list[int] | None = None, trials: list[int] | None = None,
+           samples: str = "first", method: str = "exact", draws: int = 400, seed: int = 0,
+           fixed_order: list[int] | None = None) -> GrowthCurve:
+    """Violation over task counts and samples per task, observed and under independence."""
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}")
+    if samples not in SAMPLE_MODES:
+        raise ValueError("samples must be 'first' or 'unbiased'")
+    if method not in ("exact", "montecarlo"):
+        raise ValueError("method must be 'exact' or 'montecarlo'")
+    prep = prepare(cube, MetricOptions(mode=opts.mode, label_rule=opts.label_rule,
+                                       exclude=opts.exclude, parse_failures=opts.parse_failures))
+    mats = profile_matrices(prep)
+    n_tasks = max((pm.eligible.shape[1] for pm in mats), default=0)
+    n = max(cube.n_trials, 1)
+    tasks = sorted({min(max(1, t), n_tasks) for t in (tasks or range(1, n_tasks + 1))}) \
+        if n_tasks else []
+    trials = sorted({min(max(1, k), n) for k in (trials or range(1, n + 1))})
+    rng = np.random.default_rng(seed)
+    obs = np.full((len(mats), len(tasks), len(trials)), np.nan)
+    theo = np.full_like(obs, np.nan)
+    err = np.full_like(obs, np.nan)
+    all_exact = True
+    v1_seen = np.full((len(mats), len(trials)), np.nan)
+    for p, pm in enumerate(mats):
+        n_p = pm.eligible.shape[1]
+        e_d = (elementary_symmetric(np.where(pm.eligible, 0.0, 1.0))
+               if order == "random" and method == "exact" and pm.eligible.size else None)
+        for j, k in enumerate(trials):
+            q = q_matrix(pm, k, samples, theory=False)
+            qt = q_matrix(pm, k, samples, theory=True)
+            if order == "random" and method == "exact":
+                obs[p, :, j] = _random_exact(pm, q, tasks, e_d)
+                theo[p, :, j] = _random_exact(pm, qt, tasks, e_d)
+                if tasks[0] == 1:
+                    v1_seen[p, j] = obs[p, 0, j]
+            elif order == "random":
+                obs[p, :, j], err[p, :, j], ex = _random_montecarlo(pm, q, tasks, draws, rng)
+                theo[p, :, j], _, _ = _random_montecarlo(pm, qt, tasks, draws, rng)
+                all_exact &= ex
+            else:
+                if order == "fixed":
+                    seq = np.array([t for t in (fixed_order or range(n_p)) if t < n_p], np.int64)
+                    seq = np.concatenate([seq, np.setdiff1d(np.arange(n_p), seq)])
+                else:
+                    seq = greedy_worst_order(pm, q)
+                obs[p, :, j] = _prefix(pm, q, seq, tasks)
+                theo[p, :, j] = _prefix(pm, qt, seq, tasks)
+    with np.errstate(invalid="ignore"):
+        mean_obs = np.nanmean(obs, axis=0) if len(mats) else obs[0]
+        mean_theo = np.nanmean(theo, axis=0) if len(mats) else theo[0]
+    stderr = None
+    if order == "random" and method == "montecarlo":
+        stderr = (np.sqrt(np.nansum(err ** 2, axis=0)) / max(len(mats), 1)).tolist()
+    # union bound: V(T) <= T x V(1), from the random-order exact V(1) at each k
+    v1 = np.full(len(trials), np.nan)
+    if mats and order == "random":
+        per = v1_seen if method == "exact" and tasks[0] == 1 else np.array(
+            [[_random_exact(pm, q_matrix(pm, k, samples, False), [1])[0] for k in trials]
+             for pm in mats])
+        with np.errstate(invalid="ignore"):
+            v1 = np.nanmean(per, axis=0)
+    bound = (np.minimum(1.0, np.array(tasks)[:, None] * v1[None, :])
+             if tasks and order == "random" else np.zeros((0, 0)))
+    label = ("exact" if method == "exact" else
+             ("exact" if all_exact else f"montecarlo:{draws}:{seed}")) if order == "random" \
+        else ("fixed" if order == "fixed" else "greedy")
+    return GrowthCurve(
+        mode=opts.mode, label_rule=prep.discarded["label_rule"], order=order, samples=samples,
+        method=label, tasks=tasks, trials=trials, violation=_clean(mean_obs),
+        theory=_clean(mean_theo), union_bound=_clean(bound), stderr=stderr,
+        per_profile={pm.name: _clean(obs[i]) for i, pm in enumerate(mats)},
+        n_tasks=n_tasks, n_trials=cube.n_trials, judge=cube.judge, run=cube.run)
+
+
+def _clean(a: np.ndarray) -> list[list[float]]:
+    return [[None if np.isnan(x) else float(x) for x in row] for row in np.asarray(a)]
+
+
+@dataclass
+class AttributeView:
+    """One attribute of one profile: its leak frequency per task, where it first leaks, hazards."""
+
+    profile: str
+    key: str
+    tasks: list[str]
+    p: list[float]                        # c / n per private task
+    samples: list[int]
+    first_leak: tuple[int, int] | None    # (task position in the listed order, sample) or None
+    hazard_tasks: list[float]             # random order: P(first leak at task T | none before)
+    hazard_samples: list[float]           # all tasks: P(first leak at sample k | none before)
+
+
+def attribute_view(cube: LeakCube, profile: str, key: str,
+                   opts: MetricOptions = DEFAULT_OPTIONS) -> AttributeView:
+    prep = prepare(cube, opts)
+    for pm in profile_matrices(prep):
+        if pm.name != profile or key not in pm.attr_keys:
+            continue
+        i = pm.attr_keys.index(key)
+        cols = np.flatnonzero(pm.eligible[i])
+        n = pm.samples
+        p = [float(pm.counts[i, t] / n[t]) if n[t] else float("nan") for t in cols]
+        first = None
+        for pos, t in enumerate(range(pm.eligible.shape[1])):
+            if pm.eligible[i, t] and pm.first_leak[i, t] < cube.n_trials:
+                first = (pos + 1, int(pm.first_leak[i, t]) + 1)
+                break
+        single = ProfileMatrix(pm.name, pm.eligible[i:i + 1], pm.counts[i:i + 1], pm.samples,
+                               pm.first_leak[i:i + 1], pm.task_labels, [key])
+        q = q_matrix(single, cube.n_trials, "first", theory=False)
+        n_tasks = pm.eligible.shape[1]
+        cum = [0.0] + [float(1.0 - elementary_symmetric(q)[0, T] / comb(n_tasks, T))
+                       for T in range(1, n_tasks + 1)]
+        hazard_t = [(cum[T] - cum[T - 1]) / (1 - cum[T - 1]) if cum[T - 1] < 1 else float("nan")
+                    for T in range(1, n_tasks + 1)]
+        by_k = [float(np.any(single.first_leak[0, cols] < k)) for k in range(cube.n_trials + 1)]
+        hazard_k = [(by_k[k] - by_k[k - 1]) / (1 - by_k[k - 1]) if by_k[k - 1] < 1 else float("nan")
+                    for k in range(1, cube.n_trials + 1)]
+        return AttributeView(profile, key, [pm.task_labels[t] for t in cols], p,
+                             [int(n[t]) for t in cols], first, hazard_t, hazard_k)
+    raise LookupError(f"{key!r} of {profile!r} is private in no eligible task here")

@@ -1,0 +1,434 @@
+"""Analysis commands of the CLI: ``metrics`` (and the helpers other analysis commands share)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+from cimem.analysis.cube import LeakCube, cube_from_official
+from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics, compare, compute
+from cimem.errors import CimemError
+from cimem.paths import DEFAULT_DB_ENV, default_db_path
+
+
+def add_source_args(p: argparse.ArgumentParser, many_runs: bool) -> None:
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--db", default=None,
+                     help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)")
+    src.add_argument("--results", metavar="PATH",
+                     help="read an official run-output file directly, without a database")
+    if many_runs:
+        p.add_argument("--run", action="append", metavar="RUN",
+                       help="run id or name; repeat for several (default: every run with messages)")
+    else:
+        p.add_argument("--run", metavar="RUN", help="run id or name (default: the only run with"
+                       " messages)")
+    p.add_argument("--judge", type=int, default=None,
+                   help="judge id whose verdicts to use (default: the run's original verdicts)")
+
+
+def add_metric_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mode", choices=(*MODES, "both"), default="official",
+                   help="official: the official script's numbers, quirks included; definition: the "
+                        "paper's Definitions 3.1 and 3.2 literally; both: side by side (default:"
+                        " official)")
+    p.add_argument("--label-rule", default="unanimous",
+                   help="unanimous (official, default), majority or threshold:X with 0.5 < X <= 1")
+    p.add_argument("--exclude", default="",
+                   help="definition mode: comma-separated attribute keys to leave out of the"
+                        " private set (e.g. name,sex,address,age)")
+    p.add_argument("--parse-failures", choices=("exclude", "zero"), default="exclude",
+                   help="definition mode: leave trials whose judge reply failed to parse out"
+                        " (default) or count them as nothing revealed")
+
+
+def load_cubes(args: argparse.Namespace, many: bool) -> list[LeakCube]:
+    """The cubes the user named: from --results, or runs of the database."""
+    if args.results:
+        return [cube_from_official(args.results)]
+    from cimem.analysis.cube import cube_from_store
+    from cimem.store import Store
+
+    with Store.open(args.db or default_db_path(), read_only=True) as store:
+        refs = args.run if many else ([args.run] if args.run else None)
+        if refs:
+            ids = [store.resolve_run(r) for r in refs]
+        else:
+            ids = [r.run_id for r in store.list_runs() if r.messages > 0]
+            if not ids:
+                raise CimemError(f"{store.path} has no run with messages; import one with"
+                                 " `python -m cimem ingest`")
+            if not many and len(ids) > 1:
+                raise CimemError(f"{store.path} has {len(ids)} runs with messages; choose one"
+                                 " with --run")
+        judge = getattr(args, "judge", None)
+        if judge is not None and len(ids) > 1:
+            raise CimemError("--judge applies to one run: give one --run with it")
+        return [cube_from_store(store, i, judge) for i in ids]
+
+
+def options_from(args: argparse.Namespace, mode: str, k: int | None = None) -> MetricOptions:
+    exclude = tuple(x.strip() for x in args.exclude.split(",") if x.strip())
+    return MetricOptions(mode=mode, label_rule=args.label_rule, exclude=exclude,
+                         parse_failures=args.parse_failures, k=k)
+
+
+def jsonable(obj: Any) -> Any:
+    """NaN and infinities become null: the JSON output must parse everywhere."""
+    if isinstance(obj, float):
+        return None if math.isnan(obj) or math.isinf(obj) else obj
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    return obj
+
+
+def pct(x: float) -> str:
+    return "  n/a" if x is None or math.isnan(x) else f"{100 * x:5.2f}"
+
+
+def metric_cell(s) -> str:
+    return (f"{pct(s.mean)} ± {pct(s.std).strip()}  [{pct(s.ci95[0]).strip()}, "
+            f"{pct(s.ci95[1]).strip()}]")
+
+
+def describe_run(m: RunMetrics) -> str:
+    o = m.options
+    how = f"mode {o.mode}, label rule {o.label_rule}, judge {m.judge}, n = {m.n_trials}, k = {m.k}"
+    if o.mode == "definition":
+        how += f", parse failures {o.parse_failures}d" if o.parse_failures == "exclude" else \
+            ", parse failures counted as nothing revealed"
+        if o.exclude:
+            how += f", excluded keys {','.join(o.exclude)}"
+    if m.info.get("simulated"):
+        how += " [SIMULATED run, not a measurement of a real model]"
+    return how
+
+
+def text_report(results: list[RunMetrics]) -> str:
+    lines = []
+    for m in results:
+        lines.append(f"run {m.run}  ({describe_run(m)})")
+        lines.append(f"  Violation@{m.k:<2} (first {m.k} trials)    {metric_cell(m.violation)}   %,"
+                     f" mean ± std [95% CI], {m.violation.n_profiles} profiles")
+        lines.append(f"  Violation@{m.k:<2} (unbiased estimator) {metric_cell(m.violation_unbiased)}")
+        lines.append(f"  Completeness                    {metric_cell(m.completeness)}")
+        lines.append(f"  per-message leak rate (naive)   {metric_cell(m.leak_rate)}")
+        lines.append(f"  intervals: bootstrap over profiles, {m.bootstrap}")
+        lines.extend("  " + x for x in discard_lines(m.discarded))
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def discard_lines(d: dict[str, Any]) -> list[str]:
+    p = d["pairs"]
+    out = [f"pairs: {p['share']} share, {p['private']} private, {p['ambiguous']} ambiguous"
+           f" (ambiguous are out of both metrics; rule {d['label_rule']})"]
+    if "identity_filter" in d:
+        f = d["identity_filter"]
+        out.append(f"identity filter: {f['attributes']} attributes, {f['private_pairs_removed']}"
+                   f" private pairs removed ({f['rule']})")
+    if "excluded_keys" in d:
+        e = d["excluded_keys"]
+        out.append(f"excluded keys {', '.join(e['keys'])}: {e['private_pairs_removed']} private"
+                   " pairs removed")
+    cd = d["contexts_dropped"]
+    if cd["count"]:
+        reasons: dict[str, int] = {}
+        for c in cd["list"]:
+            reasons[c["reason"]] = reasons.get(c["reason"], 0) + 1
+        out.append(f"contexts dropped from both metrics: {cd['count']} ("
+                   + "; ".join(f"{n} {r}" for r, n in reasons.items()) + ")")
+    t = d["trials"]
+    out.append(f"trials: {t['messages']} messages, {t['parse_failures']} judge replies failed to"
+               f" parse ({t['parse_failures_treated']}), {t['failed_generations']} failed"
+               f" generations, {t['judge_errors']} judge errors, {t['not_judged']} not judged")
+    if "profiles_without_eligible_set" in d:
+        for metric, names in d["profiles_without_eligible_set"].items():
+            out.append(f"profiles without any eligible {metric} item: {', '.join(names)}")
+    if "note" in d:
+        out.append(d["note"])
+    return out
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    cubes = load_cubes(args, many=True)
+    modes = list(MODES) if args.mode == "both" else [args.mode]
+    docs = []
+    text = []
+    for mode in modes:
+        results = [compute(c, options_from(args, mode, args.k)) for c in cubes]
+        docs.append({"mode": mode, "label_rule": results[0].options.label_rule,
+                     "runs": [r.as_dict() for r in results]})
+        text.append(text_report(results))
+        if args.compare and len(results) >= 2:
+            for r in results[1:]:
+                for metric in ("violation", "completeness"):
+                    c = compare(results[0], r, metric)
+                    docs[-1].setdefault("comparisons", []).append(jsonable(c.__dict__) | {
+                        "a": results[0].run, "b": r.run})
+                    text.append(f"paired {metric}: {r.run} - {results[0].run} = "
+                                f"{100 * c.difference:+.2f} points [{100 * c.ci95[0]:+.2f},"
+                                f" {100 * c.ci95[1]:+.2f}] over {len(c.profiles)} common profiles")
+    if args.json:
+        print(json.dumps(jsonable(docs[0] if len(docs) == 1 else docs), indent=1))
+    else:
+        print("\n\n".join(text))
+    return 0
+
+
+def _int_list(text: str | None, flag: str) -> list[int] | None:
+    if not text:
+        return None
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise CimemError(f"{flag} {text!r}: expected comma-separated integers, e.g. 1,5,10") from None
+
+
+def cmd_growth(args: argparse.Namespace) -> int:
+    from cimem.analysis.growth import growth
+
+    cube = load_cubes(args, many=False)[0]
+    mode = "official" if args.mode == "both" else args.mode
+    curve = growth(cube, options_from(args, mode), order=args.order,
+                   tasks=_int_list(args.tasks, "--tasks"), trials=_int_list(args.trials, "--trials"),
+                   samples=args.samples, method=args.method, draws=args.draws, seed=args.seed,
+                   fixed_order=_int_list(args.fixed_order, "--fixed-order"))
+    if args.json:
+        doc = {"mode": curve.mode, "label_rule": curve.label_rule, "order": curve.order,
+               "samples": curve.samples, "tasks": curve.tasks, "trials": curve.trials,
+               "violation": curve.violation, "theory": curve.theory,
+               "union_bound": curve.union_bound, "stderr": curve.stderr, "method": curve.method,
+               "run": curve.run, "judge": curve.judge, "n_tasks": curve.n_tasks,
+               "n_trials": curve.n_trials}
+        print(json.dumps(jsonable(doc), indent=1))
+        return 0
+    print(f"run {curve.run}: Violation by task count T and samples k  (mode {curve.mode}, label"
+          f" rule {curve.label_rule}, judge {curve.judge}, order {curve.order}, method"
+          f" {curve.method}, samples {curve.samples}; {curve.n_tasks} tasks, n = {curve.n_trials})")
+    head = "     T " + "".join(f"   k={k:<2} obs / 1-(1-p)^k" for k in curve.trials)
+    print(head)
+    for i, t in enumerate(curve.tasks):
+        cells = "".join(f"   {pct(curve.violation[i][j] if curve.violation[i][j] is not None else float('nan'))}"
+                        f" / {pct(curve.theory[i][j] if curve.theory[i][j] is not None else float('nan'))}      "
+                        for j in range(len(curve.trials)))
+        print(f"  {t:4d} {cells}")
+    if curve.order == "random":
+        print("union bound V(T) <= T x V(1) at k = "
+              f"{curve.trials[-1]}: " + ", ".join(f"T={t}: {pct(b[-1])}" for t, b in
+                                                  zip(curve.tasks, curve.union_bound)))
+    return 0
+
+
+def parse_where(text: str | None) -> dict[str, Any]:
+    """--where profile=NAME,context=3,trial=0 -> filters (context and trial are integers)."""
+    out: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in ("profile", "context", "trial"):
+            raise CimemError(f"--where {text!r}: expected profile=NAME,context=N,trial=N")
+        if key == "profile":
+            out[key] = value.strip()
+        else:
+            try:
+                out[key] = int(value)
+            except ValueError:
+                raise CimemError(f"--where {key}={value!r}: expected an integer") from None
+    return out
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    from cimem.cli.main import _progress_bar
+    from cimem.judges.base import OfflineJudge, rejudge
+    from cimem.store import Store
+
+    with Store.open(args.db or default_db_path()) as store:
+        run_id = store.resolve_run(args.run)
+        values_from = store.resolve_run(args.values_from) if args.values_from else None
+        if args.offline or not args.model:
+            judge = OfflineJudge(name=args.name or "offline judge")
+        else:
+            from cimem.judges.llm import LLMJudge
+            from cimem.llm.client import ClientSettings
+            from cimem.llm.prompts import load_judge_prompt
+            settings = ClientSettings(base_url=args.base_url, model=args.model,
+                                      api_key_env=args.api_key_env, timeout=args.timeout,
+                                      max_retries=args.retries)
+            judge = LLMJudge(settings, load_judge_prompt(args.prompts, args.variant), store=store,
+                             concurrency=args.concurrency, temperature=args.temperature,
+                             name=args.name)
+        update, close = _progress_bar("judge", unit="msg")
+        try:
+            res = rejudge(store, run_id, judge, limit=args.limit, values_from=values_from,
+                          progress=update, **parse_where(args.where))
+        finally:
+            close()
+    print(f"judge {res.judge_id}: {res.messages} messages, {res.verdicts} verdicts,"
+          f" {res.parse_failures} parse failures, {res.errors} errors;"
+          f" calls made {res.messages - res.cached}, cached {res.cached}; {res.seconds:.1f} s")
+    return 0
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    from cimem.analysis.agreement import agreement
+    from cimem.store import Store
+
+    with Store.open(args.db or default_db_path(), read_only=True) as store:
+        run_id = store.resolve_run(args.run)
+        judges = store.judges(run_id)
+        if args.judges:
+            try:
+                a, b = (int(x) for x in args.judges.split(","))
+            except ValueError:
+                raise CimemError("--judges expects two judge ids, e.g. --judges 1,2") from None
+        elif len(judges) >= 2:
+            a, b = judges[0].judge_id, judges[-1].judge_id
+        else:
+            raise CimemError(f"run {run_id} has {len(judges)} judge(s); agreement needs two"
+                             " (make one with `python -m cimem judge`)")
+        known = {j.judge_id for j in judges}
+        for j in (a, b):
+            if j not in known:
+                raise CimemError(f"judge {j} is not a judge of run {run_id}; its judges are "
+                                 + ", ".join(f"{x.judge_id} ({x.name})" for x in judges))
+        ag = agreement(store, a, b, args.label_rule, max_disagreements=args.show)
+    if args.json:
+        print(json.dumps(jsonable(ag.as_dict()), indent=1))
+        return 0
+    o = ag.overall
+    print(f"judges {a} vs {b}: {o.n} (message, attribute) pairs both decided;"
+          f" agreement {100 * o.agreement:.1f}%, Cohen's kappa {o.kappa:.3f}")
+    c = o.confusion
+    print(f"  both revealed {c['both_yes']}, only {a} {c['a_only']}, only {b} {c['b_only']},"
+          f" neither {c['both_no']}")
+    for title, group in (("by label (rule " + ag.label_rule + ")", ag.by_label),
+                         ("by domain", ag.by_domain)):
+        print(f"  {title}:")
+        for k, v in group.items():
+            print(f"    {k:<16} n={v.n:<7} agreement {100 * v.agreement:5.1f}%  kappa"
+                  f" {v.kappa:6.3f}")
+    print(f"  disagreements (first {len(ag.disagreements)}):")
+    for d in ag.disagreements:
+        print(f"    message {d['message_id']} {d['key']} [{d['label']}]: {a}="
+              f"{'yes' if d['a_revealed'] else 'no'} {d['a_evidence']!r} | {b}="
+              f"{'yes' if d['b_revealed'] else 'no'} {d['b_evidence']!r}")
+    return 0
+
+
+def cmd_composition(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from cimem.analysis.composition import composition_curve
+    from cimem.store import Store
+
+    with Store.open(args.db or default_db_path(), read_only=True) as store:
+        curve = composition_curve(store, store.resolve_run(args.run), args.judge)
+    if args.json:
+        print(json.dumps(asdict(curve), indent=1))
+        return 0
+    print(f"run {curve.run}: memory composition (judge {curve.judge}, parsed judgments only)")
+    print("  withheld  messages  leak rate  any leak  completeness")
+    for b, n, lr, al, co in zip(curve.steps, curve.messages, curve.leak_rate, curve.any_leak,
+                                curve.completeness):
+        cells = [pct(v) if v is not None else "   -" for v in (lr, al, co)]
+        print(f"  {b:8d}  {n:8d}  {cells[0]:>9}  {cells[1]:>8}  {cells[2]:>12}")
+    return 0
+
+
+def add_analysis_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "metrics", help="Violation@n and Completeness with the discard report",
+        description="Violation@n (worst case over tasks and samples) and Completeness (average)"
+        " per run, mean ± std over profiles with a bootstrap 95%% interval, the unbiased"
+        " Violation@k, the per-message leak rate, and the discard report that explains the"
+        " difference between official and definition mode.")
+    add_source_args(p, many_runs=True)
+    add_metric_args(p)
+    p.add_argument("--k", type=int, default=None,
+                   help="samples per task: Violation@k from the first k trials and the unbiased"
+                        " estimator at k (default: all n)")
+    p.add_argument("--compare", action="store_true",
+                   help="paired difference of every run against the first, over common profiles")
+    p.add_argument("--json", action="store_true", help="print the JSON contract instead of text")
+    p.set_defaults(func=cmd_metrics)
+
+    p = sub.add_parser(
+        "growth", help="Violation as tasks and samples accumulate, against 1-(1-p)^k",
+        description="Violation as a function of the number of tasks T and samples per task k,"
+        " averaged over profiles, with the independence prediction 1-(1-p)^k from each"
+        " attribute's per-task leak frequency, and the union bound. Orders: random (exact ratio"
+        " of expected counts, or Monte Carlo expectation of the ratio), fixed (listed order),"
+        " worst (greedy upper envelope).")
+    add_source_args(p, many_runs=False)
+    add_metric_args(p)
+    p.add_argument("--order", choices=("random", "fixed", "worst"), default="random")
+    p.add_argument("--method", choices=("exact", "montecarlo"), default="exact",
+                   help="random order: exact ratio of expected counts (default) or Monte Carlo"
+                        " expectation of the ratio")
+    p.add_argument("--draws", type=int, default=400, help="Monte Carlo draws per point")
+    p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed")
+    p.add_argument("--samples", choices=("first", "unbiased"), default="first",
+                   help="samples per task: the first k trials, or the unbiased estimator")
+    p.add_argument("--tasks", help="task counts, e.g. 1,5,10,20,40 (default: every count)")
+    p.add_argument("--trials", help="samples per task, e.g. 1,2,3,4,5 (default: 1..n)")
+    p.add_argument("--fixed-order", help="fixed order: context positions, e.g. 3,0,1")
+    p.add_argument("--json", action="store_true", help="print the JSON contract")
+    p.set_defaults(func=cmd_growth)
+
+    p = sub.add_parser(
+        "judge", help="re-judge a run's messages as a new judge (offline or any LLM endpoint)",
+        description="Judge the messages of a run (all, or a --where selection) and store the"
+        " verdicts as a NEW judge: nothing is overwritten. Without --model the deterministic"
+        " offline judge is used. The API key is read from the environment variable named by"
+        " --api-key-env and is never stored.")
+    p.add_argument("--db", default=None, help="database file")
+    p.add_argument("--run", required=True, help="run id or name")
+    p.add_argument("--offline", action="store_true", help="use the offline judge (the default"
+                   " when no --model is given)")
+    p.add_argument("--model", help="judge model name at the endpoint")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="environment variable holding the API key (default OPENAI_API_KEY)")
+    p.add_argument("--prompts", help="official-format prompts.yaml (adversary_reveal) to use")
+    p.add_argument("--variant", choices=("strict", "lenient"), default="strict",
+                   help="built-in prompt: strict REVEAL (default) or lenient (implied counts)")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per call")
+    p.add_argument("--retries", type=int, default=4, help="retries per call (backoff, Retry-After)")
+    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--where", help="profile=NAME,context=N,trial=N")
+    p.add_argument("--limit", type=int, help="judge at most N messages")
+    p.add_argument("--values-from", metavar="RUN",
+                   help="fill missing attribute values from another run (e.g. an imported"
+                        " profiles.json), matched by profile name and key")
+    p.add_argument("--name", help="name of the new judge")
+    p.set_defaults(func=cmd_judge)
+
+    p = sub.add_parser(
+        "agreement", help="agreement and Cohen's kappa of two judges of a run",
+        description="Agreement, Cohen's kappa and the confusion matrix of two judges over the"
+        " (message, attribute) pairs both decided (messages either judge failed to parse are"
+        " left out), split by label and domain, with the disagreements and both evidences.")
+    p.add_argument("--db", default=None, help="database file")
+    p.add_argument("--run", required=True, help="run id or name")
+    p.add_argument("--judges", help="A,B judge ids (default: the first and the last judge)")
+    p.add_argument("--label-rule", default="unanimous")
+    p.add_argument("--show", type=int, default=20, help="disagreements to list (default 20)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_agreement)
+
+    p = sub.add_parser(
+        "composition", help="leakage against memory size (runs made with run --composition)",
+        description="Per step of the memory-composition experiment (withheld memories added to"
+        " each task's needed ones): the leak rate of the withheld memories, the share of messages"
+        " leaking any, and completeness. These messages are not part of Violation@n.")
+    p.add_argument("--db", default=None, help="database file")
+    p.add_argument("--run", required=True, help="run id or name")
+    p.add_argument("--judge", type=int, default=None, help="judge id (default: the run's first)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_composition)

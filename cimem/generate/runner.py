@@ -1,0 +1,407 @@
+"""Evaluate a model end to end: build prompts, generate, judge, store; resumable at any point.
+
+Never pay twice, never lose a result: every completed call is written to the call cache in the
+database as it arrives (keyed by model, whole prompt, sampling parameters and trial index), so a run
+stopped at any point (Ctrl-C, kill -9, a crash) resumes with ``--resume RUN`` and makes only the
+calls that are missing. A call that still fails after its retries is stored as a failed message
+with its error (never as empty text, never judged); ``--retry-failed`` tries those again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from cimem.analysis.labels import LABEL_NAMES, LabelRule
+from cimem.errors import CimemError
+from cimem.generate.memory import Memory, render
+from cimem.judges.base import Judge, JudgeOutcome, OfflineJudge, attribute_specs, store_outcomes
+from cimem.llm.client import ChatResult, ClientSettings, cache_key, chat, from_cache, make_client
+from cimem.llm.prompts import PromptTemplate, fill, load_task_prompt
+from cimem.store import Store
+from cimem.store.call_cache import CallCache
+
+
+@dataclass
+class RunSettings:
+    """Everything that defines a run; stored with it (never the API key)."""
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float | None = None          # None: the provider's default (as the paper)
+    max_tokens: int | None = 1024
+    trials: int = 5
+    level: int = 1
+    prompts: str | None = None                # official-format prompts.yaml
+    memory_format: str = "official"
+    profiles_limit: int | None = None
+    profiles: list[str] | None = None         # profile names (--where)
+    contexts: list[int] | None = None         # context positions
+    composition_step: int | None = None       # add withheld attributes in steps (needs labels)
+    concurrency: int = 8
+    rpm: float | None = None
+    timeout: float = 120.0
+    retries: int = 4
+    backoff: float = 1.0                      # first retry wait in seconds (doubled, jittered)
+    price_in: float = 0.0                     # USD per million prompt tokens
+    price_out: float = 0.0                    # USD per million completion tokens
+    judge_price_in: float = 0.0
+    judge_price_out: float = 0.0
+    judge_model: str | None = None            # None: the offline judge
+    judge_base_url: str | None = None
+    judge_api_key_env: str = "OPENAI_API_KEY"
+    judge_prompts: str | None = None
+    seed: int = 0
+
+    def client(self) -> ClientSettings:
+        return ClientSettings(model=self.model, base_url=self.base_url,
+                              api_key_env=self.api_key_env, timeout=self.timeout,
+                              max_retries=self.retries, backoff=self.backoff)
+
+    def params(self, trial: int) -> dict[str, Any]:
+        """Sampling parameters that enter the cache key (the trial index keeps samples apart)."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "trial": trial}
+
+
+@dataclass
+class Slot:
+    profile_id: int
+    ctx_idx: int
+    trial: int
+    keep: list[str] | None = None             # composition: the attributes in memory
+    shared: tuple[list[str], list[str]] | None = None
+
+
+@dataclass
+class Progress:
+    total: int = 0
+    done: int = 0
+    cached: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+    def cost(self, s: RunSettings) -> float:
+        return (self.prompt_tokens * s.price_in + self.completion_tokens * s.price_out) / 1e6
+
+    def eta(self) -> float | None:
+        made = self.done - self.cached
+        if made <= 0 or self.done >= self.total:
+            return None
+        rate = made / max(time.perf_counter() - self.started, 1e-9)
+        return (self.total - self.done) / rate
+
+
+@dataclass
+class RunSummary:
+    """What one call of :func:`run` did (a dry run: what it would do)."""
+
+    run_id: int
+    slots: int                    # (profile, context, trial[, composition step]) in the plan
+    calls: int                    # generation calls made (dry run: to make)
+    cached: int                   # generations answered from the call cache
+    failed: int                   # generations that failed after their retries
+    judged: int = 0               # messages judged
+    judge_calls: int = 0          # judge calls made (the offline judge makes none)
+    judge_errors: int = 0
+    parse_failures: int = 0
+    prompt_tokens: int = 0        # of the calls made, generation and judge
+    completion_tokens: int = 0
+    cost: float = 0.0             # USD from the price settings
+    seconds: float = 0.0
+    estimated: bool = False       # a dry run: tokens and cost are estimates
+
+
+# ----------------------------------------------------------------------------- creating a run
+def create_run(store: Store, source: str | Path, settings: RunSettings, name: str | None = None,
+               labels_from: int | None = None) -> int:
+    """A new run holding the selected profiles and contexts (with labels when the source or
+    ``labels_from`` has them), and the settings. Nothing is called yet."""
+    load_task_prompt(settings.level, settings.prompts)  # fail early on a bad prompt set
+    return new_run_from_profiles(
+        store, source, settings, kind="results", labels_from=labels_from,
+        name=name or f"{settings.model} level {settings.level}", prompt_set=settings.prompts
+        or "builtin", level=settings.level, memory_format=settings.memory_format)
+
+
+def new_run_from_profiles(store: Store, source: str | Path, settings: RunSettings, *, kind: str,
+                          name: str, labels_from: int | None = None,
+                          extra_config: dict[str, Any] | None = None, **meta: Any) -> int:
+    """A run with the selected profiles of a profiles or results file (messages left out) and the
+    settings in its config, in one transaction."""
+    from cimem.ingest.detect import detect_format, open_reader
+    from cimem.ingest.records import RunMeta
+    from cimem.ingest.writer import RunWriter
+
+    path = Path(source)
+    if not path.is_file():
+        raise CimemError(f"{path}: no such profiles file")
+    fmt = detect_format(path)
+    if fmt not in ("official", "profiles"):
+        raise CimemError(f"{path}: a run needs profiles (official profiles.json or a results file),"
+                         f" not a {fmt} file")
+    _, records = open_reader(path, fmt, None)
+    config = {"settings": asdict(settings), "profiles_source": str(path)} | (extra_config or {})
+    run_meta = RunMeta(name=name, kind=kind, source_format="runner", model=settings.model,
+                       config=config, **meta)
+    writer = RunWriter(store)
+    with store.transaction():
+        run_id = writer.start(run_meta, source=str(path))
+        kept = 0
+        for rec in records:
+            if settings.profiles and rec.name not in settings.profiles:
+                continue
+            if settings.profiles_limit is not None and kept >= settings.profiles_limit:
+                break
+            rec.messages, rec.judgments, rec.verdicts = {}, {}, {}
+            if kind == "labels" or labels_from is not None:
+                # a labelling run holds only the labels it makes; --labels-from replaces the file's
+                rec.persona_labels, rec.hard_labels = {}, {}
+            for table, data in writer.tables(rec):
+                store.append(table, data)
+            kept += 1
+        if kept == 0:
+            raise CimemError(f"{path}: no profile matches the selection")
+        if labels_from is not None:
+            store.copy_labels(labels_from, run_id)
+        store.finish_run(run_id, content_hash=None, n_trials=settings.trials, kind=kind)
+    return run_id
+
+
+def settings_of(store: Store, run_id: int) -> RunSettings:
+    cfg = orjson.loads(store.run_config(run_id)["config"] or b"{}")
+    if "settings" not in cfg:
+        raise CimemError(f"run {run_id} was not made by `cimem run`: nothing to resume")
+    return RunSettings(**cfg["settings"])
+
+
+# ----------------------------------------------------------------------------- slots and prompts
+def plan(store: Store, run_id: int, s: RunSettings) -> tuple[list[Slot], dict[int, Memory]]:
+    profiles = {p[0]: p for p in store.profiles_of(run_id)}
+    statements: dict[int, list[tuple[str, str]]] = {pid: [] for pid in profiles}
+    for pid, _aid, key, _v, _d, _e, stmt in store.attributes_of(run_id):
+        statements[pid].append((key, stmt or key))
+    memories = {pid: Memory(p[1], p[2], p[3], p[4], statements[pid]) for pid, p in profiles.items()}
+    contexts = store.contexts_of(run_id)
+    slots: list[Slot] = []
+    rng = random.Random(s.seed)
+    labels = _hard_labels(store, run_id) if s.composition_step else {}
+    for pid, ctx_idx, _r, _t, _p in contexts:
+        if s.contexts is not None and ctx_idx not in s.contexts:
+            continue
+        for t in range(s.trials):
+            slots.append(Slot(pid, ctx_idx, t))
+        if s.composition_step:
+            keys = [k for k, _ in statements[pid]]
+            needed = [k for k in keys if labels.get((pid, ctx_idx, k)) == "share"]
+            withheld = [k for k in keys if labels.get((pid, ctx_idx, k)) == "private"]
+            if not needed and not withheld:
+                raise CimemError("the composition experiment needs labels: create the run from a "
+                                 "labelled results file or with --labels-from")
+            for b in range(0, len(withheld) + 1, s.composition_step):
+                extra = rng.sample(withheld, b)
+                for t in range(s.trials):
+                    slots.append(Slot(pid, ctx_idx, t, keep=needed + extra,
+                                      shared=(needed, extra)))
+    return slots, memories
+
+
+def _hard_labels(store: Store, run_id: int) -> dict[tuple[int, int, str], str]:
+    """{(profile, context, key): share | private | ambiguous} under the official rule."""
+    keys = {a[1]: a[2] for a in store.attributes_of(run_id)}
+    rows = store.labels_of_run(run_id)
+    fractions = [r for r in rows if r[5] is None]
+    codes = LabelRule.parse("unanimous").apply(
+        np.array([r[3] for r in fractions], np.float64), np.array([r[4] for r in fractions],
+                                                                   np.float64))
+    out = {(pid, ctx, keys[aid]): LABEL_NAMES[int(c)]
+           for (pid, ctx, aid, _n, _p, _h), c in zip(fractions, codes)}
+    out.update({(pid, ctx, keys[aid]): hard for pid, ctx, aid, _n, _p, hard in rows
+                if hard is not None})
+    return out
+
+
+def prompt_for(template: PromptTemplate, memory_format: str, memory: Memory, recipient: str,
+               task: str, keep: list[str] | None) -> list[dict[str, str]]:
+    """The chat messages of one task: the memory (or the ``keep`` part of it) and the task."""
+    text = fill(template, memories=render(memory, memory_format,
+                                          set(keep) if keep is not None else None),
+                recipient=recipient.lower(), task=task)
+    return [{"role": "user", "content": text}]
+
+
+# ----------------------------------------------------------------------------- running
+def run(store: Store, run_id: int, *, retry_failed: bool = False, dry_run: bool = False,
+        api_key: str | None = None, judge_api_key: str | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+        on_judge_progress: Callable[[int, int], None] | None = None) -> RunSummary:
+    """Generate what is missing, store it, judge what is unjudged. Safe to call again."""
+    start = time.perf_counter()
+    s = settings_of(store, run_id)
+    slots, memories = plan(store, run_id, s)
+    ctx = {(c[0], c[1]): (c[2], c[3]) for c in store.contexts_of(run_id)}
+    existing = store.message_slots(run_id)
+    if retry_failed:
+        existing = {k: v for k, v in existing.items() if v[1] == "ok"}
+    todo = [sl for sl in slots if _slot_key(sl) not in existing]
+    template = load_task_prompt(s.level, s.prompts)
+    requests = [prompt_for(template, s.memory_format, memories[sl.profile_id],
+                           *ctx[(sl.profile_id, sl.ctx_idx)], sl.keep) for sl in todo]
+    keys = [cache_key(s.model, r, s.params(sl.trial)) for r, sl in zip(requests, todo)]
+    prog = Progress(total=len(todo))
+    if dry_run:
+        return _estimate(store, s, run_id, len(slots), requests, keys)
+    if retry_failed:
+        store.delete_failed_messages(run_id)
+    with CallCache(store) as cache:
+        results = asyncio.run(_generate(cache, s, requests, keys, prog, api_key, on_progress))
+    store.add_messages(run_id, [
+        (sl.profile_id, sl.ctx_idx, sl.trial,
+         len(sl.keep) if sl.keep is not None else None,
+         len(sl.shared[1]) if sl.shared else None,
+         orjson.dumps(list(sl.shared)).decode() if sl.shared else None,
+         req[0]["content"], res.text if res.ok else None, "ok" if res.ok else "failed",
+         None if res.ok else res.error)
+        for sl, req, res in zip(todo, requests, results)])
+    judge = make_judge(s, store, judge_api_key)
+    outcomes = _judge_missing(store, run_id, judge, retry_failed, on_judge_progress)
+    statuses = collections.Counter(o.status for o in outcomes)
+    j_in, j_out = getattr(judge, "prompt_tokens", 0), getattr(judge, "completion_tokens", 0)
+    return RunSummary(
+        run_id, len(slots), calls=sum(1 for r in results if not r.cached), cached=prog.cached,
+        failed=prog.failed, judged=len(outcomes), judge_calls=getattr(judge, "calls", 0),
+        judge_errors=statuses["error"], parse_failures=statuses["parse_failure"],
+        prompt_tokens=prog.prompt_tokens + j_in, completion_tokens=prog.completion_tokens + j_out,
+        cost=prog.cost(s) + (j_in * s.judge_price_in + j_out * s.judge_price_out) / 1e6,
+        seconds=time.perf_counter() - start)
+
+
+CHARS_PER_TOKEN = 4          # a rough rule for English text, used only by dry runs
+JUDGE_REPLY_TOKENS = 200     # a judge's JSON answer, roughly
+
+
+def _estimate(store: Store, s: RunSettings, run_id: int, n_slots: int,
+              requests: list[list[dict[str, str]]], keys: list[str]) -> RunSummary:
+    """What a run would send: generation calls not in the cache, and one judge call per new
+    message (each message assumed as long as max_tokens). Tokens are estimated from characters."""
+    cached = store.cache_get(keys)
+    new = [r for r, k in zip(requests, keys) if k not in cached]
+    reply = s.max_tokens or 500
+    gen_in = sum(len(r[0]["content"]) for r in new) // CHARS_PER_TOKEN
+    gen_out = reply * len(new)
+    judge_in = judge_out = 0
+    if s.judge_model:
+        from cimem.llm.prompts import load_judge_prompt
+
+        template = len(load_judge_prompt(s.judge_prompts).text)
+        memory = sum(len(r[0]["content"]) for r in new) // max(len(new), 1)
+        judge_in = len(new) * (template + memory) // CHARS_PER_TOKEN + gen_out
+        judge_out = JUDGE_REPLY_TOKENS * len(new)
+    cost = (gen_in * s.price_in + gen_out * s.price_out + judge_in * s.judge_price_in
+            + judge_out * s.judge_price_out) / 1e6
+    return RunSummary(run_id, n_slots, calls=len(new), cached=len(requests) - len(new), failed=0,
+                      judge_calls=len(new) if s.judge_model else 0,
+                      prompt_tokens=gen_in + judge_in, completion_tokens=gen_out + judge_out,
+                      cost=cost, estimated=True)
+
+
+def _slot_key(sl: Slot) -> tuple:
+    b = len(sl.shared[1]) if sl.shared else None
+    return (sl.profile_id, sl.ctx_idx, sl.trial, b)
+
+
+async def _generate(cache: CallCache, s: RunSettings, requests: list[list[dict[str, str]]],
+                    keys: list[str], prog: Progress, api_key: str | None,
+                    on_progress: Callable[[Progress], None] | None) -> list[ChatResult]:
+    """Answers for every request: from the cache, else from the model (recorded at once)."""
+    cached = cache.get(keys)
+    results: list[ChatResult | None] = [None] * len(requests)
+    for i, k in enumerate(keys):
+        if k in cached:
+            results[i] = from_cache(cached[k])
+            prog.done += 1
+            prog.cached += 1
+    if on_progress:
+        on_progress(prog)
+    missing = [i for i, r in enumerate(results) if r is None]
+    if missing:
+        client = make_client(s.client(), api_key)
+        sem = asyncio.Semaphore(max(1, s.concurrency))
+        gap = 60.0 / s.rpm if s.rpm else 0.0
+        lock = asyncio.Lock()
+        next_start = [0.0]
+
+        async def one(i: int) -> None:
+            async with sem:
+                if gap:
+                    async with lock:
+                        now = time.monotonic()
+                        wait = max(0.0, next_start[0] - now)
+                        next_start[0] = max(now, next_start[0]) + gap
+                    await asyncio.sleep(wait)
+                res = await chat(client, s.client(), requests[i], temperature=s.temperature,
+                                 max_tokens=s.max_tokens)
+            if res.ok:  # on disk before anything depends on it
+                cache.put(keys[i], s.model, "generate", res.text, res.reasoning,
+                          res.prompt_tokens, res.completion_tokens)
+            else:
+                prog.failed += 1
+            prog.done += 1
+            prog.prompt_tokens += res.prompt_tokens
+            prog.completion_tokens += res.completion_tokens
+            results[i] = res
+            if on_progress:
+                on_progress(prog)
+
+        try:
+            await asyncio.gather(*(one(i) for i in missing))
+        finally:
+            await client.close()
+    return [r for r in results if r is not None]
+
+
+def make_judge(s: RunSettings, store: Store, api_key: str | None) -> Judge:
+    if not s.judge_model:
+        return OfflineJudge()
+    from cimem.judges.llm import LLMJudge
+    from cimem.llm.prompts import load_judge_prompt
+
+    settings = ClientSettings(model=s.judge_model, base_url=s.judge_base_url,
+                              api_key_env=s.judge_api_key_env, timeout=s.timeout,
+                              max_retries=s.retries, backoff=s.backoff)
+    return LLMJudge(settings, load_judge_prompt(s.judge_prompts), store=store,
+                    concurrency=s.concurrency, temperature=0.0, api_key=api_key)
+
+
+def _judge_missing(store: Store, run_id: int, judge: Judge, retry_failed: bool,
+                   progress: Callable[[int, int], None] | None) -> list[JudgeOutcome]:
+    """Judge the run's generated messages that its judge has not seen; append to that judge.
+    With ``retry_failed``, judge calls that failed (status error) are made again."""
+    judge_id = store.default_judge(run_id)
+    if retry_failed and judge_id is not None:
+        store.delete_failed_judgments(judge_id)
+    todo = store.unjudged_messages(run_id, judge_id)
+    if not todo:
+        return []
+    specs = attribute_specs(store, run_id)
+    items = [(text, [sp for _, sp in specs.get(pid, [])], name) for _m, pid, name, text in todo]
+    outcomes = judge.judge_many(items, progress)
+    with store.transaction():
+        if judge_id is None:
+            judge_id = store.create_judge(run_id=run_id, name=judge.name, kind=judge.kind,
+                                          model=judge.model, prompt_hash=judge.prompt_hash(),
+                                          config=orjson.dumps(judge.config()).decode())
+        store_outcomes(store, judge_id, [(m, pid) for m, pid, _n, _t in todo], specs, outcomes)
+    return outcomes
+

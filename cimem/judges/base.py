@@ -1,0 +1,197 @@
+"""Re-judging: run a judge over one message, a filtered set or a whole run, as a NEW judge entry.
+
+Nothing is overwritten: every re-judge is a judge with its provenance (kind, model, prompt hash,
+time, settings), and the metrics take a judge id. The offline judge is the default when no endpoint
+is configured; LLM judges plug in through the same :class:`Judge` interface (see ``llm_judge``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import orjson
+import pyarrow as pa
+
+from cimem.errors import CimemError
+from cimem.judges.offline import OFFLINE_JUDGE_VERSION, AttributeSpec, judge_offline
+from cimem.judges.textmatch import normalize
+from cimem.store import Store
+
+
+@dataclass
+class JudgeOutcome:
+    """One message judged: revealed keys with evidence, or a failure with the raw reply."""
+
+    revealed: dict[str, str]
+    status: str = "ok"                 # ok, parse_failure, error
+    raw: str | None = None
+    unmatched: list[str] = field(default_factory=list)
+    cached: bool = False
+
+
+class Judge(Protocol):
+    kind: str
+    model: str | None
+    name: str
+
+    def prompt_hash(self) -> str | None: ...
+
+    def config(self) -> dict[str, Any]: ...
+
+    def judge_many(self, items: list[tuple[str, list[AttributeSpec], str]],
+                   progress: Callable[[int, int], None] | None = None) -> list[JudgeOutcome]: ...
+
+
+class OfflineJudge:
+    """The deterministic offline judge (see :mod:`cimem.judges.offline`)."""
+
+    kind = "offline"
+    model = None
+
+    def __init__(self, name: str = "offline judge"):
+        self.name = name
+
+    def prompt_hash(self) -> str:
+        return hashlib.sha256(OFFLINE_JUDGE_VERSION.encode()).hexdigest()[:16]
+
+    def config(self) -> dict[str, Any]:
+        return {"version": OFFLINE_JUDGE_VERSION}
+
+    def judge_many(self, items, progress=None) -> list[JudgeOutcome]:
+        out = []
+        for i, (message, attrs, person) in enumerate(items):
+            out.append(JudgeOutcome(judge_offline(message, attrs, person)))
+            if progress and (i % 50 == 0 or i + 1 == len(items)):
+                progress(i + 1, len(items))
+        return out
+
+
+@dataclass
+class RejudgeResult:
+    judge_id: int
+    messages: int
+    verdicts: int
+    parse_failures: int
+    errors: int
+    cached: int
+    seconds: float
+
+
+def attribute_specs(store: Store, run_id: int, values_from: int | None = None
+                    ) -> dict[int, list[tuple[int, AttributeSpec]]]:
+    """Per profile: (attr_id, spec) with values decoded; missing values filled from another run's
+    attributes of the same profile name and key when ``values_from`` is given."""
+    fill = store.values_by_name(values_from) if values_from is not None else {}
+    names = {p[0]: p[1] for p in store.profiles_of(run_id)}
+    out: dict[int, list[tuple[int, AttributeSpec]]] = {}
+    for pid, attr_id, key, value_json, _domain, _event, stmt in store.attributes_of(run_id):
+        if value_json is None:
+            value_json = fill.get((names[pid], key))
+        value = orjson.loads(value_json) if value_json is not None else None
+        out.setdefault(pid, []).append((attr_id, AttributeSpec(key, value, stmt)))
+    return out
+
+
+def rejudge(store: Store, run_id: int, judge: Judge, *, profile: str | None = None,
+            context: int | None = None, trial: int | None = None,
+            message_ids: list[int] | None = None, limit: int | None = None,
+            values_from: int | None = None,
+            progress: Callable[[int, int], None] | None = None) -> RejudgeResult:
+    """Judge the selected messages of a run with ``judge`` and store them as a new judge."""
+    start = time.perf_counter()
+    rows = store.messages_to_judge(run_id, profile, context, trial, message_ids, limit)
+    if not rows:
+        raise CimemError(f"run {run_id} has no generated message matching the selection")
+    specs = attribute_specs(store, run_id, values_from)
+    items = [(text, [s for _, s in specs.get(pid, [])], name)
+             for _mid, pid, name, _c, _t, text in rows]
+    outcomes = judge.judge_many(items, progress)
+    cfg = judge.config() | {"selection": {"profile": profile, "context": context, "trial": trial,
+                                          "messages": len(rows), "limit": limit,
+                                          "values_from": values_from}}
+    with store.transaction():
+        judge_id = store.create_judge(run_id=run_id, name=judge.name, kind=judge.kind,
+                                      model=judge.model, prompt_hash=judge.prompt_hash(),
+                                      config=orjson.dumps(cfg).decode())
+        n_verdicts = store_outcomes(store, judge_id, [(r[0], r[1]) for r in rows], specs, outcomes)
+    statuses = [o.status for o in outcomes]
+    return RejudgeResult(judge_id=judge_id, messages=len(rows), verdicts=n_verdicts,
+                         parse_failures=statuses.count("parse_failure"),
+                         errors=statuses.count("error"),
+                         cached=sum(o.cached for o in outcomes),
+                         seconds=time.perf_counter() - start)
+
+
+def store_outcomes(store: Store, judge_id: int, messages: list[tuple[int, int]],
+                   specs: dict[int, list[tuple[int, AttributeSpec]]],
+                   outcomes: list[JudgeOutcome]) -> int:
+    """Append one judgment per (message_id, profile_id) and, for parsed replies, a verdict for
+    every attribute of the profile. Returns the number of verdicts written."""
+    mids, aids, revs, evs = [], [], [], []
+    j_mid, j_status, j_raw = [], [], []
+    for (mid, pid), outcome in zip(messages, outcomes):
+        j_mid.append(mid)
+        j_status.append(outcome.status)
+        raw = outcome.raw
+        if outcome.unmatched:  # keys the judge named that are no attribute: kept for the audit
+            raw = orjson.dumps({"reply": outcome.raw, "unmatched_keys": outcome.unmatched}).decode()
+        j_raw.append(raw)
+        if outcome.status != "ok":
+            continue
+        for attr_id, spec in specs.get(pid, []):
+            mids.append(mid)
+            aids.append(attr_id)
+            evidence = outcome.revealed.get(spec.key)
+            revs.append(evidence is not None)
+            evs.append(evidence)
+    store.append("judgments", pa.table({
+        "judge_id": np.full(len(j_mid), judge_id, np.int32),
+        "message_id": np.array(j_mid, np.int64), "status": pa.array(j_status, pa.string()),
+        "raw": pa.array(j_raw, pa.string())}))
+    if mids:
+        store.append("verdicts", pa.table({
+            "judge_id": np.full(len(mids), judge_id, np.int32),
+            "message_id": np.array(mids, np.int64), "attr_id": np.array(aids, np.int32),
+            "revealed": np.array(revs, np.bool_), "evidence": pa.array(evs, pa.string())}))
+    return len(mids)
+
+
+def judge_message(store: Store, message_id: int, judge: Judge,
+                  values_from: int | None = None) -> tuple[JudgeOutcome, float]:
+    """Judge one stored message without storing anything: (outcome, seconds)."""
+    detail = store.message_detail(message_id)
+    if detail is None:
+        raise CimemError(f"no message {message_id}")
+    if detail["status"] != "ok" or detail["text"] is None:
+        raise CimemError(f"message {message_id} has no text: its generation failed")
+    specs = attribute_specs(store, detail["run_id"], values_from)
+    start = time.perf_counter()
+    outcome = judge.judge_many([(detail["text"], [s for _, s in specs.get(detail["profile_id"], [])],
+                                 detail["profile"])])[0]
+    return outcome, time.perf_counter() - start
+
+
+def evidence_grounded(evidence: str | None, message: str) -> bool | None:
+    """Whether an evidence sentence occurs in the message (normalised); None without evidence."""
+    if not isinstance(evidence, str) or not evidence:
+        return None
+    ev = normalize(evidence).strip(" .\"'")
+    if not ev:
+        return None
+    msg = normalize(message)
+    if ev in msg:
+        return True
+    # a quote that elides with "..." is grounded when every piece occurs in order
+    pieces = [p.strip(" .\"'") for p in ev.replace("\u2026", "...").split("...") if p.strip(" .")]
+    pos = 0
+    for piece in pieces:
+        found = msg.find(piece, pos)
+        if found < 0:
+            return False
+        pos = found + len(piece)
+    return bool(pieces)

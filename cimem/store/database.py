@@ -1,0 +1,828 @@
+"""The DuckDB store: the schema, the connection, and every SQL statement of cimem.
+
+No other module holds SQL. Every read and write is a small typed method with `?` parameters; bulk
+writes take Arrow tables whose columns are named like the target table's.
+
+Identifiers: a run owns its profiles (``profile_id`` = position in the source), their contexts
+(``ctx_idx`` = position in the profile's context list) and their attributes (``attr_id``, unique
+within the run). ``message_id`` and ``judge_id`` are unique in the database. Label fractions are kept
+per persona (``persona = 'combined'`` is the weighted view the official rule reads); hard labels are
+derived from them at query time by a named rule (see :mod:`cimem.analysis.labels`), except for sources that
+only ship hard labels, which go to ``hard_labels``.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from cimem.errors import CimemError
+from cimem.paths import DEFAULT_DB_ENV, DEFAULT_DB_PATH, default_db_path  # noqa: F401 (re-exported)
+from cimem.store.call_cache import recover
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL);
+CREATE SEQUENCE IF NOT EXISTS run_ids START 1;
+CREATE SEQUENCE IF NOT EXISTS judge_ids START 1;
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY,
+    name VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,            -- 'results' (messages and verdicts), 'profiles', 'labels'
+    source_format VARCHAR NOT NULL,   -- official, profiles, hf, persistbench, runner, demo
+    source VARCHAR,                   -- the file it came from
+    content_hash VARCHAR,             -- sha256 of the source file: re-imports are detected by it
+    model VARCHAR,
+    prompt_set VARCHAR,
+    level INTEGER,
+    memory_format VARCHAR,
+    n_trials INTEGER,
+    simulated BOOLEAN NOT NULL DEFAULT FALSE,
+    created_at TIMESTAMP NOT NULL,
+    config VARCHAR                    -- JSON: everything else about how the run was made
+);
+CREATE TABLE IF NOT EXISTS profiles (
+    run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL,
+    name VARCHAR NOT NULL, sex VARCHAR, address VARCHAR, age VARCHAR,
+    bio_json VARCHAR                  -- the bio object as it came, for export
+);
+CREATE TABLE IF NOT EXISTS attributes (
+    run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL, attr_id INTEGER NOT NULL,
+    key VARCHAR NOT NULL,
+    value_json VARCHAR,               -- the value as JSON (numbers, lists, booleans keep their type)
+    domain VARCHAR, event VARCHAR, memory_statement VARCHAR
+);
+CREATE TABLE IF NOT EXISTS contexts (
+    run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL, ctx_idx INTEGER NOT NULL,
+    recipient VARCHAR NOT NULL, task VARCHAR NOT NULL,
+    prompt VARCHAR                    -- a source's task prompt when it ships one without messages
+);
+CREATE TABLE IF NOT EXISTS persona_labels (
+    run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL, ctx_idx INTEGER NOT NULL,
+    attr_id INTEGER NOT NULL, persona VARCHAR NOT NULL,
+    necessary DOUBLE, private DOUBLE, unlabeled DOUBLE
+);
+CREATE TABLE IF NOT EXISTS hard_labels (
+    run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL, ctx_idx INTEGER NOT NULL,
+    attr_id INTEGER NOT NULL, label VARCHAR NOT NULL   -- share, private, ambiguous
+);
+CREATE TABLE IF NOT EXISTS messages (
+    message_id BIGINT NOT NULL, run_id INTEGER NOT NULL, profile_id INTEGER NOT NULL,
+    ctx_idx INTEGER NOT NULL, trial INTEGER NOT NULL,
+    num_to_share INTEGER, num_not_to_share INTEGER,
+    shared_json VARCHAR,              -- [to_share, not_to_share] lists when not the full memory
+    prompt VARCHAR, text VARCHAR,
+    status VARCHAR NOT NULL,          -- ok, failed
+    error VARCHAR
+);
+CREATE TABLE IF NOT EXISTS judges (
+    judge_id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, name VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,            -- imported, llm, offline, human, simulator
+    model VARCHAR, prompt_hash VARCHAR, created_at TIMESTAMP NOT NULL, config VARCHAR
+);
+CREATE TABLE IF NOT EXISTS judgments (
+    judge_id INTEGER NOT NULL, message_id BIGINT NOT NULL,
+    status VARCHAR NOT NULL,          -- ok, parse_failure, error
+    raw VARCHAR
+);
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key VARCHAR PRIMARY KEY,          -- sha256 of model, whole prompt, sampling parameters, trial
+    model VARCHAR, purpose VARCHAR, response VARCHAR, reasoning VARCHAR,
+    prompt_tokens INTEGER, completion_tokens INTEGER, created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    judge_id INTEGER NOT NULL, message_id BIGINT NOT NULL, attr_id INTEGER NOT NULL,
+    revealed BOOLEAN NOT NULL, evidence VARCHAR
+);
+"""
+
+# Tables that bulk appends may target, with their column order.
+BULK_TABLES: dict[str, tuple[str, ...]] = {
+    "profiles": ("run_id", "profile_id", "name", "sex", "address", "age", "bio_json"),
+    "attributes": ("run_id", "profile_id", "attr_id", "key", "value_json", "domain", "event",
+                   "memory_statement"),
+    "contexts": ("run_id", "profile_id", "ctx_idx", "recipient", "task", "prompt"),
+    "persona_labels": ("run_id", "profile_id", "ctx_idx", "attr_id", "persona", "necessary",
+                       "private", "unlabeled"),
+    "hard_labels": ("run_id", "profile_id", "ctx_idx", "attr_id", "label"),
+    "messages": ("message_id", "run_id", "profile_id", "ctx_idx", "trial", "num_to_share",
+                 "num_not_to_share", "shared_json", "prompt", "text", "status", "error"),
+    "judgments": ("judge_id", "message_id", "status", "raw"),
+    "verdicts": ("judge_id", "message_id", "attr_id", "revealed", "evidence"),
+}
+_INSERT_SQL = {
+    table: f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _bulk"
+    for table, cols in BULK_TABLES.items()
+}
+_COUNT_SQL = {t: f"SELECT count(*) FROM {t}" for t in ("runs", "judges", "llm_cache",
+                                                        *BULK_TABLES)}
+_DELETE_RUN_SQL = [
+    "DELETE FROM verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
+    "DELETE FROM judgments WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
+    *(f"DELETE FROM {t} WHERE run_id = ?" for t in (
+        "judges", "messages", "hard_labels", "persona_labels", "contexts", "attributes",
+        "profiles", "runs")),
+]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One row of `cimem runs`: what a run holds."""
+
+    run_id: int
+    name: str
+    kind: str
+    source_format: str
+    model: str | None
+    source: str | None
+    level: int | None
+    n_trials: int | None
+    simulated: bool
+    created_at: datetime
+    profiles: int
+    contexts: int
+    messages: int
+    verdicts: int
+    judges: int
+
+
+@dataclass(frozen=True)
+class JudgeInfo:
+    judge_id: int
+    run_id: int
+    name: str
+    kind: str
+    model: str | None
+    prompt_hash: str | None
+    created_at: datetime
+
+
+class DatabaseBusy(CimemError):
+    """Another process holds the database."""
+
+
+class Store:
+    """A cimem database. Open with :meth:`open`; use as a context manager to close it."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: str):
+        self.con = con
+        self.path = path
+
+    # ----------------------------------------------------------------- connection and schema
+    @classmethod
+    def open(cls, path: str | os.PathLike | None = None, read_only: bool = False) -> Store:
+        """Open (and, unless read-only, create or migrate) the database at ``path``."""
+        path = str(path or default_db_path())
+        if read_only and not Path(path).exists():
+            raise FileNotFoundError(f"{path}: no such database")
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            con = duckdb.connect(path, read_only=read_only)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise
+            holder = re.search(r"\(PID (\d+)\)", str(exc))
+            raise DatabaseBusy(
+                f"{path} is open in another process{f' (PID {holder.group(1)})' if holder else ''},"
+                " e.g. the app or a running `cimem run`: DuckDB lets one process write a database"
+                " at a time. Stop that process (a stopped run resumes with --resume), or work on"
+                " a copy of the file.") from None
+        store = cls(con, path)
+        if not read_only:
+            store._ensure_schema()
+            recover(store)  # calls a stopped process completed but had not merged yet
+        return store
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def _ensure_schema(self) -> None:
+        self.con.execute(_SCHEMA)
+        row = self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0]
+        if row[0] is None:
+            self.con.execute("INSERT INTO schema_info VALUES (?)", [SCHEMA_VERSION])
+        elif row[0] > SCHEMA_VERSION:
+            raise RuntimeError(
+                f"{self.path}: schema version {row[0]} is newer than this cimem ({SCHEMA_VERSION})")
+
+    def schema_version(self) -> int:
+        return int(self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0][0])
+
+    @contextmanager
+    def transaction(self) -> Iterator[Store]:
+        """All or nothing: on any exception the database is left exactly as it was."""
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield self
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
+    def table_counts(self) -> dict[str, int]:
+        """Row count of every table (tests use it to prove a failed import changed nothing)."""
+        return {t: int(self.con.execute(sql).fetchall()[0][0]) for t, sql in _COUNT_SQL.items()}
+
+    # ----------------------------------------------------------------- writes
+    def append(self, table: str, data: pa.Table) -> None:
+        """Bulk-insert an Arrow table whose columns carry the target table's column names."""
+        if table not in _INSERT_SQL:
+            raise ValueError(f"not a bulk table: {table}")
+        self.con.register("_bulk", data)
+        try:
+            self.con.execute(_INSERT_SQL[table])
+        finally:
+            self.con.unregister("_bulk")
+
+    @contextmanager
+    def bulk_appender(self, depth: int = 4) -> Iterator[BulkAppender]:
+        """Appends run on a background thread (DuckDB releases the GIL), so parsing the next
+        record overlaps with writing this one. Errors surface at the next put or at exit."""
+        appender = BulkAppender(self, depth)
+        try:
+            yield appender
+        except BaseException:
+            appender.close(raise_error=False)
+            raise
+        appender.close()
+
+    def create_run(self, *, name: str, kind: str, source_format: str, source: str | None,
+                   content_hash: str | None, model: str | None = None,
+                   prompt_set: str | None = None, level: int | None = None,
+                   memory_format: str | None = None, n_trials: int | None = None,
+                   simulated: bool = False, config: str | None = None) -> int:
+        row = self.con.execute(
+            "INSERT INTO runs (run_id, name, kind, source_format, source, content_hash, model,"
+            " prompt_set, level, memory_format, n_trials, simulated, created_at, config)"
+            " VALUES (nextval('run_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id",
+            [name, kind, source_format, source, content_hash, model, prompt_set, level,
+             memory_format, n_trials, simulated, _now(), config]).fetchall()[0]
+        return int(row[0])
+
+    def finish_run(self, run_id: int, *, content_hash: str | None, n_trials: int | None,
+                   kind: str) -> None:
+        """Record what only the end of an import knows: the file's hash, trials, what it held."""
+        self.con.execute(
+            "UPDATE runs SET content_hash = ?, n_trials = ?, kind = ? WHERE run_id = ?",
+            [content_hash, n_trials, kind, run_id])
+
+    def create_judge(self, *, run_id: int, name: str, kind: str, model: str | None = None,
+                     prompt_hash: str | None = None, config: str | None = None) -> int:
+        row = self.con.execute(
+            "INSERT INTO judges (judge_id, run_id, name, kind, model, prompt_hash, created_at,"
+            " config) VALUES (nextval('judge_ids'), ?, ?, ?, ?, ?, ?, ?) RETURNING judge_id",
+            [run_id, name, kind, model, prompt_hash, _now(), config]).fetchall()[0]
+        return int(row[0])
+
+    def next_message_id(self) -> int:
+        return int(self.con.execute(
+            "SELECT coalesce(max(message_id), 0) + 1 FROM messages").fetchall()[0][0])
+
+    def rename_judge(self, judge_id: int, name: str) -> None:
+        self.con.execute("UPDATE judges SET name = ? WHERE judge_id = ?", [name, judge_id])
+
+    def rename_run(self, run_id: int, name: str) -> None:
+        self.con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
+
+    def delete_run(self, run_id: int) -> None:
+        """Remove a run and everything that belongs to it, in one transaction."""
+        with self.transaction():
+            for sql in _DELETE_RUN_SQL:
+                self.con.execute(sql, [run_id])
+
+    # ----------------------------------------------------------------- runs
+    def run_by_hash(self, content_hash: str) -> tuple[int, str] | None:
+        row = self.con.execute(
+            "SELECT run_id, name FROM runs WHERE content_hash = ? ORDER BY run_id LIMIT 1",
+            [content_hash]).fetchall()
+        row = row[0] if row else None
+        return (int(row[0]), row[1]) if row else None
+
+    def run_ids(self) -> list[int]:
+        return [int(r[0]) for r in self.con.execute(
+            "SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+
+    def resolve_run(self, ref: str | int) -> int:
+        """A run id from its number or its name; raises LookupError naming the choices."""
+        text = str(ref).strip()
+        if text.isdigit():
+            rows = self.con.execute("SELECT run_id FROM runs WHERE run_id = ?",
+                                    [int(text)]).fetchall()
+            if rows:
+                return int(rows[0][0])
+        rows = self.con.execute("SELECT run_id FROM runs WHERE name = ? ORDER BY run_id",
+                                [text]).fetchall()
+        if len(rows) == 1:
+            return int(rows[0][0])
+        known = ", ".join(f"{s.run_id} ({s.name})" for s in self.list_runs()) or "none"
+        if len(rows) > 1:
+            raise LookupError(f"run name {text!r} is ambiguous; use its id. Runs: {known}")
+        raise LookupError(f"no run {text!r} in {self.path}. Runs: {known}")
+
+    def run_config(self, run_id: int) -> dict[str, Any]:
+        cur = self.con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
+        rows = cur.fetchall()
+        row = rows[0] if rows else None
+        if row is None:
+            raise LookupError(f"no run {run_id} in {self.path}")
+        return dict(zip([d[0] for d in cur.description], row))
+
+    def list_runs(self) -> list[RunSummary]:
+        rows = self.con.execute("""
+            SELECT r.run_id, r.name, r.kind, r.source_format, r.model, r.source, r.level,
+                   r.n_trials, r.simulated, r.created_at,
+                   (SELECT count(*) FROM profiles p WHERE p.run_id = r.run_id),
+                   (SELECT count(*) FROM contexts c WHERE c.run_id = r.run_id),
+                   (SELECT count(*) FROM messages m WHERE m.run_id = r.run_id),
+                   (SELECT count(*) FROM verdicts v JOIN judges j USING (judge_id)
+                     WHERE j.run_id = r.run_id),
+                   (SELECT count(*) FROM judges j WHERE j.run_id = r.run_id)
+            FROM runs r ORDER BY r.run_id""").fetchall()
+        return [RunSummary(*r) for r in rows]
+
+    def judges(self, run_id: int) -> list[JudgeInfo]:
+        rows = self.con.execute(
+            "SELECT judge_id, run_id, name, kind, model, prompt_hash, created_at FROM judges"
+            " WHERE run_id = ? ORDER BY judge_id", [run_id]).fetchall()
+        return [JudgeInfo(*r) for r in rows]
+
+    def default_judge(self, run_id: int) -> int | None:
+        """The run's original verdicts: its first judge."""
+        row = self.con.execute("SELECT min(judge_id) FROM judges WHERE run_id = ?",
+                               [run_id]).fetchall()[0]
+        return None if row[0] is None else int(row[0])
+
+    # ----------------------------------------------------------------- reads for export/metrics
+    def profiles_of(self, run_id: int) -> list[tuple]:
+        """(profile_id, name, sex, address, age, bio_json) in source order."""
+        return self.con.execute(
+            "SELECT profile_id, name, sex, address, age, bio_json FROM profiles WHERE run_id = ?"
+            " ORDER BY profile_id", [run_id]).fetchall()
+
+    def attributes_of(self, run_id: int) -> list[tuple]:
+        """(profile_id, attr_id, key, value_json, domain, event, memory_statement)."""
+        return self.con.execute(
+            "SELECT profile_id, attr_id, key, value_json, domain, event, memory_statement"
+            " FROM attributes WHERE run_id = ? ORDER BY profile_id, attr_id", [run_id]).fetchall()
+
+    def contexts_of(self, run_id: int) -> list[tuple]:
+        """(profile_id, ctx_idx, recipient, task, prompt)."""
+        return self.con.execute(
+            "SELECT profile_id, ctx_idx, recipient, task, prompt FROM contexts WHERE run_id = ?"
+            " ORDER BY profile_id, ctx_idx", [run_id]).fetchall()
+
+    def persona_labels_of(self, run_id: int, profile_id: int) -> list[tuple]:
+        """(ctx_idx, persona, attr_id, necessary, private, unlabeled) of one profile."""
+        return self.con.execute(
+            "SELECT ctx_idx, persona, attr_id, necessary, private, unlabeled FROM persona_labels"
+            " WHERE run_id = ? AND profile_id = ? ORDER BY ctx_idx, persona, attr_id",
+            [run_id, profile_id]).fetchall()
+
+    def hard_labels_of(self, run_id: int, profile_id: int) -> list[tuple]:
+        """(ctx_idx, attr_id, label) of one profile."""
+        return self.con.execute(
+            "SELECT ctx_idx, attr_id, label FROM hard_labels WHERE run_id = ? AND profile_id = ?"
+            " ORDER BY ctx_idx, attr_id", [run_id, profile_id]).fetchall()
+
+    def messages_of(self, run_id: int, profile_id: int) -> list[tuple]:
+        """(message_id, ctx_idx, trial, num_to_share, num_not_to_share, shared_json, prompt,
+        text, status, error) of one profile."""
+        return self.con.execute(
+            "SELECT message_id, ctx_idx, trial, num_to_share, num_not_to_share, shared_json,"
+            " prompt, text, status, error FROM messages WHERE run_id = ? AND profile_id = ?"
+            " ORDER BY ctx_idx, num_to_share, num_not_to_share, trial", [run_id, profile_id]
+        ).fetchall()
+
+    def verdicts_of(self, judge_id: int, run_id: int, profile_id: int) -> list[tuple]:
+        """(message_id, attr_id, revealed, evidence) of one profile under one judge."""
+        return self.con.execute(
+            "SELECT v.message_id, v.attr_id, v.revealed, v.evidence FROM verdicts v"
+            " JOIN messages m USING (message_id)"
+            " WHERE v.judge_id = ? AND m.run_id = ? AND m.profile_id = ?"
+            " ORDER BY v.message_id, v.attr_id", [judge_id, run_id, profile_id]).fetchall()
+
+    # ----------------------------------------------------------------- metric inputs
+    def leak_pairs(self, run_id: int, judge_id: int | None) -> dict[str, Any]:
+        """Every labelled (profile, context, attribute) pair of a run with its fractions (or hard
+        label) and the bit mask of full-memory trials whose message the judge found revealing."""
+        return _plain_numpy(self.con.execute(
+            _LEAK_PAIRS_SQL, [judge_id, run_id, run_id, run_id]).fetchnumpy())
+
+    def trial_masks(self, run_id: int, judge_id: int | None) -> dict[str, Any]:
+        """Per (profile, context): bit masks of full-memory trials by what happened to them."""
+        return _plain_numpy(self.con.execute(_TRIAL_MASKS_SQL, [judge_id, run_id]).fetchnumpy())
+
+    def max_trial(self, run_id: int) -> int | None:
+        row = self.con.execute("SELECT max(trial) FROM messages WHERE run_id = ?",
+                               [run_id]).fetchall()[0]
+        return None if row[0] is None else int(row[0])
+
+    def judge_info(self, judge_id: int) -> JudgeInfo:
+        rows = self.con.execute(
+            "SELECT judge_id, run_id, name, kind, model, prompt_hash, created_at FROM judges"
+            " WHERE judge_id = ?", [judge_id]).fetchall()
+        if not rows:
+            raise LookupError(f"no judge {judge_id} in {self.path}")
+        return JudgeInfo(*rows[0])
+
+    # ----------------------------------------------------------------- judging
+    def messages_to_judge(self, run_id: int, profile: str | None = None,
+                          context: int | None = None, trial: int | None = None,
+                          message_ids: list[int] | None = None, limit: int | None = None
+                          ) -> list[tuple]:
+        """(message_id, profile_id, profile name, ctx_idx, trial, text) of generated messages."""
+        return self.con.execute(
+            "SELECT m.message_id, m.profile_id, p.name, m.ctx_idx, m.trial, m.text"
+            " FROM messages m JOIN profiles p USING (run_id, profile_id)"
+            " WHERE m.run_id = ? AND m.status = 'ok'"
+            " AND (? IS NULL OR p.name = ?) AND (? IS NULL OR m.ctx_idx = ?)"
+            " AND (? IS NULL OR m.trial = ?)"
+            " AND (? IS NULL OR list_contains(?, m.message_id))"
+            " ORDER BY m.message_id LIMIT ?",
+            [run_id, profile, profile, context, context, trial, trial, message_ids, message_ids,
+             limit if limit is not None else 2**62]).fetchall()
+
+    def message_index(self, run_id: int) -> dict[tuple[str, int, int], tuple[int, str]]:
+        """{(profile name, ctx_idx, trial): (message_id, profile name)} of full-memory messages."""
+        rows = self.con.execute(
+            "SELECT p.name, m.ctx_idx, m.trial, m.message_id FROM messages m JOIN profiles p"
+            " USING (run_id, profile_id) WHERE m.run_id = ? AND m.shared_json IS NULL",
+            [run_id]).fetchall()
+        return {(n, c, t): (mid, n) for n, c, t, mid in rows}
+
+    def attribute_keys_by_profile(self, run_id: int) -> dict[str, list[tuple[int, str]]]:
+        """{profile name: [(attr_id, key), ...]}."""
+        out: dict[str, list[tuple[int, str]]] = {}
+        for name, attr_id, key in self.con.execute(
+                "SELECT p.name, a.attr_id, a.key FROM attributes a JOIN profiles p"
+                " USING (run_id, profile_id) WHERE a.run_id = ? ORDER BY a.attr_id",
+                [run_id]).fetchall():
+            out.setdefault(name, []).append((attr_id, key))
+        return out
+
+    def message_detail(self, message_id: int) -> dict[str, Any] | None:
+        """A message with its run, profile, context, prompt and status."""
+        cur = self.con.execute(
+            "SELECT m.message_id, m.run_id, m.profile_id, p.name AS profile, m.ctx_idx,"
+            " c.recipient, c.task, m.trial, m.prompt, m.text, m.status, m.error"
+            " FROM messages m JOIN profiles p USING (run_id, profile_id)"
+            " JOIN contexts c USING (run_id, profile_id, ctx_idx) WHERE m.message_id = ?",
+            [message_id])
+        rows = cur.fetchall()
+        return dict(zip([d[0] for d in cur.description], rows[0])) if rows else None
+
+    def find_message(self, run_id: int, profile_id: int, ctx_idx: int, trial: int) -> int | None:
+        rows = self.con.execute(
+            "SELECT message_id FROM messages WHERE run_id = ? AND profile_id = ? AND ctx_idx = ?"
+            " AND trial = ? AND shared_json IS NULL ORDER BY message_id LIMIT 1",
+            [run_id, profile_id, ctx_idx, trial]).fetchall()
+        return int(rows[0][0]) if rows else None
+
+    def message_verdicts(self, message_id: int) -> list[tuple]:
+        """(judge_id, attr_id, revealed, evidence) of every judge of this message."""
+        return self.con.execute(
+            "SELECT judge_id, attr_id, revealed, evidence FROM verdicts WHERE message_id = ?"
+            " ORDER BY judge_id, attr_id", [message_id]).fetchall()
+
+    def message_judgments(self, message_id: int) -> dict[int, tuple[str, str | None]]:
+        rows = self.con.execute("SELECT judge_id, status, raw FROM judgments WHERE message_id = ?",
+                                [message_id]).fetchall()
+        return {int(j): (s, r) for j, s, r in rows}
+
+    def pair_labels(self, run_id: int, profile_id: int, ctx_idx: int) -> list[tuple]:
+        """(attr_id, persona, necessary, private, unlabeled) or hard labels (attr_id, 'hard',
+        label) of one context."""
+        rows = self.con.execute(
+            "SELECT attr_id, persona, necessary, private, unlabeled FROM persona_labels"
+            " WHERE run_id = ? AND profile_id = ? AND ctx_idx = ?",
+            [run_id, profile_id, ctx_idx]).fetchall()
+        rows += [(a, "hard", lab, None, None) for a, lab in self.con.execute(
+            "SELECT attr_id, label FROM hard_labels WHERE run_id = ? AND profile_id = ?"
+            " AND ctx_idx = ?", [run_id, profile_id, ctx_idx]).fetchall()]
+        return rows
+
+    def pair_messages(self, run_id: int, profile_id: int, ctx_idx: int, attr_id: int,
+                      judge_id: int | None) -> list[tuple]:
+        """(message_id, trial, text, revealed, evidence) of one (context, attribute) pair."""
+        return self.con.execute(
+            "SELECT m.message_id, m.trial, m.text, v.revealed, v.evidence FROM messages m"
+            " LEFT JOIN verdicts v ON v.message_id = m.message_id AND v.judge_id = ?"
+            " AND v.attr_id = ? WHERE m.run_id = ? AND m.profile_id = ? AND m.ctx_idx = ?"
+            " ORDER BY m.trial", [judge_id, attr_id, run_id, profile_id, ctx_idx]).fetchall()
+
+    # ----------------------------------------------------------------- the runner
+    def message_slots(self, run_id: int) -> dict[tuple, tuple[int, str]]:
+        """{(profile_id, ctx_idx, trial, num_not_to_share or None): (message_id, status)}."""
+        rows = self.con.execute(
+            "SELECT profile_id, ctx_idx, trial,"
+            " CASE WHEN shared_json IS NULL THEN NULL ELSE num_not_to_share END, message_id, status"
+            " FROM messages WHERE run_id = ?", [run_id]).fetchall()
+        return {(p, c, t, b): (m, st) for p, c, t, b, m, st in rows}
+
+    def delete_failed_messages(self, run_id: int) -> int:
+        with self.transaction():
+            n = self.con.execute("SELECT count(*) FROM messages WHERE run_id = ? AND"
+                                 " status = 'failed'", [run_id]).fetchall()[0][0]
+            self.con.execute("DELETE FROM messages WHERE run_id = ? AND status = 'failed'",
+                             [run_id])
+        return int(n)
+
+    def delete_failed_judgments(self, judge_id: int) -> int:
+        """Forget a judge's calls that failed (status ``error``) so they are judged again."""
+        with self.transaction():
+            n = self.con.execute("SELECT count(*) FROM judgments WHERE judge_id = ? AND"
+                                 " status = 'error'", [judge_id]).fetchall()[0][0]
+            self.con.execute("DELETE FROM judgments WHERE judge_id = ? AND status = 'error'",
+                             [judge_id])
+        return int(n)
+
+    def composition_messages(self, run_id: int, judge_id: int) -> list[tuple]:
+        """Composition-experiment messages with a parsed judgment of ``judge_id``:
+        (num_not_to_share, shared_json, [revealed attribute keys])."""
+        return self.con.execute(
+            "SELECT m.num_not_to_share, m.shared_json,"
+            " coalesce(list(a.key) FILTER (WHERE v.revealed), []) FROM messages m"
+            " JOIN judgments j ON j.message_id = m.message_id AND j.judge_id = ? AND j.status = 'ok'"
+            " LEFT JOIN verdicts v ON v.message_id = m.message_id AND v.judge_id = j.judge_id"
+            " LEFT JOIN attributes a ON a.run_id = m.run_id AND a.attr_id = v.attr_id"
+            " WHERE m.run_id = ? AND m.shared_json IS NOT NULL AND m.status = 'ok'"
+            " GROUP BY m.message_id, m.num_not_to_share, m.shared_json",
+            [judge_id, run_id]).fetchall()
+
+    def has_composition(self, run_id: int) -> bool:
+        return bool(self.con.execute(
+            "SELECT count(*) FROM messages WHERE run_id = ? AND shared_json IS NOT NULL",
+            [run_id]).fetchall()[0][0])
+
+    def delete_persona_labels(self, run_id: int) -> None:
+        """A labelling pass rewrites its run's labels (call it inside a transaction)."""
+        self.con.execute("DELETE FROM persona_labels WHERE run_id = ?", [run_id])
+
+    def set_run_config(self, run_id: int, config: dict[str, Any]) -> None:
+        self.con.execute("UPDATE runs SET config = ? WHERE run_id = ?",
+                         [orjson.dumps(config).decode(), run_id])
+
+    def add_messages(self, run_id: int, rows: list[tuple]) -> None:
+        """Append messages: (profile_id, ctx_idx, trial, num_to_share, num_not_to_share,
+        shared_json, prompt, text, status, error)."""
+        if not rows:
+            return
+        with self.transaction():
+            first = self.next_message_id()
+            cols = list(zip(*rows))
+            self.append("messages", pa.table({
+                "message_id": pa.array(range(first, first + len(rows)), pa.int64()),
+                "run_id": pa.array([run_id] * len(rows), pa.int32()),
+                "profile_id": pa.array(cols[0], pa.int32()), "ctx_idx": pa.array(cols[1], pa.int32()),
+                "trial": pa.array(cols[2], pa.int32()), "num_to_share": pa.array(cols[3], pa.int32()),
+                "num_not_to_share": pa.array(cols[4], pa.int32()),
+                "shared_json": pa.array(cols[5], pa.string()), "prompt": pa.array(cols[6], pa.string()),
+                "text": pa.array(cols[7], pa.string()), "status": pa.array(cols[8], pa.string()),
+                "error": pa.array(cols[9], pa.string())}))
+
+    def unjudged_messages(self, run_id: int, judge_id: int | None) -> list[tuple]:
+        """(message_id, profile_id, profile name, text) of generated messages without a judgment
+        of ``judge_id`` (all generated messages when there is no judge yet)."""
+        return self.con.execute(
+            "SELECT m.message_id, m.profile_id, p.name, m.text FROM messages m"
+            " JOIN profiles p USING (run_id, profile_id)"
+            " WHERE m.run_id = ? AND m.status = 'ok' AND NOT EXISTS (SELECT 1 FROM judgments j"
+            " WHERE j.judge_id = ? AND j.message_id = m.message_id) ORDER BY m.message_id",
+            [run_id, judge_id]).fetchall()
+
+    def labels_of_run(self, run_id: int) -> list[tuple]:
+        """(profile_id, ctx_idx, attr_id, necessary, private, hard label or None)."""
+        return self.con.execute(
+            "SELECT profile_id, ctx_idx, attr_id, necessary, private, NULL FROM persona_labels"
+            " WHERE run_id = ? AND persona = 'combined' UNION ALL"
+            " SELECT profile_id, ctx_idx, attr_id, NULL, NULL, label FROM hard_labels"
+            " WHERE run_id = ?", [run_id, run_id]).fetchall()
+
+    def copy_labels(self, from_run: int, to_run: int) -> int:
+        """Copy labels between runs, matched by profile name, recipient, task and attribute key."""
+        params = [to_run, to_run, from_run]   # the SELECT's run, the target's profiles, the source
+        match = """
+            FROM {src} l
+            JOIN profiles sp ON sp.run_id = l.run_id AND sp.profile_id = l.profile_id
+            JOIN contexts sc ON sc.run_id = l.run_id AND sc.profile_id = l.profile_id
+                 AND sc.ctx_idx = l.ctx_idx
+            JOIN attributes sa ON sa.run_id = l.run_id AND sa.attr_id = l.attr_id
+            JOIN profiles tp ON tp.run_id = ? AND tp.name = sp.name
+            JOIN contexts tc ON tc.run_id = tp.run_id AND tc.profile_id = tp.profile_id
+                 AND lower(tc.recipient) = lower(sc.recipient) AND tc.task = sc.task
+            JOIN attributes ta ON ta.run_id = tp.run_id AND ta.profile_id = tp.profile_id
+                 AND ta.key = sa.key
+            WHERE l.run_id = ?"""
+        self.con.execute(
+            "INSERT INTO persona_labels SELECT ?, tp.profile_id, tc.ctx_idx, ta.attr_id, l.persona,"
+            " l.necessary, l.private, l.unlabeled" + match.format(src="persona_labels"), params)
+        self.con.execute(
+            "INSERT INTO hard_labels SELECT ?, tp.profile_id, tc.ctx_idx, ta.attr_id, l.label"
+            + match.format(src="hard_labels"), params)
+        return int(self.con.execute(
+            "SELECT (SELECT count(*) FROM persona_labels WHERE run_id = ?)"
+            " + (SELECT count(*) FROM hard_labels WHERE run_id = ?)",
+            [to_run, to_run]).fetchall()[0][0])
+
+    def values_by_name(self, run_id: int) -> dict[tuple[str, str], str]:
+        """{(profile name, attribute key): value JSON} of a run (e.g. an imported profiles file)."""
+        rows = self.con.execute(
+            "SELECT p.name, a.key, a.value_json FROM attributes a JOIN profiles p"
+            " USING (run_id, profile_id) WHERE a.run_id = ? AND a.value_json IS NOT NULL",
+            [run_id]).fetchall()
+        return {(n, k): v for n, k, v in rows}
+
+    def agreement_pairs(self, judge_a: int, judge_b: int) -> dict[str, Any]:
+        """Verdicts of two judges on the (message, attribute) pairs both decided, with the pair's
+        label fractions (or hard label) and domain; messages a judge failed to parse are left out."""
+        result = self.con.execute("""
+            SELECT a.message_id, a.attr_id, a.revealed AS a_revealed, b.revealed AS b_revealed,
+                   a.evidence AS a_evidence, b.evidence AS b_evidence, m.profile_id, m.ctx_idx,
+                   m.trial, att.key, att.domain, pl.necessary, pl.private,
+                   coalesce((CASE hl.label WHEN 'share' THEN 1 WHEN 'private' THEN 0
+                             WHEN 'ambiguous' THEN -1 END), -2)::TINYINT AS hard
+            FROM verdicts a
+            JOIN verdicts b ON b.judge_id = ? AND b.message_id = a.message_id
+                 AND b.attr_id = a.attr_id
+            JOIN messages m ON m.message_id = a.message_id
+            JOIN attributes att ON att.run_id = m.run_id AND att.attr_id = a.attr_id
+            LEFT JOIN persona_labels pl ON pl.run_id = m.run_id AND pl.profile_id = m.profile_id
+                 AND pl.ctx_idx = m.ctx_idx AND pl.attr_id = a.attr_id AND pl.persona = 'combined'
+            LEFT JOIN hard_labels hl ON hl.run_id = m.run_id AND hl.profile_id = m.profile_id
+                 AND hl.ctx_idx = m.ctx_idx AND hl.attr_id = a.attr_id
+            WHERE a.judge_id = ?
+              AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.message_id = a.message_id
+                              AND j.judge_id IN (?, ?) AND j.status <> 'ok')
+            ORDER BY a.message_id, a.attr_id""", [judge_b, judge_a, judge_a, judge_b]).fetchnumpy()
+        return _plain_numpy(result)
+
+    def human_judge(self, run_id: int) -> int:
+        """The run's human judge (made on first use): people's verdicts live there."""
+        rows = self.con.execute(
+            "SELECT judge_id FROM judges WHERE run_id = ? AND kind = 'human' ORDER BY judge_id"
+            " LIMIT 1", [run_id]).fetchall()
+        if rows:
+            return int(rows[0][0])
+        return self.create_judge(run_id=run_id, name="human verdicts", kind="human")
+
+    def set_human_verdict(self, judge_id: int, message_id: int, attr_id: int, revealed: bool,
+                          note: str | None) -> None:
+        """A person's latest decision on one (message, attribute) replaces their earlier one."""
+        with self.transaction():
+            self.con.execute("DELETE FROM verdicts WHERE judge_id = ? AND message_id = ?"
+                             " AND attr_id = ?", [judge_id, message_id, attr_id])
+            self.con.execute("INSERT INTO verdicts VALUES (?, ?, ?, ?, ?)",
+                             [judge_id, message_id, attr_id, revealed, note])
+            self.con.execute("DELETE FROM judgments WHERE judge_id = ? AND message_id = ?",
+                             [judge_id, message_id])
+            self.con.execute("INSERT INTO judgments VALUES (?, ?, 'ok', NULL)",
+                             [judge_id, message_id])
+
+    # ----------------------------------------------------------------- call cache
+    def cache_get(self, keys: list[str]) -> dict[str, tuple[str, str | None, int, int]]:
+        """Cached completions: {key: (response, reasoning, prompt_tokens, completion_tokens)}."""
+        if not keys:
+            return {}
+        rows = self.con.execute(
+            "SELECT key, response, reasoning, prompt_tokens, completion_tokens FROM llm_cache"
+            " WHERE list_contains(?, key)", [keys]).fetchall()
+        return {k: (r, z, p or 0, c or 0) for k, r, z, p, c in rows}
+
+    def cache_put_many(self, rows: list[tuple]) -> None:
+        """Store completed calls (key, model, purpose, response, reasoning, prompt_tokens,
+        completion_tokens, created_at) in one transaction; a key already there is replaced."""
+        if not rows:
+            return
+        cols = list(zip(*rows))
+        data = pa.table({
+            "key": pa.array(cols[0], pa.string()), "model": pa.array(cols[1], pa.string()),
+            "purpose": pa.array(cols[2], pa.string()), "response": pa.array(cols[3], pa.string()),
+            "reasoning": pa.array(cols[4], pa.string()),
+            "prompt_tokens": pa.array(cols[5], pa.int32()),
+            "completion_tokens": pa.array(cols[6], pa.int32()),
+            "created_at": pa.array(cols[7], pa.timestamp("us"))})
+        with self.transaction():
+            self.con.register("_cache_rows", data)
+            try:
+                self.con.execute("INSERT OR REPLACE INTO llm_cache SELECT * FROM _cache_rows")
+            finally:
+                self.con.unregister("_cache_rows")
+
+    def judgments_of(self, judge_id: int) -> dict[int, tuple[str, str | None]]:
+        rows = self.con.execute(
+            "SELECT message_id, status, raw FROM judgments WHERE judge_id = ?",
+            [judge_id]).fetchall()
+        return {int(m): (s, r) for m, s, r in rows}
+
+
+class BulkAppender:
+    """A bounded queue of (table, Arrow data) drained by one writer thread."""
+
+    def __init__(self, store: Store, depth: int):
+        self._store = store
+        self._queue: queue.Queue = queue.Queue(maxsize=depth)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if self._error is None:
+                try:
+                    for table, data in item:
+                        self._store.append(table, data)
+                except BaseException as exc:  # surfaced in the caller's thread
+                    self._error = exc
+
+    def put(self, batch: list[tuple[str, pa.Table]]) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put(batch)
+
+    def close(self, raise_error: bool = True) -> None:
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
+        if raise_error and self._error is not None:
+            raise self._error
+
+
+_LEAK_PAIRS_SQL = """
+WITH rev AS (
+    SELECT m.profile_id, m.ctx_idx, v.attr_id, bit_or(1::UBIGINT << m.trial) AS mask
+    FROM verdicts v JOIN messages m USING (message_id)
+    WHERE v.judge_id = ? AND m.run_id = ? AND v.revealed AND m.shared_json IS NULL
+    GROUP BY ALL),
+lab AS (
+    SELECT profile_id, ctx_idx, attr_id, necessary, private, -2::TINYINT AS hard
+    FROM persona_labels WHERE run_id = ? AND persona = 'combined'
+    UNION ALL
+    SELECT profile_id, ctx_idx, attr_id, 0.0, 0.0,
+           (CASE label WHEN 'share' THEN 1 WHEN 'private' THEN 0 ELSE -1 END)::TINYINT
+    FROM hard_labels WHERE run_id = ?)
+SELECT lab.profile_id, lab.ctx_idx, lab.attr_id, lab.necessary, lab.private, lab.hard,
+       coalesce(rev.mask, 0::UBIGINT) AS mask
+FROM lab LEFT JOIN rev USING (profile_id, ctx_idx, attr_id)
+"""
+
+_TRIAL_MASKS_SQL = """
+SELECT m.profile_id, m.ctx_idx,
+    bit_or(1::UBIGINT << m.trial) AS trials,
+    bit_or(CASE WHEN m.status = 'ok' AND j.status = 'ok' THEN 1::UBIGINT << m.trial
+           ELSE 0::UBIGINT END) AS valid,
+    bit_or(CASE WHEN m.status = 'ok' AND j.status = 'parse_failure' THEN 1::UBIGINT << m.trial
+           ELSE 0::UBIGINT END) AS unparsed,
+    bit_or(CASE WHEN m.status = 'ok' AND j.status = 'error' THEN 1::UBIGINT << m.trial
+           ELSE 0::UBIGINT END) AS judge_error,
+    bit_or(CASE WHEN m.status <> 'ok' THEN 1::UBIGINT << m.trial ELSE 0::UBIGINT END) AS failed,
+    bit_or(CASE WHEN m.status = 'ok' AND j.status IS NULL THEN 1::UBIGINT << m.trial
+           ELSE 0::UBIGINT END) AS unjudged
+FROM messages m LEFT JOIN judgments j ON j.message_id = m.message_id AND j.judge_id = ?
+WHERE m.run_id = ? AND m.shared_json IS NULL
+GROUP BY ALL
+"""
+
+
+def _plain_numpy(columns: dict[str, Any]) -> dict[str, Any]:
+    """fetchnumpy gives masked arrays where a column has NULLs: fill them with NaN or None."""
+    import numpy as np
+
+    out = {}
+    for name, col in columns.items():
+        if isinstance(col, np.ma.MaskedArray):
+            if col.dtype.kind == "f":
+                col = col.filled(np.nan)
+            elif col.dtype.kind in "iub":
+                col = col.astype(np.float64).filled(np.nan) if col.mask.any() else col.data
+            else:
+                col = np.array([None if m else v for v, m in
+                                zip(col.data, np.ma.getmaskarray(col))], dtype=object)
+        out[name] = col
+    return out
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)

@@ -1,0 +1,96 @@
+"""Data: import files (upload or a path on the server), the runs with their configuration,
+rename and delete runs, export a run to the official format."""
+
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from cimem.errors import CimemError
+from cimem.ingest import ingest_or_find
+from cimem.ingest.export import export_official
+from webapp import state
+
+st.title("Data")
+store = state.store()
+st.caption(f"Database: `{state.db_path()}`. Open another with `?db=PATH` in the URL or the "
+           "CIMEM_DB environment variable.")
+
+st.header("Import")
+st.markdown("Official run output (`results.jsonl`, also gzipped), the benchmark's "
+            "`profiles.json`, Hugging Face rows (Parquet, CSV, JSON lines) or a PersistBench CIM "
+            "file. The format is detected; a file already imported is recognised by its content.")
+upload = st.file_uploader("Upload a file", type=["jsonl", "json", "gz", "parquet", "csv"])
+server_path = st.text_input("...or a path on the server", "", key="server_path")
+name = st.text_input("Run name (optional)", "")
+model = st.text_input("Model (optional)", "")
+if st.button("Import", type="primary", disabled=not (upload or server_path), key="import"):
+    bar = st.progress(0.0, text="Importing...")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / max(total, 1)), text=f"Importing... {done:,} / {total:,}")
+
+    try:
+        if upload is not None:
+            suffix = "".join(Path(upload.name).suffixes) or ".jsonl"
+            with tempfile.NamedTemporaryFile(suffix=suffix, delete=False) as tmp:
+                tmp.write(upload.getbuffer())
+            path = Path(tmp.name)
+        else:
+            path = Path(server_path).expanduser()
+        res = ingest_or_find(store, path, name=name or (Path(upload.name).stem if upload else None),
+                             model=model or None, progress=progress)
+        bar.progress(1.0, text="Done")
+        state.changed()
+        if res.created:
+            st.success(f"Run {res.run_id} ({res.name}): {res.profiles} profiles, {res.messages} "
+                       f"messages, {res.verdicts} verdicts.")
+        else:
+            st.info(f"Already imported as run {res.run_id} ({res.name}); nothing added.")
+    except (CimemError, ValueError, FileNotFoundError) as exc:
+        bar.empty()
+        st.error(f"Import failed, nothing was written: {exc}")
+    finally:
+        if upload is not None:
+            Path(tmp.name).unlink(missing_ok=True)
+
+st.header("Runs")
+runs = state.runs_frame(state.db_path(), state.version())
+if runs.empty:
+    st.info("No runs yet: import a file above, or from the command line with "
+            "`python -m cimem ingest FILE --db DB`.")
+    st.stop()
+st.dataframe(runs, hide_index=True)
+choice = st.selectbox("Run", runs["run_id"].tolist(),
+                      format_func=lambda r: f"{r}: {runs.set_index('run_id').loc[r, 'name']}")
+cfg = store.run_config(int(choice))
+with st.expander("Configuration"):
+    st.json({k: (str(v) if not isinstance(v, (int, float, str, bool, type(None))) else v)
+             for k, v in cfg.items()})
+    judges = store.judges(int(choice))
+    if judges:
+        st.dataframe(pd.DataFrame([j.__dict__ for j in judges]), hide_index=True)
+c1, c2 = st.columns(2)
+new_name = c1.text_input("New name", cfg["name"])
+if c1.button("Rename") and new_name.strip():
+    store.rename_run(int(choice), new_name.strip())
+    state.changed()
+    st.rerun()
+confirm = c2.checkbox(f"Yes, delete run {choice} and everything in it")
+if c2.button("Delete run", disabled=not confirm):
+    store.delete_run(int(choice))
+    state.changed()
+    st.rerun()
+
+st.header("Export")
+if cfg["kind"] != "profiles":
+    def exported() -> bytes:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "run.jsonl"
+            export_official(store, int(choice), out)
+            return out.read_bytes()
+
+    st.download_button("Download in the official run-output format", exported,
+                       file_name=f"cimem_run_{choice}.jsonl", mime="application/jsonl",
+                       on_click="ignore")

@@ -1,0 +1,290 @@
+"""App-side state: the cached database connection, cached results, and the shared sidebar.
+
+The only module of the app that knows about Streamlit caching. Pages read the sidebar's choices
+from :func:`choices`, call these wrappers or ``cimem``, and draw.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from cimem.analysis.cube import LeakCube, cube_from_store
+from cimem.analysis.labels import LabelRule
+from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics, compute
+from cimem.errors import CimemError
+from cimem.store import Store
+
+REPO = Path(__file__).resolve().parent
+DEMO_DB = REPO / "local" / "demo.duckdb"
+
+
+# ----------------------------------------------------------------------------- the database
+def db_path() -> str:
+    """The database: ?db= in the URL, else $CIMEM_DB, else the demo database."""
+    return st.query_params.get("db") or os.environ.get("CIMEM_DB") or str(DEMO_DB)
+
+
+def ensure_demo_database() -> None:
+    """Build the demo database from data/demo the first time (a few seconds)."""
+    if db_path() == str(DEMO_DB) and not DEMO_DB.exists():
+        from cimem.demo.simulate import build_demo_database
+
+        with st.spinner("First run: building the demo database from data/demo (simulated data)..."):
+            DEMO_DB.parent.mkdir(parents=True, exist_ok=True)
+            tmp = DEMO_DB.with_suffix(".building")
+            tmp.unlink(missing_ok=True)
+            build_demo_database(tmp)
+            tmp.rename(DEMO_DB)
+
+
+@st.cache_resource(show_spinner=False)
+def _store(path: str) -> Store:
+    return Store.open(path)
+
+
+def store() -> Store:
+    """The open database; when another process holds it, a message saying so, and a stop."""
+    try:
+        return _store(db_path())
+    except CimemError as exc:
+        st.error(str(exc))
+        st.stop()
+
+
+def version() -> float:
+    """Changes whenever the database file changes: the key that invalidates cached results."""
+    p = Path(db_path())
+    wal = p.with_name(p.name + ".wal")
+    return max((f.stat().st_mtime for f in (p, wal) if f.exists()), default=0.0)
+
+
+def changed() -> None:
+    """Call after a write: forget cached results."""
+    st.cache_data.clear()
+
+
+# ----------------------------------------------------------------------------- cached reads
+# Every cached read takes the database path and its version (hashed, so a changed file is read
+# again); changed() also forgets everything after the app's own writes.
+@st.cache_data(show_spinner=False, max_entries=64)
+def runs_frame(path: str, db_version: float):
+    import pandas as pd
+
+    return pd.DataFrame([r.__dict__ for r in _store(path).list_runs()])
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def judges_of(path: str, db_version: float, run_id: int):
+    return _store(path).judges(run_id)
+
+
+@st.cache_data(show_spinner="Reading the run...", max_entries=16)
+def cube(path: str, db_version: float, run_id: int, judge_id: int | None) -> LeakCube:
+    return cube_from_store(_store(path), run_id, judge_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def metrics(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions
+            ) -> RunMetrics:
+    return compute(cube(path, db_version, run_id, judge_id), opts)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def pairs(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions):
+    """Every labelled pair of a run with its leaks (the Leaks and Growth pages' base table)."""
+    from cimem.analysis.breakdowns import pair_table
+
+    return pair_table(cube(path, db_version, run_id, judge_id), opts)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def leak_tables(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions,
+                filters: tuple):
+    """The Leaks page's tables for one filter selection: (view, attributes, recipients,
+    domains, profiles, heatmap cells of private pairs, of all pairs)."""
+    from cimem.analysis.breakdowns import attribute_table, group_table, heatmap_table
+
+    view = filtered_pairs(pairs(path, db_version, run_id, judge_id, opts), filters)
+    return (view, attribute_table(view), group_table(view, ["recipient", "task"]),
+            group_table(view, ["domain"]), group_table(view, ["profile"]),
+            heatmap_table(view, only_private=True), heatmap_table(view, only_private=False))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def ranked_attributes(path: str, db_version: float, run_id: int, judge_id: int | None,
+                      opts: MetricOptions):
+    """Every attribute of the run, most leaked first (the Growth page's attribute picker): a
+    small table of its own, so a rerun does not copy all of the Leaks page's tables."""
+    from cimem.analysis.breakdowns import attribute_table
+
+    return attribute_table(pairs(path, db_version, run_id, judge_id, opts))[["profile", "key"]]
+
+
+def filtered_pairs(table, filters: tuple):
+    """Rows matching ((column, values), ...) and an optional ("search", text) on the key."""
+    import pandas as pd
+
+    sel = pd.Series(True, index=table.index)
+    for col, chosen in filters:
+        if col == "search":
+            sel &= table["key"].str.contains(chosen, case=False, regex=False)
+        elif chosen:
+            sel &= table[col].isin(chosen)
+    return table[sel]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def overview(path: str, db_version: float, runs: tuple, judges: tuple, opts: MetricOptions):
+    from cimem.analysis.overview import overview as build
+
+    return build([cube(path, db_version, r, j) for r, j in zip(runs, judges)], opts)
+
+
+@st.cache_data(show_spinner="Computing the curves...", max_entries=32)
+def growth_curve(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions,
+                 order: str, samples: str, method: str, max_t: int, max_k: int):
+    from cimem.analysis.growth import growth
+
+    return growth(cube(path, db_version, run_id, judge_id), opts, order=order, samples=samples,
+                  method=method, draws=300, tasks=list(range(1, max_t + 1)),
+                  trials=list(range(1, max_k + 1)))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def composition(path: str, db_version: float, run_id: int, judge_id: int | None):
+    """The memory-composition curve of a run, or None when it has no composition messages."""
+    from cimem.analysis.composition import composition_curve
+
+    if not store().has_composition(run_id):
+        return None
+    return composition_curve(store(), run_id, judge_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def attribute_view(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions,
+                   profile: str, key: str):
+    from cimem.analysis.growth import attribute_view as build
+
+    return build(cube(path, db_version, run_id, judge_id), profile, key, opts)
+
+
+# ----------------------------------------------------------------------------- the sidebar
+@dataclass
+class Choices:
+    db: str
+    v: float
+    runs: list[int]                 # selected runs with messages
+    run: int | None                 # the first selected run (pages that show one)
+    judge: int | None               # judge of `run` (None: its original verdicts)
+    opts: MetricOptions
+
+    def describe(self, m: RunMetrics | None = None) -> str:
+        """How the numbers on screen were computed."""
+        o = self.opts
+        parts = [f"mode **{o.mode}**", f"label rule **{o.label_rule}**"]
+        if m is not None:
+            parts += [f"judge **{m.judge}**", f"n = **{m.n_trials}**", f"k = **{m.k}**"]
+        if o.mode == "definition":
+            parts.append("parse failures " + ("excluded" if o.parse_failures == "exclude"
+                                              else "counted as nothing revealed"))
+            if o.exclude:
+                parts.append("excluded keys " + ", ".join(o.exclude))
+        return ", ".join(parts)
+
+
+def _param(name: str, default: str) -> str:
+    return st.query_params.get(name, default)
+
+
+def sidebar() -> Choices:
+    """The database, runs, mode, label rule and judge, kept in the URL query parameters."""
+    ensure_demo_database()
+    store()  # a clear message when the database cannot be opened
+    path, v = db_path(), version()
+    runs = runs_frame(path, v)
+    with_messages = runs[runs["messages"] > 0] if not runs.empty else runs
+    with st.sidebar:
+        st.caption(f"Database: `{path}`")
+        run_ids: list[int] = []
+        judge_id = None
+        if with_messages.empty:
+            st.info("No run with messages in this database yet. See the Data page.")
+        else:
+            labels = {int(r.run_id): f"{r.run_id}: {r.name}" for r in with_messages.itertuples()}
+            wanted = [int(x) for x in _param("runs", "").split(",") if x.strip().isdigit()]
+            default = [r for r in wanted if r in labels] or list(labels)
+            run_ids = st.multiselect("Runs", list(labels), default=default,
+                                     format_func=labels.get, key="runs")
+            if run_ids:
+                judges = judges_of(path, v, run_ids[0])
+                jl = {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in judges}
+                want_j = _param("judge", "")
+                jdefault = int(want_j) if want_j.isdigit() and int(want_j) in jl else None
+                options = [None, *jl]
+                judge_id = st.selectbox(
+                    f"Judge (run {run_ids[0]})", options,
+                    index=options.index(jdefault) if jdefault in options else 0,
+                    format_func=lambda j: "original verdicts" if j is None else jl[j], key="judge")
+        mode = st.radio("Metric mode", MODES, horizontal=True, key="mode",
+                        index=MODES.index(_param("mode", "official"))
+                        if _param("mode", "official") in MODES else 0,
+                        help="official: the official script's numbers, quirks included;"
+                             " definition: the paper's definitions literally")
+        rule_text = st.text_input("Label rule", value=_param("rule", "unanimous"), key="rule",
+                                  help="unanimous (official), majority, or threshold:X")
+        try:
+            rule = LabelRule.parse(rule_text).name
+        except ValueError as exc:
+            st.error(str(exc))
+            rule = "unanimous"
+        parse_failures, exclude = "exclude", ()
+        if mode == "definition":
+            parse_failures = st.radio("Parse failures", ("exclude", "zero"), horizontal=True,
+                                      key="pf", help="leave unparsed judge replies out, or count"
+                                      " them as nothing revealed")
+            ex = st.text_input("Exclude keys", value=_param("exclude", ""), key="exclude",
+                               help="comma-separated attribute keys left out of the private set")
+            exclude = tuple(x.strip() for x in ex.split(",") if x.strip())
+        st.divider()
+        st.caption("Use your own data: `python -m cimem ingest results.jsonl --db my.duckdb` "
+                   "(official run output, the benchmark's profiles.json, Hugging Face rows or a "
+                   "PersistBench file), then open `?db=my.duckdb` or set CIMEM_DB. Run a real "
+                   "model: `python -m cimem judge --run 1 --model M --base-url URL`.")
+    st.query_params.update({"runs": ",".join(map(str, run_ids)), "mode": mode, "rule": rule,
+                            **({"judge": str(judge_id)} if judge_id is not None else {})})
+    if judge_id is None and "judge" in st.query_params:
+        del st.query_params["judge"]
+    opts = MetricOptions(mode=mode, label_rule=rule, exclude=exclude, parse_failures=parse_failures)
+    return Choices(db=path, v=v, runs=run_ids, run=run_ids[0] if run_ids else None,
+                   judge=judge_id, opts=opts)
+
+
+def judge_for(choices: Choices, run_id: int) -> int | None:
+    """The chosen judge applies to the first run; others use their original verdicts."""
+    return choices.judge if run_id == choices.run else None
+
+
+def labelled_run(no_labels: str) -> tuple[Choices, LeakCube]:
+    """The opening of a page about one run: the choices and the run's cube, or a message and a
+    stop when no run is chosen or the run has no labels (``no_labels`` says what that means)."""
+    ch: Choices = st.session_state["choices"]
+    if ch.run is None:
+        st.info("Choose a run with messages in the sidebar (or import one on the Data page).")
+        st.stop()
+    simulated_banner([ch.run])
+    run_cube = cube(ch.db, ch.v, ch.run, ch.judge)
+    if not run_cube.has_labels:
+        st.warning(no_labels)
+        st.stop()
+    return ch, run_cube
+
+
+def simulated_banner(run_ids: list[int]) -> None:
+    runs = runs_frame(db_path(), version())
+    if not runs.empty and runs[runs["run_id"].isin(run_ids)]["simulated"].any():
+        st.warning("SIMULATED data: the demo runs come from simulated assistants, not from any"
+                   " real model. Import real results on the Data page.", icon="⚠️")
