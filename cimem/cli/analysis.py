@@ -1,22 +1,21 @@
-"""Analysis commands of the CLI: ``metrics`` (and the helpers other analysis commands share)."""
+"""Analysis commands: ``metrics``, ``growth``, ``agreement``, ``composition``."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 from typing import Any
 
 from cimem.analysis.cube import LeakCube, cube_from_official
 from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics, compare, compute
+from cimem.cli.common import add_db, int_list, jsonable, pct
 from cimem.errors import CimemError
-from cimem.paths import DEFAULT_DB_ENV, default_db_path
+from cimem.paths import default_db_path
 
 
 def add_source_args(p: argparse.ArgumentParser, many_runs: bool) -> None:
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--db", default=None,
-                     help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)")
+    add_db(src)
     src.add_argument("--results", metavar="PATH",
                      help="read an official run-output file directly, without a database")
     if many_runs:
@@ -73,21 +72,6 @@ def options_from(args: argparse.Namespace, mode: str, k: int | None = None) -> M
     exclude = tuple(x.strip() for x in args.exclude.split(",") if x.strip())
     return MetricOptions(mode=mode, label_rule=args.label_rule, exclude=exclude,
                          parse_failures=args.parse_failures, k=k)
-
-
-def jsonable(obj: Any) -> Any:
-    """NaN and infinities become null: the JSON output must parse everywhere."""
-    if isinstance(obj, float):
-        return None if math.isnan(obj) or math.isinf(obj) else obj
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    return obj
-
-
-def pct(x: float) -> str:
-    return "  n/a" if x is None or math.isnan(x) else f"{100 * x:5.2f}"
 
 
 def metric_cell(s) -> str:
@@ -180,24 +164,15 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
-def _int_list(text: str | None, flag: str) -> list[int] | None:
-    if not text:
-        return None
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise CimemError(f"{flag} {text!r}: expected comma-separated integers, e.g. 1,5,10") from None
-
-
 def cmd_growth(args: argparse.Namespace) -> int:
     from cimem.analysis.growth import growth
 
     cube = load_cubes(args, many=False)[0]
     mode = "official" if args.mode == "both" else args.mode
     curve = growth(cube, options_from(args, mode), order=args.order,
-                   tasks=_int_list(args.tasks, "--tasks"), trials=_int_list(args.trials, "--trials"),
+                   tasks=int_list(args.tasks, "--tasks"), trials=int_list(args.trials, "--trials"),
                    samples=args.samples, method=args.method, draws=args.draws, seed=args.seed,
-                   fixed_order=_int_list(args.fixed_order, "--fixed-order"))
+                   fixed_order=int_list(args.fixed_order, "--fixed-order"))
     if args.json:
         doc = {"mode": curve.mode, "label_rule": curve.label_rule, "order": curve.order,
                "samples": curve.samples, "tasks": curve.tasks, "trials": curve.trials,
@@ -221,56 +196,6 @@ def cmd_growth(args: argparse.Namespace) -> int:
         print("union bound V(T) <= T x V(1) at k = "
               f"{curve.trials[-1]}: " + ", ".join(f"T={t}: {pct(b[-1])}" for t, b in
                                                   zip(curve.tasks, curve.union_bound)))
-    return 0
-
-
-def parse_where(text: str | None) -> dict[str, Any]:
-    """--where profile=NAME,context=3,trial=0 -> filters (context and trial are integers)."""
-    out: dict[str, Any] = {}
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or key not in ("profile", "context", "trial"):
-            raise CimemError(f"--where {text!r}: expected profile=NAME,context=N,trial=N")
-        if key == "profile":
-            out[key] = value.strip()
-        else:
-            try:
-                out[key] = int(value)
-            except ValueError:
-                raise CimemError(f"--where {key}={value!r}: expected an integer") from None
-    return out
-
-
-def cmd_judge(args: argparse.Namespace) -> int:
-    from cimem.cli.main import _progress_bar
-    from cimem.judges.base import OfflineJudge, rejudge
-    from cimem.store import Store
-
-    with Store.open(args.db or default_db_path()) as store:
-        run_id = store.resolve_run(args.run)
-        values_from = store.resolve_run(args.values_from) if args.values_from else None
-        if args.offline or not args.model:
-            judge = OfflineJudge(name=args.name or "offline judge")
-        else:
-            from cimem.judges.llm import LLMJudge
-            from cimem.llm.client import ClientSettings
-            from cimem.llm.prompts import load_judge_prompt
-            settings = ClientSettings(base_url=args.base_url, model=args.model,
-                                      api_key_env=args.api_key_env, timeout=args.timeout,
-                                      max_retries=args.retries)
-            judge = LLMJudge(settings, load_judge_prompt(args.prompts, args.variant), store=store,
-                             concurrency=args.concurrency, temperature=args.temperature,
-                             name=args.name)
-        update, close = _progress_bar("judge", unit="msg")
-        try:
-            res = rejudge(store, run_id, judge, limit=args.limit, values_from=values_from,
-                          progress=update, **parse_where(args.where))
-        finally:
-            close()
-    print(f"judge {res.judge_id}: {res.messages} messages, {res.verdicts} verdicts,"
-          f" {res.parse_failures} parse failures, {res.errors} errors;"
-          f" calls made {res.messages - res.cached}, cached {res.cached}; {res.seconds:.1f} s")
     return 0
 
 
@@ -381,40 +306,11 @@ def add_analysis_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_growth)
 
     p = sub.add_parser(
-        "judge", help="re-judge a run's messages as a new judge (offline or any LLM endpoint)",
-        description="Judge the messages of a run (all, or a --where selection) and store the"
-        " verdicts as a NEW judge: nothing is overwritten. Without --model the deterministic"
-        " offline judge is used. The API key is read from the environment variable named by"
-        " --api-key-env and is never stored.")
-    p.add_argument("--db", default=None, help="database file")
-    p.add_argument("--run", required=True, help="run id or name")
-    p.add_argument("--offline", action="store_true", help="use the offline judge (the default"
-                   " when no --model is given)")
-    p.add_argument("--model", help="judge model name at the endpoint")
-    p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="environment variable holding the API key (default OPENAI_API_KEY)")
-    p.add_argument("--prompts", help="official-format prompts.yaml (adversary_reveal) to use")
-    p.add_argument("--variant", choices=("strict", "lenient"), default="strict",
-                   help="built-in prompt: strict REVEAL (default) or lenient (implied counts)")
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds per call")
-    p.add_argument("--retries", type=int, default=4, help="retries per call (backoff, Retry-After)")
-    p.add_argument("--concurrency", type=int, default=8)
-    p.add_argument("--where", help="profile=NAME,context=N,trial=N")
-    p.add_argument("--limit", type=int, help="judge at most N messages")
-    p.add_argument("--values-from", metavar="RUN",
-                   help="fill missing attribute values from another run (e.g. an imported"
-                        " profiles.json), matched by profile name and key")
-    p.add_argument("--name", help="name of the new judge")
-    p.set_defaults(func=cmd_judge)
-
-    p = sub.add_parser(
         "agreement", help="agreement and Cohen's kappa of two judges of a run",
         description="Agreement, Cohen's kappa and the confusion matrix of two judges over the"
         " (message, attribute) pairs both decided (messages either judge failed to parse are"
         " left out), split by label and domain, with the disagreements and both evidences.")
-    p.add_argument("--db", default=None, help="database file")
+    add_db(p)
     p.add_argument("--run", required=True, help="run id or name")
     p.add_argument("--judges", help="A,B judge ids (default: the first and the last judge)")
     p.add_argument("--label-rule", default="unanimous")
@@ -427,7 +323,7 @@ def add_analysis_commands(sub: argparse._SubParsersAction) -> None:
         description="Per step of the memory-composition experiment (withheld memories added to"
         " each task's needed ones): the leak rate of the withheld memories, the share of messages"
         " leaking any, and completeness. These messages are not part of Violation@n.")
-    p.add_argument("--db", default=None, help="database file")
+    add_db(p)
     p.add_argument("--run", required=True, help="run id or name")
     p.add_argument("--judge", type=int, default=None, help="judge id (default: the run's first)")
     p.add_argument("--json", action="store_true")

@@ -1,184 +1,31 @@
 """The command line: ``python -m cimem COMMAND ...`` (also installed as ``cimem``).
 
 Every command takes ``--db`` (default: ``$CIMEM_DB`` or ``./cimem.duckdb``). Errors the user can fix
-are printed as one line on stderr, with exit status 2 and no traceback.
+are printed as one line on stderr, with exit status 2 and no traceback. The commands live in one
+module per group (`data`, `analysis`, `judging`, `run`); `common` holds what they share.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from collections.abc import Sequence
 
+from cimem.cli.analysis import add_analysis_commands
+from cimem.cli.common import EXIT_USER_ERROR
+from cimem.cli.data import add_data_commands
+from cimem.cli.judging import add_judge_command
+from cimem.cli.run import add_run_commands
 from cimem.errors import CimemError
-from cimem.paths import DEFAULT_DB_ENV, default_db_path
-
-EXIT_USER_ERROR = 2
-
-
-def _progress_bar(desc: str, unit: str = "B") -> tuple[Callable[[int, int], None], Callable[[], None]]:
-    """A tqdm bar on stderr that appears only for work that takes a while."""
-    from tqdm import tqdm
-
-    bar = None
-
-    def update(done: int, total: int) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = tqdm(total=total, desc=desc, unit=unit, unit_scale=True, file=sys.stderr,
-                       delay=0.5, leave=False, disable=None)
-        bar.n = done
-        bar.refresh() if done >= total else bar.update(0)
-
-    def close() -> None:
-        if bar is not None:
-            bar.close()
-
-    return update, close
-
-
-def _add_db(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", default=None,
-                   help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)")
-
-
-def cmd_ingest(args: argparse.Namespace) -> int:
-    from cimem.ingest import ingest_or_find
-    from cimem.store import Store
-
-    if args.name and len(args.paths) > 1:
-        raise CimemError("--name names one run: give one file with it")
-    with Store.open(args.db or default_db_path()) as store:
-        for path in args.paths:
-            update, close = _progress_bar(f"ingest {path}")
-            try:
-                res = ingest_or_find(store, path, name=args.name, model=args.model, fmt=args.format,
-                                     progress=update)
-            finally:
-                close()
-            if res.created:
-                print(f"run {res.run_id} ({res.name}): {res.source_format}, {res.profiles} profiles,"
-                      f" {res.messages} messages, {res.verdicts} verdicts")
-            else:
-                print(f"run {res.run_id} ({res.name}): {path} was already imported "
-                      "(same content hash); nothing added")
-    return 0
-
-
-def cmd_runs(args: argparse.Namespace) -> int:
-    from cimem.store import Store
-
-    with Store.open(args.db or default_db_path()) as store:
-        runs = store.list_runs()
-    if args.json:
-        rows = [asdict(r) | {"created_at": r.created_at.isoformat()} for r in runs]
-        print(json.dumps(rows, indent=2))
-        return 0
-    if not runs:
-        print("no runs yet: import one with `python -m cimem ingest FILE`")
-        return 0
-    header = ("id", "name", "kind", "model", "source", "profiles", "contexts", "trials",
-              "messages", "verdicts", "judges")
-    rows = [(str(r.run_id), r.name + (" [simulated]" if r.simulated else ""), r.kind,
-             r.model or "-", r.source_format, str(r.profiles), str(r.contexts),
-             "-" if r.n_trials is None else str(r.n_trials), str(r.messages), str(r.verdicts),
-             str(r.judges)) for r in runs]
-    print(_table(header, rows))
-    return 0
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    from cimem.ingest.export import export_official
-    from cimem.store import Store
-
-    with Store.open(args.db or default_db_path()) as store:
-        run_id = store.resolve_run(args.run)
-        update, close = _progress_bar("export", unit="profile")
-        try:
-            counts = export_official(store, run_id, args.out, judge_id=args.judge, progress=update)
-        finally:
-            close()
-    note = f" ({counts['skipped_failed']} failed generations left out)" if counts["skipped_failed"] else ""
-    print(f"wrote {args.out}: {counts['profiles']} profiles, {counts['messages']} messages, "
-          f"{counts['verdicts']} verdicts{note}")
-    return 0
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    import cimem.demo.simulate as demo
-
-    if not args.out and not args.db:
-        raise CimemError("give --out DIR (write the bundle) and/or --db PATH (import it)")
-    if args.out:
-        manifest = demo.build_bundle(args.out, seed=args.seed if args.seed is not None
-                                     else demo.DEMO_SEED)
-        print(f"wrote the simulated demo bundle to {args.out}: {len(manifest['files'])} files")
-    if args.db:
-        bundle = args.bundle or args.out
-        runs = demo.build_demo_database(args.db, bundle)
-        print(f"demo runs in {args.db}: {', '.join(map(str, runs))} (simulated)")
-    return 0
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
-    return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cimem", description="Run, store, explore and audit CIMemories results.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    p = sub.add_parser("ingest", help="import result, profile or label files as runs",
-                       description="Import files as runs: the official run-output (results.jsonl),"
-                       " the official profiles.json, Hugging Face rows (Parquet/CSV/JSONL) or a"
-                       " PersistBench CIM file. The format is detected; the same file twice is"
-                       " imported once. Each file is one transaction.")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files to import")
-    _add_db(p)
-    p.add_argument("--name", help="name of the new run (default: the file name)")
-    p.add_argument("--model", help="model that wrote the messages (for PersistBench files with"
-                   " several models: which one to import)")
-    p.add_argument("--format", choices=("official", "profiles", "hf", "persistbench"),
-                   help="skip detection and read the file as this format")
-    p.set_defaults(func=cmd_ingest)
-
-    p = sub.add_parser("runs", help="list the runs in a database",
-                       description="One row per run: id, name, kind, model, source format, profiles,"
-                       " contexts, trials, messages, verdicts, judges.")
-    _add_db(p)
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.set_defaults(func=cmd_runs)
-
-    p = sub.add_parser("export", help="write a run in the official run-output format",
-                       description="Write a run as official results.jsonl so the official"
-                       " scripts read it. Label fractions, messages and verdicts round-trip.")
-    _add_db(p)
-    p.add_argument("--run", required=True, help="run id or name")
-    p.add_argument("--format", choices=("official",), default="official", help="output format")
-    p.add_argument("--judge", type=int, default=None,
-                   help="judge id whose verdicts to write (default: the run's original verdicts)")
-    p.add_argument("--out", required=True, help="output file (written atomically)")
-    p.set_defaults(func=cmd_export)
-
-    p = sub.add_parser("demo", help="build the embedded demo bundle or a demo database",
-                       description="Regenerate the SIMULATED demo bundle (deterministic: the same"
-                       " seed gives the same bytes) with --out, and/or import it into a database"
-                       " with --db. None of it measures a real model.")
-    p.add_argument("--out", help="write the bundle here (the repository keeps it in data/demo)")
-    p.add_argument("--seed", type=int, default=None, help="generator seed (default: the demo's)")
-    p.add_argument("--db", default=None, help="import the bundle into this database")
-    p.add_argument("--bundle", default=None, help="bundle to import (default: data/demo)")
-    p.set_defaults(func=cmd_demo)
-
-    from cimem.cli.analysis import add_analysis_commands
-    from cimem.cli.run import add_run_commands
+    add_data_commands(sub)
     add_analysis_commands(sub)
+    add_judge_command(sub)
     add_run_commands(sub)
     return parser
 

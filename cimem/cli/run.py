@@ -6,34 +6,9 @@ import argparse
 import sys
 from typing import Any
 
+from cimem.cli.common import add_db, int_list, parse_where, progress_bar
 from cimem.errors import CimemError
-from cimem.paths import DEFAULT_DB_ENV, default_db_path
-
-
-def _selection(text: str | None) -> tuple[list[str] | None, list[int] | None]:
-    """--where profile=NAME,profile=NAME2,context=3 -> (profile names, context positions)."""
-    profiles: list[str] = []
-    contexts: list[int] = []
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or key not in ("profile", "context"):
-            raise CimemError(f"--where {text!r}: expected profile=NAME and/or context=N, separated"
-                             " by commas")
-        if key == "profile":
-            profiles.append(value.strip())
-        else:
-            try:
-                contexts.append(int(value))
-            except ValueError:
-                raise CimemError(f"--where context={value!r}: expected an integer") from None
-    return profiles or None, contexts or None
-
-
-def _int_list(text: str | None, flag: str) -> list[int] | None:
-    from cimem.cli.analysis import _int_list as parse
-
-    return parse(text, flag)
+from cimem.paths import default_db_path
 
 
 def price_table(path: str | None) -> dict[str, tuple[float, float]]:
@@ -68,8 +43,9 @@ def settings_from(args: argparse.Namespace) -> Any:
     if not args.model:
         raise CimemError("a new run needs --model (and --base-url for anything but OpenAI), or"
                          " --resume RUN")
-    profiles, contexts = _selection(args.where)
-    listed = _int_list(args.contexts, "--contexts")
+    where = parse_where(args.where, keys=("profile", "context"))
+    profiles, contexts = where.profiles or None, where.contexts or None
+    listed = int_list(args.contexts, "--contexts")
     if listed is not None:
         contexts = sorted(set(contexts or []) | set(listed))
     if args.offline_judge and args.judge_model:
@@ -146,7 +122,6 @@ def describe(summary: Any, kept: bool = True) -> str:
 
 def cmd_run(args: argparse.Namespace) -> int:
     import cimem.generate.runner as runner
-    from cimem.cli.main import _progress_bar
     from cimem.store import Store
 
     if args.resume is None and not args.profiles:
@@ -168,7 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 print(f"run {run_id} created; if it stops, continue it with"
                       f" `python -m cimem run --resume {run_id}`", file=sys.stderr, flush=True)
         update, close = _generation_bar(settings)
-        judge_update, judge_close = _progress_bar("judge", unit="msg")
+        judge_update, judge_close = progress_bar("judge", unit="msg")
         try:
             summary = runner.run(store, run_id, retry_failed=args.retry_failed,
                                  dry_run=args.dry_run, on_progress=update,
@@ -195,8 +170,9 @@ def label_settings_from(args: argparse.Namespace) -> Any:
                          " OpenAI), or --resume RUN")
     if args.samples < 1:
         raise CimemError(f"--samples {args.samples}: at least 1")
-    profiles, contexts = _selection(args.where)
-    listed = _int_list(args.contexts, "--contexts")
+    where = parse_where(args.where, keys=("profile", "context"))
+    profiles, contexts = where.profiles or None, where.contexts or None
+    listed = int_list(args.contexts, "--contexts")
     if listed is not None:
         contexts = sorted(set(contexts or []) | set(listed))
     price_in, price_out = _prices(args, args.model, args.price_in, args.price_out)
@@ -302,8 +278,7 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
         " calls. Calls that still fail after their retries are recorded as failures, never as"
         " empty messages; --retry-failed tries them again. API keys are read from the named"
         " environment variables and never stored.")
-    p.add_argument("--db", default=None,
-                   help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)")
+    add_db(p)
     p.add_argument("--profiles", metavar="PATH",
                    help="official profiles.json, or a results file whose profiles and labels to use")
     p.add_argument("--resume", metavar="RUN", help="continue a run with its stored settings")
@@ -353,8 +328,7 @@ def add_run_commands(sub: argparse._SubParsersAction) -> None:
         " needs and which the persona would not share, --samples times each. Stores per-persona"
         " fractions and the combined view weighted 0.26 / 0.64 / 0.10 as a new labelling run;"
         " use it with `run --labels-from RUN`. Same call cache and resume rules as `run`.")
-    p.add_argument("--db", default=None,
-                   help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)")
+    add_db(p)
     p.add_argument("--profiles", metavar="PATH", help="official profiles.json or a results file")
     p.add_argument("--resume", metavar="RUN", help="continue a labelling run (failed calls are"
                    " made again: they are never cached)")
