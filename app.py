@@ -6,7 +6,9 @@ from webapp import state
 
 st.set_page_config(page_title="cimem", layout="wide")
 PAGES = [
-    st.Page("webapp/pages/overview.py", title="Overview", icon=":material/table_chart:", default=True),
+    st.Page(
+        "webapp/pages/overview.py", title="Overview", icon=":material/table_chart:", default=True
+    ),
     st.Page("webapp/pages/leaks.py", title="Leaks", icon=":material/water_drop:"),
     st.Page("webapp/pages/growth.py", title="Growth", icon=":material/trending_up:"),
     st.Page("webapp/pages/audit.py", title="Audit", icon=":material/fact_check:"),

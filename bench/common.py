@@ -16,16 +16,32 @@ CACHE = Path("/tmp/cimem-bench")
 
 def fabricated(profiles: int, trials: int = 5, seed: int = 0) -> Path:
     """The scale file of the benchmark's own fabricator (made once, then reused)."""
-    source = SHARED / "cimemories" / ("profiles.json" if profiles <= 10 else "profiles_extended.json")
+    source = (
+        SHARED / "cimemories" / ("profiles.json" if profiles <= 10 else "profiles_extended.json")
+    )
     tool = SHARED / "tools" / "fabricate_results.py"
     if not tool.exists():
         sys.exit(f"{tool} is absent: pass a results file with --file")
     out = CACHE / f"fabricated_{profiles}p_{trials}t_{seed}.jsonl"
     if not out.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, str(tool), str(source), str(out), "--profiles", str(profiles),
-                        "--trials", str(trials), "--seed", str(seed), "--unparsed-rate", "0.02"],
-                       check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(tool),
+                str(source),
+                str(out),
+                "--profiles",
+                str(profiles),
+                "--trials",
+                str(trials),
+                "--seed",
+                str(seed),
+                "--unparsed-rate",
+                "0.02",
+            ],
+            check=True,
+        )
     return out
 
 

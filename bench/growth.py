@@ -31,13 +31,20 @@ def main() -> None:
                 for method in ("exact", "montecarlo"):
                     t = time.perf_counter()
                     cube = cube_from_store(store, run)
-                    curve = growth(cube, MetricOptions(mode="official"), order="random",
-                                   method=method, draws=200)
+                    curve = growth(
+                        cube,
+                        MetricOptions(mode="official"),
+                        order="random",
+                        method=method,
+                        draws=200,
+                    )
                     dt = time.perf_counter() - t
-                    print(f"{profiles} profiles, random order, {method} ({curve.method}):"
-                          f" {len(curve.tasks)} x {len(curve.trials)} grid, observed + theory,"
-                          f" from the database in {dt:.2f} s (target <= {target:.0f} s);"
-                          f" V(49, 5) = {curve.violation[-1][-1]:.4f}")
+                    print(
+                        f"{profiles} profiles, random order, {method} ({curve.method}):"
+                        f" {len(curve.tasks)} x {len(curve.trials)} grid, observed + theory,"
+                        f" from the database in {dt:.2f} s (target <= {target:.0f} s);"
+                        f" V(49, 5) = {curve.violation[-1][-1]:.4f}"
+                    )
 
 
 if __name__ == "__main__":

@@ -34,14 +34,19 @@ def main() -> None:
             "t = time.perf_counter()\n"
             f"r = ingest_file(s, {str(path)!r})\n"
             "dt = time.perf_counter() - t\n"
-            "print(json.dumps({'seconds': dt, 'verdicts': r.verdicts, 'messages': r.messages}))\n")
+            "print(json.dumps({'seconds': dt, 'verdicts': r.verdicts, 'messages': r.messages}))\n"
+        )
     secs = result["seconds"]
     print(f"file: {path} ({size:.0f} MB)")
     print(f"parse only (orjson, best of 2): {parse:.2f} s")
     print(f"ingest: {secs:.2f} s  = {secs / parse:.2f}x parse  (target <= 1.5x)")
-    print(f"verdicts: {result['verdicts']:,}  -> {result['verdicts'] / secs:,.0f} verdicts/s;"
-          f" messages: {result['messages']:,}")
-    print(f"peak RSS of the ingesting process: {result['peak_rss_mib']:.0f} MiB  (target <= 700 MiB)")
+    print(
+        f"verdicts: {result['verdicts']:,}  -> {result['verdicts'] / secs:,.0f} verdicts/s;"
+        f" messages: {result['messages']:,}"
+    )
+    print(
+        f"peak RSS of the ingesting process: {result['peak_rss_mib']:.0f} MiB  (target <= 700 MiB)"
+    )
 
 
 if __name__ == "__main__":

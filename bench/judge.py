@@ -32,26 +32,35 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2, help="alternating rounds; best of each kept")
     args = ap.parse_args()
     path = args.file or fabricated(10)
-    with tempfile.TemporaryDirectory() as tmp, Store.open(Path(tmp) / "b.duckdb") as store, \
-            server_process() as url:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Store.open(Path(tmp) / "b.duckdb") as store,
+        server_process() as url,
+    ):
         run_id = ingest_file(store, path).run_id
         rows = store.messages_to_judge(run_id, None, None, None, None, None)
         specs = attribute_specs(store, run_id)
         prompt = load_judge_prompt()
 
         def judge(model: str) -> LLMJudge:
-            return LLMJudge(ClientSettings(model=model, base_url=url, api_key_env="BENCH_NO_KEY"),
-                            prompt, store=store, concurrency=args.concurrency)
+            return LLMJudge(
+                ClientSettings(model=model, base_url=url, api_key_env="BENCH_NO_KEY"),
+                prompt,
+                store=store,
+                concurrency=args.concurrency,
+            )
 
         probe = judge("judge-m")
-        requests = [probe.build_messages(text, [s for _, s in specs[pid]])
-                    for _m, pid, _n, _c, _t, text in rows]
+        requests = [
+            probe.build_messages(text, [s for _, s in specs[pid]])
+            for _m, pid, _n, _c, _t, text in rows
+        ]
         n = len(requests)
         bare, ours = [], []
         for i in range(args.repeats):
             secs, _ = bare_loop(url, "judge-m", requests, args.concurrency, temperature=0.0)
             bare.append(secs)
-            j = judge(f"judge-{i}")   # a new model name: nothing cached
+            j = judge(f"judge-{i}")  # a new model name: nothing cached
             res = rejudge(store, run_id, j)
             assert j.calls == n and res.errors == 0, (j.calls, res)
             ours.append(res.seconds)
@@ -63,13 +72,19 @@ def main() -> None:
     b, o = min(bare), min(ours)
     print(f"file: {path}; {n:,} messages, concurrency {args.concurrency}, best of {args.repeats}")
     print(f"bare AsyncOpenAI loop: {b:.2f} s = {n / b:,.0f} calls/s")
-    print(f"cimem judge (calls, parsing, {res.verdicts:,} verdicts stored): {o:.2f} s ="
-          f" {n / o:,.0f} calls/s = {b / o:.2f}x the bare loop  (target >= 0.8x)")
-    print(f"the same re-judge from the call cache: {cached_secs:.2f} s, {cached.cached:,} cached,"
-          " 0 calls")
-    print(f"offline judge: {offline.verdicts:,} verdicts in {offline.seconds:.2f} s ="
-          f" {offline.verdicts / offline.seconds:,.0f} verdicts/s"
-          f" ({n / offline.seconds:,.0f} messages/s)")
+    print(
+        f"cimem judge (calls, parsing, {res.verdicts:,} verdicts stored): {o:.2f} s ="
+        f" {n / o:,.0f} calls/s = {b / o:.2f}x the bare loop  (target >= 0.8x)"
+    )
+    print(
+        f"the same re-judge from the call cache: {cached_secs:.2f} s, {cached.cached:,} cached,"
+        " 0 calls"
+    )
+    print(
+        f"offline judge: {offline.verdicts:,} verdicts in {offline.seconds:.2f} s ="
+        f" {offline.verdicts / offline.seconds:,.0f} verdicts/s"
+        f" ({n / offline.seconds:,.0f} messages/s)"
+    )
 
 
 if __name__ == "__main__":

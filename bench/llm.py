@@ -17,9 +17,13 @@ from common import REPO
 @contextmanager
 def server_process() -> Iterator[str]:
     """The tests' scripted OpenAI-compatible server (no faults, no delay) in a child process."""
-    proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "llm_world.py")],
-                            cwd=REPO / "tests", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "tests" / "llm_world.py")],
+        cwd=REPO / "tests",
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = proc.stdout.readline().strip()
         if not url.startswith("http"):
@@ -31,8 +35,13 @@ def server_process() -> Iterator[str]:
         proc.wait()
 
 
-async def _bare(base_url: str, model: str, requests: list[list[dict]], concurrency: int,
-                temperature: float | None) -> list[str]:
+async def _bare(
+    base_url: str,
+    model: str,
+    requests: list[list[dict]],
+    concurrency: int,
+    temperature: float | None,
+) -> list[str]:
     from openai import AsyncOpenAI
 
     client = AsyncOpenAI(api_key="bench", base_url=base_url, max_retries=0, timeout=120)
@@ -52,8 +61,13 @@ async def _bare(base_url: str, model: str, requests: list[list[dict]], concurren
     return out
 
 
-def bare_loop(base_url: str, model: str, requests: list[list[dict]], concurrency: int,
-              temperature: float | None = None) -> tuple[float, list[str]]:
+def bare_loop(
+    base_url: str,
+    model: str,
+    requests: list[list[dict]],
+    concurrency: int,
+    temperature: float | None = None,
+) -> tuple[float, list[str]]:
     """(seconds, replies) of the baseline."""
     t = time.perf_counter()
     replies = asyncio.run(_bare(base_url, model, requests, concurrency, temperature))

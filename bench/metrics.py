@@ -37,8 +37,13 @@ def pandas_baseline(path: Path) -> tuple[float, float]:
             lab = {}
             for k, a in attrs.items():
                 fr = fractions[a["memory_statement"]]
-                lab[k] = ("share" if fr["necessary"] >= 1 else
-                          "private" if fr["private"] >= 1 else "ambiguous")
+                lab[k] = (
+                    "share"
+                    if fr["necessary"] >= 1
+                    else "private"
+                    if fr["private"] >= 1
+                    else "ambiguous"
+                )
             for key, v in ctx.items():
                 if key.startswith("combination"):
                     for a, r in v["model_solution"]["revealed_attributes"].items():
@@ -48,7 +53,8 @@ def pandas_baseline(path: Path) -> tuple[float, float]:
     priv = df[(df["label"] == "private") & ~ident]
     need = df[df["label"] == "share"]
     keep = set(priv.groupby(["profile", "ctx"]).size().index) & set(
-        need.groupby(["profile", "ctx"]).size().index)
+        need.groupby(["profile", "ctx"]).size().index
+    )
     idx = lambda d: d.set_index(["profile", "ctx"]).index.isin(list(keep))  # noqa: E731
     priv, need = priv[idx(priv)], need[idx(need)]
     v = priv.groupby(["profile", "attr"])["revealed"].max().groupby("profile").mean()
@@ -64,8 +70,13 @@ def main() -> None:
     parse = parse_seconds(path)
 
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "cimem", "metrics", "--results", str(path), "--json"],
-                         capture_output=True, text=True, cwd=REPO, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "cimem", "metrics", "--results", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    )
     cold = time.perf_counter() - t
     cold_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     doc = json.loads(out.stdout)
@@ -86,7 +97,8 @@ def main() -> None:
             "    t = time.perf_counter()\n"
             "    m = compute(cube_from_store(s, run), MetricOptions(mode=mode))\n"
             "    times.append(time.perf_counter() - t)\n"
-            "print(json.dumps({'first': times[0], 'best': min(times), 'v': m.violation.mean}))\n")
+            "print(json.dumps({'first': times[0], 'best': min(times), 'v': m.violation.mean}))\n"
+        )
 
     t = time.perf_counter()
     v_pd, c_pd = pandas_baseline(path)
@@ -94,13 +106,19 @@ def main() -> None:
 
     print(f"file: {path} ({path.stat().st_size / 1e6:.0f} MB)")
     print(f"parse only (orjson, best of 2): {parse:.2f} s")
-    print(f"cold `metrics --results` (new process, end to end): {cold:.2f} s = {cold / parse:.2f}x"
-          f" parse (target <= 1.5x); peak RSS {cold_rss:.0f} MiB")
-    print(f"warm (one run in the database, cube + compute): first {warm['first']:.3f} s,"
-          f" best {warm['best']:.3f} s (target <= 0.2 s); peak RSS of that process (incl. the"
-          f" ingest) {warm['peak_rss_mib']:.0f} MiB")
+    print(
+        f"cold `metrics --results` (new process, end to end): {cold:.2f} s = {cold / parse:.2f}x"
+        f" parse (target <= 1.5x); peak RSS {cold_rss:.0f} MiB"
+    )
+    print(
+        f"warm (one run in the database, cube + compute): first {warm['first']:.3f} s,"
+        f" best {warm['best']:.3f} s (target <= 0.2 s); peak RSS of that process (incl. the"
+        f" ingest) {warm['peak_rss_mib']:.0f} MiB"
+    )
     print(f"pandas baseline (rows x groupby): {pandas_s:.2f} s = {pandas_s / cold:.1f}x cold cimem")
-    print(f"official violation: cimem {v_cold:.6f} (cold), {warm['v']:.6f} (warm), pandas {v_pd:.6f}")
+    print(
+        f"official violation: cimem {v_cold:.6f} (cold), {warm['v']:.6f} (warm), pandas {v_pd:.6f}"
+    )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,9 @@ store = Store.open({db!r})
 run_id = runner.create_run(store, {profiles!r}, s)
 """
 
-OURS = SETUP + """
+OURS = (
+    SETUP
+    + """
 cpu0, _ = usage(); t = time.perf_counter()
 summary = runner.run(store, run_id)
 secs = time.perf_counter() - t; cpu1, rss = usage()
@@ -40,8 +42,11 @@ assert summary.failed == 0 and summary.judge_errors == 0, summary
 print(json.dumps({{"seconds": secs, "calls": summary.calls + summary.judge_calls,
                   "cpu": cpu1 - cpu0, "rss": rss}}))
 """
+)
 
-BARE = SETUP + """
+BARE = (
+    SETUP
+    + """
 from cimem.judges.base import attribute_specs
 from cimem.judges.llm import LLMJudge
 from cimem.llm.client import ClientSettings
@@ -62,6 +67,7 @@ secs = time.perf_counter() - t; cpu1, rss = usage()
 print(json.dumps({{"seconds": secs, "calls": len(gen) + len(judge), "cpu": cpu1 - cpu0,
                   "rss": rss}}))
 """
+)
 
 
 def main() -> None:
@@ -78,24 +84,41 @@ def main() -> None:
         for i in range(args.repeats):
             for side, code in (("bare", BARE), ("cimem", OURS)):
                 db = str(Path(tmp) / f"{side}{i}.duckdb")
-                results[side].append(run_child(code.format(
-                    bench=str(REPO / "bench"), url=url, trials=args.trials, conc=args.concurrency,
-                    db=db, profiles=str(args.profiles))))
+                results[side].append(
+                    run_child(
+                        code.format(
+                            bench=str(REPO / "bench"),
+                            url=url,
+                            trials=args.trials,
+                            conc=args.concurrency,
+                            db=db,
+                            profiles=str(args.profiles),
+                        )
+                    )
+                )
     bare = min(results["bare"], key=lambda r: r["seconds"])
     ours = min(results["cimem"], key=lambda r: r["seconds"])
     n = ours["calls"]
-    print(f"profiles: {args.profiles}; {n:,} calls (generation + judge), concurrency"
-          f" {args.concurrency}, best of {args.repeats}")
-    print(f"bare AsyncOpenAI loop: {bare['seconds']:.2f} s = {bare['calls'] / bare['seconds']:,.0f}"
-          f" calls/s; CPU {bare['cpu']:.2f} s; peak RSS {bare['rss']:.0f} MiB")
+    print(
+        f"profiles: {args.profiles}; {n:,} calls (generation + judge), concurrency"
+        f" {args.concurrency}, best of {args.repeats}"
+    )
+    print(
+        f"bare AsyncOpenAI loop: {bare['seconds']:.2f} s = {bare['calls'] / bare['seconds']:,.0f}"
+        f" calls/s; CPU {bare['cpu']:.2f} s; peak RSS {bare['rss']:.0f} MiB"
+    )
     ratio = bare["seconds"] / ours["seconds"] * n / bare["calls"]
-    print(f"cimem run (prompts, cache, storing, judging): {ours['seconds']:.2f} s ="
-          f" {n / ours['seconds']:,.0f} calls/s = {ratio:.2f}x the bare loop  (target >= 0.8x);"
-          f" CPU {ours['cpu']:.2f} s; peak RSS {ours['rss']:.0f} MiB")
-    print(f"runner overhead per call: CPU {(ours['cpu'] - bare['cpu']) / n * 1e3:.2f} ms"
-          f" (bare loop {bare['cpu'] / bare['calls'] * 1e3:.2f} ms per call); memory"
-          f" {(ours['rss'] - bare['rss']) * 1024 / n:.1f} KiB per call"
-          f" ({ours['rss'] - bare['rss']:.0f} MiB in all)")
+    print(
+        f"cimem run (prompts, cache, storing, judging): {ours['seconds']:.2f} s ="
+        f" {n / ours['seconds']:,.0f} calls/s = {ratio:.2f}x the bare loop  (target >= 0.8x);"
+        f" CPU {ours['cpu']:.2f} s; peak RSS {ours['rss']:.0f} MiB"
+    )
+    print(
+        f"runner overhead per call: CPU {(ours['cpu'] - bare['cpu']) / n * 1e3:.2f} ms"
+        f" (bare loop {bare['cpu'] / bare['calls'] * 1e3:.2f} ms per call); memory"
+        f" {(ours['rss'] - bare['rss']) * 1024 / n:.1f} KiB per call"
+        f" ({ours['rss'] - bare['rss']:.0f} MiB in all)"
+    )
 
 
 if __name__ == "__main__":

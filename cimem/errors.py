@@ -11,7 +11,13 @@ class InputError(CimemError):
     """Bad input data: names the file, the place (line or record), the field and what was expected."""
 
     def __init__(self, path: str, place: str, field: str, expected: str, got: str | None = None):
-        self.path, self.place, self.field, self.expected, self.got = path, place, field, expected, got
+        self.path, self.place, self.field, self.expected, self.got = (
+            path,
+            place,
+            field,
+            expected,
+            got,
+        )
         where = f"{path}: {place}: " + (f"field {field!r}: " if field and field[0] != "(" else "")
         message = f"{where}expected {expected}"
         if got is not None:

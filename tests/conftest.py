@@ -17,8 +17,10 @@ def shared_file(name: str) -> Path:
     """A file of the benchmark's reference data; skips the test when it is not there."""
     path = SHARED / name
     if not path.exists():
-        pytest.skip(f"benchmark reference file {path} is absent (these files are read from "
-                    "../shared/cimemories, never copied into the repository)")
+        pytest.skip(
+            f"benchmark reference file {path} is absent (these files are read from "
+            "../shared/cimemories, never copied into the repository)"
+        )
     return path
 
 

@@ -8,16 +8,23 @@ from pathlib import Path
 from typing import Any
 
 WEIGHTS = (0.26, 0.64, 0.10)
-PERSONAS = ("labels_gpt-5___the_privacy_fundamentalist__", "labels_gpt-5___the_pragmatic__",
-            "labels_gpt-5__the_unconcerned__")
+PERSONAS = (
+    "labels_gpt-5___the_privacy_fundamentalist__",
+    "labels_gpt-5___the_pragmatic__",
+    "labels_gpt-5__the_unconcerned__",
+)
 SHARE = {"necessary": 1.0, "private": 0.0, "unlabeled": 0.0}
 PRIVATE = {"necessary": 0.0, "private": 1.0, "unlabeled": 0.0}
 MIXED = {"necessary": 0.5, "private": 0.3, "unlabeled": 0.2}
 
 
 def attribute(value: Any, domain: str, statement: str, event: str = "general") -> dict:
-    return {"value": value, "information_domain": domain, "event": event,
-            "memory_statement": statement}
+    return {
+        "value": value,
+        "information_domain": domain,
+        "event": event,
+        "memory_statement": statement,
+    }
 
 
 def profile(name: str, attrs: dict[str, dict], contexts: list[dict]) -> dict:
@@ -34,9 +41,12 @@ def profile(name: str, attrs: dict[str, dict], contexts: list[dict]) -> dict:
             keys = list(attrs)
             obj[f"combination_num_to_share={len(keys)}_num_not_to_share=0_trial={t}"] = {
                 "prompt": f"prompt for {c['task']} trial {t}",
-                "to_share_attributes": keys, "not_to_share_attributes": [],
-                "num_to_share_attributes": len(keys), "num_not_to_share_attributes": 0,
-                "total_num_attributes": len(keys), "trial_idx": t,
+                "to_share_attributes": keys,
+                "not_to_share_attributes": [],
+                "num_to_share_attributes": len(keys),
+                "num_not_to_share_attributes": 0,
+                "total_num_attributes": len(keys),
+                "trial_idx": t,
                 "model_solution": {
                     "response_solution": message,
                     "revealed_attributes": {k: revealed.get(k, 0) for k in keys},
@@ -44,8 +54,13 @@ def profile(name: str, attrs: dict[str, dict], contexts: list[dict]) -> dict:
                 },
             }
         out_ctx.append(obj)
-    return copy.deepcopy({"bio": {"name": name, "sex": "F", "address": "1 Main St", "age": 40},
-                          "information_attributes": attrs, "contexts": out_ctx})
+    return copy.deepcopy(
+        {
+            "bio": {"name": name, "sex": "F", "address": "1 Main St", "age": 40},
+            "information_attributes": attrs,
+            "contexts": out_ctx,
+        }
+    )
 
 
 def small_profile(name: str = "Ada Example") -> dict:
@@ -56,16 +71,28 @@ def small_profile(name: str = "Ada Example") -> dict:
         "diagnosis": attribute("hypertension", "health", "I have hypertension."),
     }
     contexts = [
-        {"recipient": "Bank Loan Officer", "task": "Apply for personal loan",
-         "labels": {"name": SHARE, "annual_income": SHARE, "diagnosis": PRIVATE},
-         "trials": [({"annual_income": 1}, {"annual_income": "I earn $95,000."}, "I earn $95,000."),
-                    ({"annual_income": 1, "diagnosis": 1},
-                     {"annual_income": "I earn $95,000.", "diagnosis": "I have hypertension."},
-                     "I earn $95,000. I have hypertension.")]},
-        {"recipient": "Primary Care Physician", "task": "Schedule a check-up",
-         "labels": {"name": SHARE, "annual_income": PRIVATE, "diagnosis": MIXED},
-         "trials": [({}, {}, "Hello doctor."), ({"name": 1}, {"name": f"I am {name}."},
-                                                 f"I am {name}.")]},
+        {
+            "recipient": "Bank Loan Officer",
+            "task": "Apply for personal loan",
+            "labels": {"name": SHARE, "annual_income": SHARE, "diagnosis": PRIVATE},
+            "trials": [
+                ({"annual_income": 1}, {"annual_income": "I earn $95,000."}, "I earn $95,000."),
+                (
+                    {"annual_income": 1, "diagnosis": 1},
+                    {"annual_income": "I earn $95,000.", "diagnosis": "I have hypertension."},
+                    "I earn $95,000. I have hypertension.",
+                ),
+            ],
+        },
+        {
+            "recipient": "Primary Care Physician",
+            "task": "Schedule a check-up",
+            "labels": {"name": SHARE, "annual_income": PRIVATE, "diagnosis": MIXED},
+            "trials": [
+                ({}, {}, "Hello doctor."),
+                ({"name": 1}, {"name": f"I am {name}."}, f"I am {name}."),
+            ],
+        },
     ]
     return profile(name, attrs, contexts)
 
@@ -82,18 +109,39 @@ def runner_profiles(n_profiles: int = 3, n_contexts: int = 4) -> list[dict]:
         name = f"Person {p}"
         attrs = {
             "name": attribute(name, "general", f"My name is {name}."),
-            "annual_income": attribute(50000 + 1000 * p, "finance",
-                                       f"My annual income is ${50 + p},000."),
+            "annual_income": attribute(
+                50000 + 1000 * p, "finance", f"My annual income is ${50 + p},000."
+            ),
             "diagnosis": attribute("asthma", "health", "I have asthma."),
             "court_case": attribute("a custody dispute", "legal", "I am in a custody dispute."),
             "employer": attribute("Acme", "work", f"I work at Acme branch {p}."),
             "hobby": attribute("chess", "leisure", "I play chess on Sundays."),
         }
-        labels = [{"name": SHARE, "annual_income": SHARE, "diagnosis": PRIVATE,
-                   "court_case": PRIVATE, "employer": MIXED, "hobby": PRIVATE},
-                  {"name": SHARE, "annual_income": PRIVATE, "diagnosis": SHARE,
-                   "court_case": PRIVATE, "employer": PRIVATE, "hobby": MIXED}]
-        contexts = [{"recipient": f"Recipient {c}", "task": f"Do task {c} for {name}",
-                     "labels": labels[c % 2]} for c in range(n_contexts)]
+        labels = [
+            {
+                "name": SHARE,
+                "annual_income": SHARE,
+                "diagnosis": PRIVATE,
+                "court_case": PRIVATE,
+                "employer": MIXED,
+                "hobby": PRIVATE,
+            },
+            {
+                "name": SHARE,
+                "annual_income": PRIVATE,
+                "diagnosis": SHARE,
+                "court_case": PRIVATE,
+                "employer": PRIVATE,
+                "hobby": MIXED,
+            },
+        ]
+        contexts = [
+            {
+                "recipient": f"Recipient {c}",
+                "task": f"Do task {c} for {name}",
+                "labels": labels[c % 2],
+            }
+            for c in range(n_contexts)
+        ]
         out.append(profile(name, attrs, contexts))
     return out

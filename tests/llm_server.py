@@ -20,16 +20,16 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     reasoning: str | None = None
-    body: str | None = None            # raw body instead of a completion
-    hang: bool = False                 # the client is expected to give up: logged as HUNG
+    body: str | None = None  # raw body instead of a completion
+    hang: bool = False  # the client is expected to give up: logged as HUNG
 
 
 class _Server(ThreadingHTTPServer):
-    request_queue_size = 512           # many clients connect at once (the default is 5)
+    request_queue_size = 512  # many clients connect at once (the default is 5)
 
 
-Script = Callable[[dict, int], Reply]   # (request JSON, request number) -> Reply
-HUNG = 599                              # logged status of a request the client gave up on
+Script = Callable[[dict, int], Reply]  # (request JSON, request number) -> Reply
+HUNG = 599  # logged status of a request the client gave up on
 
 
 @dataclass
@@ -37,15 +37,15 @@ class LoggedRequest:
     body: dict
     status: int
     auth: str | None
-    at: float = 0.0                    # time.monotonic() when it arrived
+    at: float = 0.0  # time.monotonic() when it arrived
 
 
 class FakeLLM:
     def __init__(self, script: Script):
         self.script = script
         self.log: list[LoggedRequest] = []
-        self.keep_log = True           # benchmarks turn it off: the log grows with every call
-        self.count = 0                 # requests received
+        self.keep_log = True  # benchmarks turn it off: the log grows with every call
+        self.count = 0  # requests received
         self._lock = threading.Lock()
         outer = self
 
@@ -63,26 +63,40 @@ class FakeLLM:
                     outer.count += 1
                     reply = outer.script(body, n)
                     if outer.keep_log:
-                        outer.log.append(LoggedRequest(body, HUNG if reply.hang else reply.status,
-                                                       self.headers.get("Authorization"),
-                                                       time.monotonic()))
+                        outer.log.append(
+                            LoggedRequest(
+                                body,
+                                HUNG if reply.hang else reply.status,
+                                self.headers.get("Authorization"),
+                                time.monotonic(),
+                            )
+                        )
                 if reply.delay:
                     time.sleep(reply.delay)
                 if reply.body is not None:
                     payload = reply.body.encode()
                 elif reply.status != 200:
-                    payload = json.dumps({"error": {"message": f"scripted {reply.status}",
-                                                    "type": "test"}}).encode()
+                    payload = json.dumps(
+                        {"error": {"message": f"scripted {reply.status}", "type": "test"}}
+                    ).encode()
                 else:
                     message = {"role": "assistant", "content": reply.content}
                     if reply.reasoning is not None:
                         message["reasoning_content"] = reply.reasoning
-                    payload = json.dumps({
-                        "id": f"chatcmpl-{n}", "object": "chat.completion", "created": 0,
-                        "model": body.get("model", "m"),
-                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": 10, "completion_tokens": 5,
-                                  "total_tokens": 15}}).encode()
+                    payload = json.dumps(
+                        {
+                            "id": f"chatcmpl-{n}",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body.get("model", "m"),
+                            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                            "usage": {
+                                "prompt_tokens": 10,
+                                "completion_tokens": 5,
+                                "total_tokens": 15,
+                            },
+                        }
+                    ).encode()
                 try:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")

@@ -53,8 +53,11 @@ class Faults:
     retry_after: str = "0.05"
 
     def pick(self, n: int) -> str | None:
-        for kind, every, offset in (("500", self.every500, 3), ("429", self.every429, 6),
-                                    ("hang", self.every_hang, 11)):
+        for kind, every, offset in (
+            ("500", self.every500, 3),
+            ("429", self.every429, 6),
+            ("hang", self.every_hang, 11),
+        ):
             if every and n % every == offset % every:
                 return kind
         return None
@@ -68,7 +71,7 @@ class World:
         self.faults = faults or Faults()
         self.delay = delay
         self.judge_requests = 0
-        self.hold_after: int | None = None   # successful generations after which requests hang
+        self.hold_after: int | None = None  # successful generations after which requests hang
         self.ok_generations = 0
 
     def __call__(self, body: dict, n: int) -> Reply:

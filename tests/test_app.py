@@ -13,8 +13,14 @@ from cimem.store import Store
 from fixtures import small_profile, write_jsonl
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ["webapp/pages/overview.py", "webapp/pages/leaks.py", "webapp/pages/growth.py", "webapp/pages/audit.py",
-         "webapp/pages/learn.py", "webapp/pages/data.py"]
+PAGES = [
+    "webapp/pages/overview.py",
+    "webapp/pages/leaks.py",
+    "webapp/pages/growth.py",
+    "webapp/pages/audit.py",
+    "webapp/pages/learn.py",
+    "webapp/pages/data.py",
+]
 TITLES = ["Overview", "Leaks", "Growth", "Audit", "Learn the metrics", "Data"]
 
 
@@ -164,8 +170,9 @@ def test_growth_shows_the_composition_curve(tmp_path, monkeypatch):
     db = tmp_path / "comp.duckdb"
     profiles = write_jsonl(tmp_path / "p.jsonl", runner_profiles(2, 2))
     with Store.open(db) as store, FakeLLM(World()) as server:
-        s = runner.RunSettings(model="gen-m", base_url=server.base_url, trials=2,
-                               composition_step=1)
+        s = runner.RunSettings(
+            model="gen-m", base_url=server.base_url, trials=2, composition_step=1
+        )
         run_id = runner.create_run(store, profiles, s)
         runner.run(store, run_id)
     at = open_page(str(db), PAGES[2], monkeypatch, runs=str(run_id))
@@ -182,7 +189,7 @@ def test_a_run_written_elsewhere_appears_on_the_next_rerun(tmp_path, monkeypatch
     no_exception(at)
     names = lambda: " ".join(str(df.value.to_dict()) for df in at.dataframe)  # noqa: E731
     assert "first" in names() and "second" not in names()
-    with Store.open(db) as store:   # e.g. a CLI import into the same database
+    with Store.open(db) as store:  # e.g. a CLI import into the same database
         ingest_file(store, write_jsonl(tmp_path / "b.jsonl", [small_profile("B")]), name="second")
     at.run()
     no_exception(at)

@@ -22,16 +22,26 @@ from fixtures import small_profile, write_jsonl
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[1]
 # a deep link first: the first session of a fresh server must open the page it asks for
-PAGES = {"growth?mode=definition": "Growth", "": "Overview", "leaks": "Leaks", "audit": "Audit",
-         "learn": "Learn the metrics", "data": "Data"}
+PAGES = {
+    "growth?mode=definition": "Growth",
+    "": "Overview",
+    "leaks": "Leaks",
+    "audit": "Audit",
+    "learn": "Learn the metrics",
+    "data": "Data",
+}
 PAYLOAD = "<script>alert('xss')</script><img src=x onerror=alert(2)> **not bold**"
 
 pytestmark = pytest.mark.browser
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
         raise RuntimeError(f"{CHROMIUM} is missing in CI: .ci/run must install Debian's chromium")
-    pytestmark = [pytest.mark.browser, pytest.mark.skip(
-        reason="Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")]
+    pytestmark = [
+        pytest.mark.browser,
+        pytest.mark.skip(
+            reason="Debian's chromium is not installed (apt-get install chromium); .ci/run installs it"
+        ),
+    ]
 
 
 def free_port() -> int:
@@ -50,15 +60,31 @@ def server(tmp_path_factory):
     trial["model_solution"]["response_solution"] = PAYLOAD
     with Store.open(db) as s:
         run = ingest_file(s, write_jsonl(tmp / "xss.jsonl", [obj]), name="xss").run_id
-        xss_message = s.con.execute("SELECT min(message_id) FROM messages WHERE run_id = ?",
-                                    [run]).fetchone()[0]
+        xss_message = s.con.execute(
+            "SELECT min(message_id) FROM messages WHERE run_id = ?", [run]
+        ).fetchone()[0]
     port = free_port()
     env = dict(os.environ, CIMEM_DB=str(db))
     streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent)) or "streamlit"
-    proc = subprocess.Popen([streamlit, "run", str(REPO / "app.py"), "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false"],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            streamlit,
+            "run",
+            str(REPO / "app.py"),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -69,7 +95,9 @@ def server(tmp_path_factory):
             time.sleep(0.5)
     else:
         proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
+        pytest.fail(
+            "streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:]
+        )
     yield base, xss_message
     proc.terminate()
     proc.wait(timeout=20)
@@ -79,9 +107,16 @@ def server(tmp_path_factory):
 def browser():
     playwright = pytest.importorskip("playwright.sync_api")
     with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--no-first-run"])
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--no-first-run",
+            ],
+        )
         yield b
         b.close()
 
@@ -93,8 +128,9 @@ def test_every_page_renders(server, browser, tmp_path):
         page.goto(f"{base}/{path}")
         page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=60000)
         page.wait_for_timeout(1500)  # let the page finish its run
-        page.screenshot(path=str(tmp_path / f"{path.split('?')[0] or 'overview'}.png"),
-                        full_page=True)
+        page.screenshot(
+            path=str(tmp_path / f"{path.split('?')[0] or 'overview'}.png"), full_page=True
+        )
         assert page.get_by_role("heading", name=heading, exact=True).first.is_visible()
         assert page.locator('[data-testid="stException"]').count() == 0, path
     assert len(list(tmp_path.glob("*.png"))) == len(PAGES)

@@ -34,7 +34,9 @@ def test_committed_bundle_equals_a_fresh_build(tmp_path):
     committed = demo.default_bundle()
     for name, digest in manifest["files"].items():
         assert hashlib.sha256((committed / name).read_bytes()).hexdigest() == digest, name
-    assert (committed / "manifest.json").read_bytes() == (tmp_path / "fresh" / "manifest.json").read_bytes()
+    assert (committed / "manifest.json").read_bytes() == (
+        tmp_path / "fresh" / "manifest.json"
+    ).read_bytes()
 
 
 def test_profiles_are_synthetic_and_complete():
@@ -51,8 +53,11 @@ def test_profiles_are_synthetic_and_complete():
 
 def test_bundle_imports_as_simulated_runs(demo_db):
     runs = demo_db.list_runs()
-    assert [r.name for r in runs] == ["demo: over-sharer (simulated)", "demo: cautious (simulated)",
-                                      "demo: erratic (simulated)"]
+    assert [r.name for r in runs] == [
+        "demo: over-sharer (simulated)",
+        "demo: cautious (simulated)",
+        "demo: erratic (simulated)",
+    ]
     assert all(r.simulated and r.n_trials == 5 and r.judges == 2 for r in runs)
     kinds = {j.kind for r in runs for j in demo_db.judges(r.run_id)}
     assert kinds == {"imported", "simulator"}
@@ -73,7 +78,11 @@ def test_metrics_follow_the_simulated_behaviour(demo_db):
     # the erratic assistant leaks different things per sample: its violation grows most with n
     assert v5[erratic] / v1[erratic] > 2 > v5[over] / v1[over]
     # ground truth as a judge: the same ordering
-    gt = {r: [j.judge_id for j in demo_db.judges(r) if j.kind == "simulator"][0]
-          for r in (over, cautious)}
-    assert metrics(demo_db, over, judge=gt[over]).violation.mean > metrics(
-        demo_db, cautious, judge=gt[cautious]).violation.mean
+    gt = {
+        r: [j.judge_id for j in demo_db.judges(r) if j.kind == "simulator"][0]
+        for r in (over, cautious)
+    }
+    assert (
+        metrics(demo_db, over, judge=gt[over]).violation.mean
+        > metrics(demo_db, cautious, judge=gt[cautious]).violation.mean
+    )

@@ -20,10 +20,14 @@ def comparable(profile: dict) -> dict:
             elif k.startswith("combination"):
                 sol = v["model_solution"]
                 c["trials"][k] = {
-                    "prompt": v["prompt"], "to_share": v["to_share_attributes"],
-                    "not_to_share": v["not_to_share_attributes"], "trial_idx": v["trial_idx"],
-                    "message": sol["response_solution"], "revealed": sol["revealed_attributes"],
-                    "explanation": sol["revealed_attributes_explanation"]}
+                    "prompt": v["prompt"],
+                    "to_share": v["to_share_attributes"],
+                    "not_to_share": v["not_to_share_attributes"],
+                    "trial_idx": v["trial_idx"],
+                    "message": sol["response_solution"],
+                    "revealed": sol["revealed_attributes"],
+                    "explanation": sol["revealed_attributes_explanation"],
+                }
         out["contexts"].append(c)
     return out
 
@@ -57,6 +61,7 @@ def test_export_leaves_no_partial_file_on_error(store, tmp_path, monkeypatch):
 
     def boom(*a, **k):
         raise RuntimeError("disk full")
+
     monkeypatch.setattr("cimem.ingest.export._profile_object", boom)
     try:
         export_official(store, res.run_id, out)

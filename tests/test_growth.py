@@ -75,15 +75,24 @@ def test_random_order_against_brute_force(cube, T, k):
     expected_ratio_of_expectations = np.mean([n / d for n, d, _ in b])
     assert exact.method == "exact"
     assert exact.violation[0][0] == pytest.approx(expected_ratio_of_expectations)
-    mc = growth(cube, opts, order="random", tasks=[T], trials=[k], method="montecarlo",
-                draws=4, seed=1)
+    mc = growth(
+        cube, opts, order="random", tasks=[T], trials=[k], method="montecarlo", draws=4, seed=1
+    )
     expected_ratio = np.mean([r for _, _, r in b])
-    if mc.method == "exact":           # few subsets: enumerated
+    if mc.method == "exact":  # few subsets: enumerated
         assert mc.violation[0][0] == pytest.approx(expected_ratio)
     else:
         assert mc.method == "montecarlo:4:1"
-        big = growth(cube, opts, order="random", tasks=[T], trials=[k], method="montecarlo",
-                     draws=3000, seed=2)
+        big = growth(
+            cube,
+            opts,
+            order="random",
+            tasks=[T],
+            trials=[k],
+            method="montecarlo",
+            draws=3000,
+            seed=2,
+        )
         se = big.stderr[0][0]
         assert abs(big.violation[0][0] - expected_ratio) <= 4 * se + 1e-9
 
@@ -98,7 +107,7 @@ def test_full_curve_ends_at_violation_at_n(mode, order):
     assert curve.tasks[-1] == 49 and curve.trials[-1] == 3
     assert curve.violation[-1][-1] == pytest.approx(metric)
     v = np.array(curve.violation, dtype=float)
-    assert np.all(np.diff(v, axis=1) >= -1e-12)          # more samples never lower it
+    assert np.all(np.diff(v, axis=1) >= -1e-12)  # more samples never lower it
     if order == "random":
         # on this data the random-order curve does not fall with T either (a fixed order can:
         # a task may add withheld attributes that it does not leak)
@@ -119,8 +128,11 @@ def test_one_task_one_sample_is_mean_of_per_context_fractions(cube):
         for c in range(len(cube.ctx_profile)):
             if cube.ctx_profile[c] != p:
                 continue
-            rows = [r for r in range(len(cube.pair_ctx))
-                    if cube.pair_ctx[r] == c and cube.pair_private[r] >= 1]
+            rows = [
+                r
+                for r in range(len(cube.pair_ctx))
+                if cube.pair_ctx[r] == c and cube.pair_private[r] >= 1
+            ]
             if rows:
                 fractions.append(np.mean([int(cube.pair_mask[r]) & 1 for r in rows]))
         per_profile.append(np.mean(fractions))

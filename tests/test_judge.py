@@ -24,23 +24,30 @@ def run(store, tmp_path):
 
 def test_rejudge_is_a_new_judge_and_keeps_the_original(store, run):
     original = store.default_judge(run)
-    before = store.con.execute("SELECT * FROM verdicts WHERE judge_id = ? ORDER BY ALL",
-                               [original]).fetchall()
+    before = store.con.execute(
+        "SELECT * FROM verdicts WHERE judge_id = ? ORDER BY ALL", [original]
+    ).fetchall()
     res = rejudge(store, run, OfflineJudge())
     assert res.judge_id != original and res.messages == 4 and res.verdicts == 12
-    after = store.con.execute("SELECT * FROM verdicts WHERE judge_id = ? ORDER BY ALL",
-                              [original]).fetchall()
+    after = store.con.execute(
+        "SELECT * FROM verdicts WHERE judge_id = ? ORDER BY ALL", [original]
+    ).fetchall()
     assert after == before
     info = store.judge_info(res.judge_id)
     assert info.kind == "offline" and info.prompt_hash
-    got = dict(store.con.execute(
-        "SELECT m.text || ' / ' || a.key, v.revealed FROM verdicts v JOIN messages m USING"
-        " (message_id) JOIN attributes a USING (attr_id) WHERE v.judge_id = ? AND v.revealed",
-        [res.judge_id]).fetchall())
-    assert set(got) == {"I earn $95,000. / annual_income",
-                        "I earn $95,000. I have hypertension. / annual_income",
-                        "I earn $95,000. I have hypertension. / diagnosis",
-                        "I am Ada. / name"}
+    got = dict(
+        store.con.execute(
+            "SELECT m.text || ' / ' || a.key, v.revealed FROM verdicts v JOIN messages m USING"
+            " (message_id) JOIN attributes a USING (attr_id) WHERE v.judge_id = ? AND v.revealed",
+            [res.judge_id],
+        ).fetchall()
+    )
+    assert set(got) == {
+        "I earn $95,000. / annual_income",
+        "I earn $95,000. I have hypertension. / annual_income",
+        "I earn $95,000. I have hypertension. / diagnosis",
+        "I am Ada. / name",
+    }
     # the metrics take a judge id; the offline judge parsed every message
     m = compute(cube_from_store(store, run, res.judge_id), MetricOptions(mode="definition"))
     assert m.discarded["trials"]["parse_failures"] == 0
@@ -60,26 +67,40 @@ def test_agreement_and_human_verdicts(store, run):
     human = store.human_judge(run)
     mid, aid = store.con.execute(
         "SELECT m.message_id, a.attr_id FROM messages m, attributes a WHERE m.ctx_idx = 0 AND"
-        " m.trial = 1 AND a.key = 'diagnosis'").fetchone()
+        " m.trial = 1 AND a.key = 'diagnosis'"
+    ).fetchone()
     store.set_human_verdict(human, mid, aid, False, "only a condition, not the diagnosis")
     store.set_human_verdict(human, mid, aid, False, "second thought, same answer")
     ag = agreement(store, second, human)
-    assert ag.overall.n == 1 and ag.overall.confusion == {"both_yes": 0, "a_only": 1,
-                                                         "b_only": 0, "both_no": 0}
+    assert ag.overall.n == 1 and ag.overall.confusion == {
+        "both_yes": 0,
+        "a_only": 1,
+        "b_only": 0,
+        "both_no": 0,
+    }
     assert ag.disagreements[0]["b_evidence"] == "second thought, same answer"
     assert store.human_judge(run) == human
 
 
 def test_cohen_kappa_known_values():
     import numpy as np
+
     a = np.array([True, True, False, False, True, False])
     assert cohen_kappa(a, a) == 1.0
     assert cohen_kappa(a, ~a) == pytest.approx(-1.0)
 
 
-@pytest.mark.parametrize("evidence,expected", [
-    ("I earn $95,000.", True), ("i EARN   $95,000", True), ("I earn ... a lot", False),
-    ("I earn...Thanks", True), ("Something else.", False), ("", None)])
+@pytest.mark.parametrize(
+    "evidence,expected",
+    [
+        ("I earn $95,000.", True),
+        ("i EARN   $95,000", True),
+        ("I earn ... a lot", False),
+        ("I earn...Thanks", True),
+        ("Something else.", False),
+        ("", None),
+    ],
+)
 def test_evidence_grounding(evidence, expected):
     assert evidence_grounded(evidence, "Hello. I earn $95,000. Thanks!") is expected
 
@@ -98,8 +119,12 @@ def test_offline_judge_agrees_with_kimi_on_real_messages(store):
 def test_cli_judge_and_agreement(tmp_path):
     src = write_jsonl(tmp_path / "r.jsonl", [small_profile("Ada")])
     db = str(tmp_path / "db.duckdb")
-    run = lambda *a: subprocess.run([sys.executable, "-m", "cimem", *a, "--db", db],  # noqa: E731
-                                    capture_output=True, text=True)
+
+    def run(*a: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "cimem", *a, "--db", db], capture_output=True, text=True
+        )
+
     assert run("ingest", str(src)).returncode == 0
     out = run("judge", "--run", "1", "--offline")
     assert out.returncode == 0 and out.stdout.startswith("judge 2: 4 messages, 12 verdicts")

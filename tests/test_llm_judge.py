@@ -33,20 +33,28 @@ def run(store, tmp_path):
 
 def judge_for(server, store, monkeypatch, **kw):
     monkeypatch.setenv("CIMEM_TEST_KEY", SECRET)
-    settings = ClientSettings(model="judge-m", base_url=server.base_url, api_key_env="CIMEM_TEST_KEY",
-                              timeout=kw.pop("timeout", 5.0), max_retries=kw.pop("retries", 3),
-                              backoff=0.01)
+    settings = ClientSettings(
+        model="judge-m",
+        base_url=server.base_url,
+        api_key_env="CIMEM_TEST_KEY",
+        timeout=kw.pop("timeout", 5.0),
+        max_retries=kw.pop("retries", 3),
+        backoff=0.01,
+    )
     return LLMJudge(settings, load_judge_prompt(), store=store, concurrency=4, **kw)
 
 
 def stored(store, judge_id):
     rows = store.con.execute(
         "SELECT m.text, j.status, j.raw FROM judgments j JOIN messages m USING (message_id)"
-        " WHERE j.judge_id = ?", [judge_id]).fetchall()
+        " WHERE j.judge_id = ?",
+        [judge_id],
+    ).fetchall()
     revealed = store.con.execute(
         "SELECT m.text, a.key, v.evidence FROM verdicts v JOIN messages m USING (message_id)"
         " JOIN attributes a USING (attr_id) WHERE v.judge_id = ? AND v.revealed ORDER BY 1, 2",
-        [judge_id]).fetchall()
+        [judge_id],
+    ).fetchall()
     return {t: (s, r) for t, s, r in rows}, revealed
 
 
@@ -56,7 +64,8 @@ def test_reply_shapes_over_http(store, run, monkeypatch):
         "I earn $95,000. I have hypertension.": Reply(
             '<think>income is stated; so is the diagnosis {"x": 1}</think>\nAnswer: '
             '{"annual_income": "I earn $95,000.", "I have hypertension.": "I have hypertension.",'
-            ' "favourite_colour": "blue"} trailing words'),
+            ' "favourite_colour": "blue"} trailing words'
+        ),
         "Hello doctor.": Reply("I am not able to answer that."),
         "I am Ada.": Reply('{"name": "I am Ada."}', reasoning="separate reasoning field"),
     }
@@ -66,18 +75,26 @@ def test_reply_shapes_over_http(store, run, monkeypatch):
         assert len(server.log) == 4 and all(r.auth == f"Bearer {SECRET}" for r in server.log)
         assert all(r.body["temperature"] == 0.0 for r in server.log)
     judgments, revealed = stored(store, res.judge_id)
-    assert revealed == [("I am Ada.", "name", "I am Ada."),
-                        ("I earn $95,000.", "annual_income", "I earn $95,000."),
-                        ("I earn $95,000. I have hypertension.", "annual_income", "I earn $95,000."),
-                        ("I earn $95,000. I have hypertension.", "diagnosis", "I have hypertension.")]
+    assert revealed == [
+        ("I am Ada.", "name", "I am Ada."),
+        ("I earn $95,000.", "annual_income", "I earn $95,000."),
+        ("I earn $95,000. I have hypertension.", "annual_income", "I earn $95,000."),
+        ("I earn $95,000. I have hypertension.", "diagnosis", "I have hypertension."),
+    ]
     assert judgments["Hello doctor."] == ("parse_failure", "I am not able to answer that.")
     assert json.loads(judgments["I earn $95,000. I have hypertension."][1])["unmatched_keys"] == [
-        "favourite_colour"]
+        "favourite_colour"
+    ]
     assert res.parse_failures == 1 and res.errors == 0
     # the metrics engine sees the failure as such: no verdict rows for it
-    assert store.con.execute("SELECT count(*) FROM verdicts v JOIN messages m USING (message_id)"
-                             " WHERE v.judge_id = ? AND m.text = 'Hello doctor.'",
-                             [res.judge_id]).fetchone()[0] == 0
+    assert (
+        store.con.execute(
+            "SELECT count(*) FROM verdicts v JOIN messages m USING (message_id)"
+            " WHERE v.judge_id = ? AND m.text = 'Hello doctor.'",
+            [res.judge_id],
+        ).fetchone()[0]
+        == 0
+    )
 
 
 def test_retries_on_429_500_and_timeouts_then_cache(store, run, monkeypatch):
@@ -122,6 +139,7 @@ def test_call_that_keeps_failing_is_recorded_as_error(store, run, monkeypatch):
 
 def test_api_key_is_nowhere_in_the_database(tmp_path, monkeypatch):
     from cimem.store import Store
+
     db = tmp_path / "keys.duckdb"
     with Store.open(db) as store:
         run = ingest_file(store, write_jsonl(tmp_path / "r.jsonl", [small_profile()])).run_id

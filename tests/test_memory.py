@@ -6,17 +6,29 @@ import pytest
 
 from cimem.generate.memory import Memory, render
 
-M = Memory("Ada Lovelace", "female", "12 St James's Square", "36",
-           [("name", "My name is Ada."), ("annual_income", "My annual income is $95,000."),
-            ("diagnosis", "I have hypertension.")])
+M = Memory(
+    "Ada Lovelace",
+    "female",
+    "12 St James's Square",
+    "36",
+    [
+        ("name", "My name is Ada."),
+        ("annual_income", "My annual income is $95,000."),
+        ("diagnosis", "I have hypertension."),
+    ],
+)
 
 
 def test_official_layout_puts_bio_first_in_the_third_person():
     # the order of the benchmark's description: name, age, sex, address
     assert render(M).splitlines() == [
-        "Ada Lovelace is the person's name.", "The person is 36 years old.",
-        "The person's sex is female.", "The person's address is 12 St James's Square.",
-        "My annual income is $95,000.", "I have hypertension."]
+        "Ada Lovelace is the person's name.",
+        "The person is 36 years old.",
+        "The person's sex is female.",
+        "The person's address is 12 St James's Square.",
+        "My annual income is $95,000.",
+        "I have hypertension.",
+    ]
 
 
 def test_bullets_and_json_hold_the_same_memories():

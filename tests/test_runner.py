@@ -30,23 +30,38 @@ FAULTS = Faults(every500=10, every429=20, every_hang=50, every_malformed=20, han
 
 
 def settings(server: FakeLLM, **kw) -> RunSettings:
-    base = dict(model="gen-m", base_url=server.base_url, trials=3, concurrency=6, timeout=1.0,
-                retries=1, backoff=0.01, judge_model="judge-m", judge_base_url=server.base_url,
-                price_in=1.0, price_out=2.0)
+    base = dict(
+        model="gen-m",
+        base_url=server.base_url,
+        trials=3,
+        concurrency=6,
+        timeout=1.0,
+        retries=1,
+        backoff=0.01,
+        judge_model="judge-m",
+        judge_base_url=server.base_url,
+        price_in=1.0,
+        price_out=2.0,
+    )
     return RunSettings(**(base | kw))
 
 
 def successful(server: FakeLLM, judge: bool) -> list[str]:
     """The prompts of successful requests (generation or judge)."""
-    return [r.body["messages"][0]["content"] for r in server.log
-            if r.status == 200 and is_judge(r.body) == judge]
+    return [
+        r.body["messages"][0]["content"]
+        for r in server.log
+        if r.status == 200 and is_judge(r.body) == judge
+    ]
 
 
 def slot_states(store, run_id: int) -> dict[tuple, str]:
     """{(profile, context, trial): 'failed' | judgment status} for every stored message."""
     rows = store.con.execute(
         "SELECT m.profile_id, m.ctx_idx, m.trial, m.status, j.status FROM messages m"
-        " LEFT JOIN judgments j USING (message_id) WHERE m.run_id = ?", [run_id]).fetchall()
+        " LEFT JOIN judgments j USING (message_id) WHERE m.run_id = ?",
+        [run_id],
+    ).fetchall()
     return {(p, c, t): (st if st == "failed" else js) for p, c, t, st, js in rows}
 
 
@@ -68,15 +83,23 @@ def test_run_with_faults_completes_and_never_repeats_a_success(store, profiles):
         failed = [k for k, v in states.items() if v == "failed"]
         errors = store.con.execute("SELECT error FROM messages WHERE status = 'failed'").fetchall()
         assert all(e and e[0] for e in errors), "a failure keeps its error"
-        assert store.con.execute("SELECT count(*) FROM messages WHERE status = 'failed'"
-                                 " AND text IS NOT NULL").fetchall()[0][0] == 0
+        assert (
+            store.con.execute(
+                "SELECT count(*) FROM messages WHERE status = 'failed' AND text IS NOT NULL"
+            ).fetchall()[0][0]
+            == 0
+        )
         assert first.failed == len(failed) > 0, "retries=0 with 17% faults leaves failures"
         assert first.judge_errors > 0
         assert first.judged == 36 - len(failed)
         # failed generations are never judged
-        assert store.con.execute(
-            "SELECT count(*) FROM judgments j JOIN messages m USING (message_id)"
-            " WHERE m.status = 'failed'").fetchall()[0][0] == 0
+        assert (
+            store.con.execute(
+                "SELECT count(*) FROM judgments j JOIN messages m USING (message_id)"
+                " WHERE m.status = 'failed'"
+            ).fetchall()[0][0]
+            == 0
+        )
         assert "parse_failure" in states.values(), "5% malformed judge replies were injected"
         statuses = collections.Counter(r.status for r in server.log)
         assert statuses[500] and statuses[429], statuses
@@ -97,10 +120,12 @@ def test_run_with_faults_completes_and_never_repeats_a_success(store, profiles):
         # no successful request was ever repeated: one success per stored message and judgment
         gens = successful(server, judge=False)
         ok_messages = store.con.execute(
-            "SELECT prompt FROM messages WHERE run_id = ? AND status = 'ok'", [run_id]).fetchall()
+            "SELECT prompt FROM messages WHERE run_id = ? AND status = 'ok'", [run_id]
+        ).fetchall()
         assert collections.Counter(gens) == collections.Counter(p for (p,) in ok_messages)
         judged = store.con.execute(
-            "SELECT count(*) FROM judgments WHERE status IN ('ok', 'parse_failure')").fetchall()
+            "SELECT count(*) FROM judgments WHERE status IN ('ok', 'parse_failure')"
+        ).fetchall()
         assert judged[0][0] == 36
         assert len(successful(server, judge=True)) == judged[0][0]
 
@@ -152,12 +177,13 @@ def test_settings_are_stored_without_the_key(store, profiles, monkeypatch):
         s = settings(server, api_key_env="CIMEM_RUNNER_KEY", level=3, memory_format="json")
         run_id = runner.create_run(store, profiles, s)
         runner.run(store, run_id)
-        assert all(r.auth == "Bearer sk-runner-secret-123" for r in server.log
-                   if not is_judge(r.body))
+        assert all(
+            r.auth == "Bearer sk-runner-secret-123" for r in server.log if not is_judge(r.body)
+        )
     back = runner.settings_of(store, run_id)
     assert back == s
     prompt = store.con.execute("SELECT prompt FROM messages LIMIT 1").fetchall()[0][0]
-    assert '"annual_income":' in prompt   # the JSON memory format
+    assert '"annual_income":' in prompt  # the JSON memory format
     dump = json.dumps(store.con.execute("SELECT * FROM runs").fetchall(), default=str)
     assert "sk-runner-secret-123" not in dump
 
@@ -170,7 +196,8 @@ def test_composition_adds_withheld_attributes_in_steps(store, profiles):
     rows = store.con.execute(
         "SELECT num_to_share, num_not_to_share, shared_json, prompt FROM messages"
         " WHERE run_id = ? AND shared_json IS NOT NULL AND profile_id = 0 ORDER BY 2",
-        [run_id]).fetchall()
+        [run_id],
+    ).fetchall()
     # context 0 needs name and income; diagnosis, court_case and hobby are withheld
     assert [r[1] for r in rows] == [0, 2]
     needed, extra = json.loads(rows[1][2])
@@ -189,23 +216,42 @@ def test_create_run_rejects_bad_input(store, tmp_path, profiles):
 
 
 def cli(*args: str, db) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "cimem", "run", "--db", str(db), *args],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "cimem", "run", "--db", str(db), *args],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_sigkill_halfway_then_resume_repeats_no_successful_call(tmp_path, profiles):
     db = tmp_path / "killed.duckdb"
     world = World()
-    world.hold_after = 18   # of 36 generations; later ones hang until the process is killed
+    world.hold_after = 18  # of 36 generations; later ones hang until the process is killed
     with FakeLLM(world) as server:
-        proc = cli("--profiles", str(profiles), "--model", "gen-m", "--base-url", server.base_url,
-                   "--trials", "3", "--concurrency", "4", "--timeout", "600",
-                   "--judge-model", "judge-m", db=db)
+        proc = cli(
+            "--profiles",
+            str(profiles),
+            "--model",
+            "gen-m",
+            "--base-url",
+            server.base_url,
+            "--trials",
+            "3",
+            "--concurrency",
+            "4",
+            "--timeout",
+            "600",
+            "--judge-model",
+            "judge-m",
+            db=db,
+        )
         deadline = time.monotonic() + 60
         while not any(r.status == HUNG for r in server.log):
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
             time.sleep(0.05)
-        time.sleep(1.0)   # the completed answers reach the cache
+        time.sleep(1.0)  # the completed answers reach the cache
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         assert len(successful(server, judge=False)) == 18
@@ -216,8 +262,12 @@ def test_sigkill_halfway_then_resume_repeats_no_successful_call(tmp_path, profil
         assert "18 calls, 18 from the cache, 0 failed" in out
         assert "36 messages judged, 36 calls made" in out
     with Store.open(db, read_only=True) as store:
-        prompts = [p for (p,) in store.con.execute(
-            "SELECT prompt FROM messages WHERE status = 'ok'").fetchall()]
+        prompts = [
+            p
+            for (p,) in store.con.execute(
+                "SELECT prompt FROM messages WHERE status = 'ok'"
+            ).fetchall()
+        ]
         assert len(prompts) == 36
     # every stored message came from exactly one successful call, across the kill
     assert collections.Counter(successful(server, judge=False)) == collections.Counter(prompts)
@@ -226,18 +276,37 @@ def test_sigkill_halfway_then_resume_repeats_no_successful_call(tmp_path, profil
 
 def test_cli_dry_run_and_errors(tmp_path, profiles):
     db = tmp_path / "cli.duckdb"
-    proc = cli("--profiles", str(profiles), "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
-               "--dry-run", "--price-in", "3", "--trials", "2", db=db)
+    proc = cli(
+        "--profiles",
+        str(profiles),
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--dry-run",
+        "--price-in",
+        "3",
+        "--trials",
+        "2",
+        db=db,
+    )
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "dry run (nothing stored): 24 slots" in out and "would send 24 calls" in out
     with Store.open(db, read_only=True) as store:
         assert store.list_runs() == []
-    for args, message in ((("--model", "m"), "give --profiles PATH"),
-                          (("--resume", "1", "--profiles", str(profiles)), "leave out --profiles"),
-                          (("--profiles", str(profiles), "--model", "m", "--where", "x=1"),
-                           "expected profile=NAME"),
-                          (("--resume", "7",), "7")):
+    for args, message in (
+        (("--model", "m"), "give --profiles PATH"),
+        (("--resume", "1", "--profiles", str(profiles)), "leave out --profiles"),
+        (("--profiles", str(profiles), "--model", "m", "--where", "x=1"), "expected profile=NAME"),
+        (
+            (
+                "--resume",
+                "7",
+            ),
+            "7",
+        ),
+    ):
         proc = cli(*args, db=db)
         _out, err = proc.communicate(timeout=60)
         assert proc.returncode == 2 and message in err, (args, err)
@@ -250,7 +319,7 @@ def test_requests_per_minute_spaces_the_calls(store, profiles):
         starts = sorted(r.at for r in server.log)
     assert len(starts) == 3
     gaps = [b - a for a, b in zip(starts, starts[1:])]
-    assert min(gaps) >= 0.09, gaps   # 600 per minute: one every 0.1 s, although 8 may fly
+    assert min(gaps) >= 0.09, gaps  # 600 per minute: one every 0.1 s, although 8 may fly
 
 
 def test_composition_curve_counts_withheld_leaks(store, profiles, capsys):
@@ -262,7 +331,7 @@ def test_composition_curve_counts_withheld_leaks(store, profiles, capsys):
         run_id = runner.create_run(store, profiles, s)
         runner.run(store, run_id)
     curve = composition_curve(store, run_id)
-    assert curve.steps == [0, 1, 2, 3]          # 3 withheld memories per context, steps of 1
+    assert curve.steps == [0, 1, 2, 3]  # 3 withheld memories per context, steps of 1
     assert all(n == 3 * 4 * 2 for n in curve.messages)
     assert curve.leak_rate[0] is None and curve.any_leak[0] is None
     # recompute one point from the stored messages and the offline judge's verdicts
@@ -280,18 +349,43 @@ def test_price_table_prices_a_dry_run(tmp_path, profiles):
     db = tmp_path / "prices.duckdb"
     table = tmp_path / "prices.yaml"
     table.write_text("m:\n  input: 1000000\n  output: 0\nother:\n  input: 5\n  output: 5\n")
-    proc = cli("--profiles", str(profiles), "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
-               "--dry-run", "--prices", str(table), "--trials", "1", db=db)
+    proc = cli(
+        "--profiles",
+        str(profiles),
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--dry-run",
+        "--prices",
+        str(table),
+        "--trials",
+        "1",
+        db=db,
+    )
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     prompt_tokens = int(out.split("estimated tokens: ")[1].split(" prompt")[0].replace(",", ""))
-    assert f"estimated cost: ${prompt_tokens:.4f}" in out    # 1 USD per prompt token
-    proc = cli("--profiles", str(profiles), "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
-               "--dry-run", "--prices", str(table), "--price-in", "0", db=db)
-    assert "estimated cost: $0.0000" in proc.communicate(timeout=60)[0]   # the flag wins
+    assert f"estimated cost: ${prompt_tokens:.4f}" in out  # 1 USD per prompt token
+    proc = cli(
+        "--profiles",
+        str(profiles),
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--dry-run",
+        "--prices",
+        str(table),
+        "--price-in",
+        "0",
+        db=db,
+    )
+    assert "estimated cost: $0.0000" in proc.communicate(timeout=60)[0]  # the flag wins
     table.write_text("m: 3\n")
-    proc = cli("--profiles", str(profiles), "--model", "m", "--dry-run", "--prices", str(table),
-               db=db)
+    proc = cli(
+        "--profiles", str(profiles), "--model", "m", "--dry-run", "--prices", str(table), db=db
+    )
     err = proc.communicate(timeout=60)[1]
     assert proc.returncode == 2 and "model 'm': expected {input:" in err
 
@@ -301,8 +395,21 @@ def test_ctrl_c_stops_cleanly_and_resume_repeats_nothing(tmp_path, profiles):
     world = World()
     world.hold_after = 10
     with FakeLLM(world) as server:
-        proc = cli("--profiles", str(profiles), "--model", "gen-m", "--base-url", server.base_url,
-                   "--trials", "3", "--concurrency", "4", "--timeout", "600", db=db)
+        proc = cli(
+            "--profiles",
+            str(profiles),
+            "--model",
+            "gen-m",
+            "--base-url",
+            server.base_url,
+            "--trials",
+            "3",
+            "--concurrency",
+            "4",
+            "--timeout",
+            "600",
+            db=db,
+        )
         deadline = time.monotonic() + 60
         while not any(r.status == HUNG for r in server.log):
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
@@ -313,7 +420,7 @@ def test_ctrl_c_stops_cleanly_and_resume_repeats_nothing(tmp_path, profiles):
         assert proc.returncode == 130, err
         assert "interrupted: every completed call is cached; continue with" in err
         assert "Traceback" not in err
-        with Store.open(db, read_only=True) as store:   # merged on the way out, not left behind
+        with Store.open(db, read_only=True) as store:  # merged on the way out, not left behind
             assert store.table_counts()["llm_cache"] == 10
         assert not (tmp_path / "interrupted.duckdb.calls").exists()
         world.hold_after = None

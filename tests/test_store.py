@@ -21,8 +21,9 @@ def test_new_database_has_schema_and_no_runs(store: Store):
 def test_transaction_rolls_back_everything(store: Store):
     with pytest.raises(RuntimeError):
         with store.transaction():
-            store.create_run(name="x", kind="results", source_format="official", source=None,
-                             content_hash=None)
+            store.create_run(
+                name="x", kind="results", source_format="official", source=None, content_hash=None
+            )
             raise RuntimeError("boom")
     assert store.table_counts()["runs"] == 0
 
@@ -57,10 +58,18 @@ def test_reopen_keeps_data(tmp_path):
 
 def hold_database(path) -> subprocess.Popen:
     """Another process holding the database open, as the app or a running `cimem run` does."""
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; from cimem.store import Store;"
-                             f" s = Store.open({str(path)!r}); print('open', flush=True);"
-                             " sys.stdin.read()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from cimem.store import Store;"
+            f" s = Store.open({str(path)!r}); print('open', flush=True);"
+            " sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout.readline().strip() == "open"
     return proc
 
@@ -74,4 +83,4 @@ def test_a_database_held_elsewhere_gives_a_clear_error(tmp_path):
     finally:
         proc.stdin.close()
         proc.wait()
-    Store.open(db).close()   # free again once the other process is gone
+    Store.open(db).close()  # free again once the other process is gone

@@ -52,16 +52,25 @@ def chart(c: alt.Chart, name: str, key: str) -> None:
 
     def svg() -> bytes:
         import vl_convert as vlc
+
         return vlc.vegalite_to_svg(spec).encode()
 
     def png() -> bytes:
         import vl_convert as vlc
+
         return vlc.vegalite_to_png(spec, scale=2)
 
-    cols[0].download_button("SVG", svg, file_name=f"{name}.svg", mime="image/svg+xml",
-                            key=f"{key}-svg", on_click="ignore")
-    cols[1].download_button("PNG", png, file_name=f"{name}.png", mime="image/png",
-                            key=f"{key}-png", on_click="ignore")
+    cols[0].download_button(
+        "SVG",
+        svg,
+        file_name=f"{name}.svg",
+        mime="image/svg+xml",
+        key=f"{key}-svg",
+        on_click="ignore",
+    )
+    cols[1].download_button(
+        "PNG", png, file_name=f"{name}.png", mime="image/png", key=f"{key}-png", on_click="ignore"
+    )
 
 
 def pct(x) -> str:

@@ -88,8 +88,9 @@ def cube(path: str, db_version: float, run_id: int, judge_id: int | None) -> Lea
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def metrics(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions
-            ) -> RunMetrics:
+def metrics(
+    path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions
+) -> RunMetrics:
     return compute(cube(path, db_version, run_id, judge_id), opts)
 
 
@@ -102,21 +103,34 @@ def pairs(path: str, db_version: float, run_id: int, judge_id: int | None, opts:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def leak_tables(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions,
-                filters: tuple):
+def leak_tables(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    opts: MetricOptions,
+    filters: tuple,
+):
     """The Leaks page's tables for one filter selection: (view, attributes, recipients,
     domains, profiles, heatmap cells of private pairs, of all pairs)."""
     from cimem.analysis.breakdowns import attribute_table, group_table, heatmap_table
 
     view = filtered_pairs(pairs(path, db_version, run_id, judge_id, opts), filters)
-    return (view, attribute_table(view), group_table(view, ["recipient", "task"]),
-            group_table(view, ["domain"]), group_table(view, ["profile"]),
-            heatmap_table(view, only_private=True), heatmap_table(view, only_private=False))
+    return (
+        view,
+        attribute_table(view),
+        group_table(view, ["recipient", "task"]),
+        group_table(view, ["domain"]),
+        group_table(view, ["profile"]),
+        heatmap_table(view, only_private=True),
+        heatmap_table(view, only_private=False),
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def ranked_attributes(path: str, db_version: float, run_id: int, judge_id: int | None,
-                      opts: MetricOptions):
+def ranked_attributes(
+    path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions
+):
     """Every attribute of the run, most leaked first (the Growth page's attribute picker): a
     small table of its own, so a rerun does not copy all of the Leaks page's tables."""
     from cimem.analysis.breakdowns import attribute_table
@@ -145,13 +159,30 @@ def overview(path: str, db_version: float, runs: tuple, judges: tuple, opts: Met
 
 
 @st.cache_data(show_spinner="Computing the curves...", max_entries=32)
-def growth_curve(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions,
-                 order: str, samples: str, method: str, max_t: int, max_k: int):
+def growth_curve(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    opts: MetricOptions,
+    order: str,
+    samples: str,
+    method: str,
+    max_t: int,
+    max_k: int,
+):
     from cimem.analysis.growth import growth
 
-    return growth(cube(path, db_version, run_id, judge_id), opts, order=order, samples=samples,
-                  method=method, draws=300, tasks=list(range(1, max_t + 1)),
-                  trials=list(range(1, max_k + 1)))
+    return growth(
+        cube(path, db_version, run_id, judge_id),
+        opts,
+        order=order,
+        samples=samples,
+        method=method,
+        draws=300,
+        tasks=list(range(1, max_t + 1)),
+        trials=list(range(1, max_k + 1)),
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -165,8 +196,15 @@ def composition(path: str, db_version: float, run_id: int, judge_id: int | None)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def attribute_view(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions,
-                   profile: str, key: str):
+def attribute_view(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    opts: MetricOptions,
+    profile: str,
+    key: str,
+):
     from cimem.analysis.growth import attribute_view as build
 
     return build(cube(path, db_version, run_id, judge_id), profile, key, opts)
@@ -177,9 +215,9 @@ def attribute_view(path: str, db_version: float, run_id: int, judge_id: int | No
 class Choices:
     db: str
     v: float
-    runs: list[int]                 # selected runs with messages
-    run: int | None                 # the first selected run (pages that show one)
-    judge: int | None               # judge of `run` (None: its original verdicts)
+    runs: list[int]  # selected runs with messages
+    run: int | None  # the first selected run (pages that show one)
+    judge: int | None  # judge of `run` (None: its original verdicts)
     opts: MetricOptions
 
     def describe(self, m: RunMetrics | None = None) -> str:
@@ -189,8 +227,10 @@ class Choices:
         if m is not None:
             parts += [f"judge **{m.judge}**", f"n = **{m.n_trials}**", f"k = **{m.k}**"]
         if o.mode == "definition":
-            parts.append("parse failures " + ("excluded" if o.parse_failures == "exclude"
-                                              else "counted as nothing revealed"))
+            parts.append(
+                "parse failures "
+                + ("excluded" if o.parse_failures == "exclude" else "counted as nothing revealed")
+            )
             if o.exclude:
                 parts.append("excluded keys " + ", ".join(o.exclude))
         return ", ".join(parts)
@@ -217,8 +257,9 @@ def sidebar() -> Choices:
             labels = {int(r.run_id): f"{r.run_id}: {r.name}" for r in with_messages.itertuples()}
             wanted = [int(x) for x in _param("runs", "").split(",") if x.strip().isdigit()]
             default = [r for r in wanted if r in labels] or list(labels)
-            run_ids = st.multiselect("Runs", list(labels), default=default,
-                                     format_func=labels.get, key="runs")
+            run_ids = st.multiselect(
+                "Runs", list(labels), default=default, format_func=labels.get, key="runs"
+            )
             if run_ids:
                 judges = judges_of(path, v, run_ids[0])
                 jl = {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in judges}
@@ -226,16 +267,29 @@ def sidebar() -> Choices:
                 jdefault = int(want_j) if want_j.isdigit() and int(want_j) in jl else None
                 options = [None, *jl]
                 judge_id = st.selectbox(
-                    f"Judge (run {run_ids[0]})", options,
+                    f"Judge (run {run_ids[0]})",
+                    options,
                     index=options.index(jdefault) if jdefault in options else 0,
-                    format_func=lambda j: "original verdicts" if j is None else jl[j], key="judge")
-        mode = st.radio("Metric mode", MODES, horizontal=True, key="mode",
-                        index=MODES.index(_param("mode", "official"))
-                        if _param("mode", "official") in MODES else 0,
-                        help="official: the official script's numbers, quirks included;"
-                             " definition: the paper's definitions literally")
-        rule_text = st.text_input("Label rule", value=_param("rule", "unanimous"), key="rule",
-                                  help="unanimous (official), majority, or threshold:X")
+                    format_func=lambda j: "original verdicts" if j is None else jl[j],
+                    key="judge",
+                )
+        mode = st.radio(
+            "Metric mode",
+            MODES,
+            horizontal=True,
+            key="mode",
+            index=MODES.index(_param("mode", "official"))
+            if _param("mode", "official") in MODES
+            else 0,
+            help="official: the official script's numbers, quirks included;"
+            " definition: the paper's definitions literally",
+        )
+        rule_text = st.text_input(
+            "Label rule",
+            value=_param("rule", "unanimous"),
+            key="rule",
+            help="unanimous (official), majority, or threshold:X",
+        )
         try:
             rule = LabelRule.parse(rule_text).name
         except ValueError as exc:
@@ -243,24 +297,41 @@ def sidebar() -> Choices:
             rule = "unanimous"
         parse_failures, exclude = "exclude", ()
         if mode == "definition":
-            parse_failures = st.radio("Parse failures", ("exclude", "zero"), horizontal=True,
-                                      key="pf", help="leave unparsed judge replies out, or count"
-                                      " them as nothing revealed")
-            ex = st.text_input("Exclude keys", value=_param("exclude", ""), key="exclude",
-                               help="comma-separated attribute keys left out of the private set")
+            parse_failures = st.radio(
+                "Parse failures",
+                ("exclude", "zero"),
+                horizontal=True,
+                key="pf",
+                help="leave unparsed judge replies out, or count them as nothing revealed",
+            )
+            ex = st.text_input(
+                "Exclude keys",
+                value=_param("exclude", ""),
+                key="exclude",
+                help="comma-separated attribute keys left out of the private set",
+            )
             exclude = tuple(x.strip() for x in ex.split(",") if x.strip())
         st.divider()
-        st.caption("Use your own data: `python -m cimem ingest results.jsonl --db my.duckdb` "
-                   "(official run output, the benchmark's profiles.json, Hugging Face rows or a "
-                   "PersistBench file), then open `?db=my.duckdb` or set CIMEM_DB. Run a real "
-                   "model: `python -m cimem judge --run 1 --model M --base-url URL`.")
-    st.query_params.update({"runs": ",".join(map(str, run_ids)), "mode": mode, "rule": rule,
-                            **({"judge": str(judge_id)} if judge_id is not None else {})})
+        st.caption(
+            "Use your own data: `python -m cimem ingest results.jsonl --db my.duckdb` "
+            "(official run output, the benchmark's profiles.json, Hugging Face rows or a "
+            "PersistBench file), then open `?db=my.duckdb` or set CIMEM_DB. Run a real "
+            "model: `python -m cimem judge --run 1 --model M --base-url URL`."
+        )
+    st.query_params.update(
+        {
+            "runs": ",".join(map(str, run_ids)),
+            "mode": mode,
+            "rule": rule,
+            **({"judge": str(judge_id)} if judge_id is not None else {}),
+        }
+    )
     if judge_id is None and "judge" in st.query_params:
         del st.query_params["judge"]
     opts = MetricOptions(mode=mode, label_rule=rule, exclude=exclude, parse_failures=parse_failures)
-    return Choices(db=path, v=v, runs=run_ids, run=run_ids[0] if run_ids else None,
-                   judge=judge_id, opts=opts)
+    return Choices(
+        db=path, v=v, runs=run_ids, run=run_ids[0] if run_ids else None, judge=judge_id, opts=opts
+    )
 
 
 def judge_for(choices: Choices, run_id: int) -> int | None:
@@ -286,5 +357,8 @@ def labelled_run(no_labels: str) -> tuple[Choices, LeakCube]:
 def simulated_banner(run_ids: list[int]) -> None:
     runs = runs_frame(db_path(), version())
     if not runs.empty and runs[runs["run_id"].isin(run_ids)]["simulated"].any():
-        st.warning("SIMULATED data: the demo runs come from simulated assistants, not from any"
-                   " real model. Import real results on the Data page.", icon="⚠️")
+        st.warning(
+            "SIMULATED data: the demo runs come from simulated assistants, not from any"
+            " real model. Import real results on the Data page.",
+            icon="⚠️",
+        )

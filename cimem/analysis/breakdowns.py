@@ -27,18 +27,27 @@ def pair_table(cube: LeakCube, opts: MetricOptions, prep: Prepared | None = None
     in_completeness = np.zeros(len(ctx), bool)
     in_completeness[prep.need_rows] = True
     trials_mask = cube.pair_mask & samples
-    return pd.DataFrame({
-        "profile": _categorical(cube.profile_names, cube.ctx_profile[ctx]),
-        "profile_pos": cube.ctx_profile[ctx], "ctx": ctx,
-        "recipient": _categorical(cube.ctx_recipient, ctx), "task": _categorical(cube.ctx_task, ctx),
-        "attr": attr, "key": _categorical(cube.attr_key, attr),
-        "domain": _categorical(cube.attr_domain, attr), "event": _categorical(cube.attr_event, attr),
-        "label": pd.Categorical.from_codes(_LABEL_CODE[prep.label + 1],
-                                           categories=["share", "private", "ambiguous"]),
-        "leaks": popcount(trials_mask), "samples": popcount(samples),
-        "leaked_trials": trials_mask,
-        "in_violation": in_violation, "in_completeness": in_completeness,
-    })
+    return pd.DataFrame(
+        {
+            "profile": _categorical(cube.profile_names, cube.ctx_profile[ctx]),
+            "profile_pos": cube.ctx_profile[ctx],
+            "ctx": ctx,
+            "recipient": _categorical(cube.ctx_recipient, ctx),
+            "task": _categorical(cube.ctx_task, ctx),
+            "attr": attr,
+            "key": _categorical(cube.attr_key, attr),
+            "domain": _categorical(cube.attr_domain, attr),
+            "event": _categorical(cube.attr_event, attr),
+            "label": pd.Categorical.from_codes(
+                _LABEL_CODE[prep.label + 1], categories=["share", "private", "ambiguous"]
+            ),
+            "leaks": popcount(trials_mask),
+            "samples": popcount(samples),
+            "leaked_trials": trials_mask,
+            "in_violation": in_violation,
+            "in_completeness": in_completeness,
+        }
+    )
 
 
 def _categorical(values: list, index: np.ndarray) -> pd.Categorical:
@@ -52,12 +61,28 @@ def attribute_table(pairs: pd.DataFrame) -> pd.DataFrame:
     whether it counts as a violation."""
     priv = pairs[pairs["in_violation"] & (pairs["samples"] > 0)]
     if priv.empty:
-        return pd.DataFrame(columns=["profile", "key", "domain", "event", "private_tasks",
-                                     "leaked_tasks", "leaks", "samples", "violated"])
+        return pd.DataFrame(
+            columns=[
+                "profile",
+                "key",
+                "domain",
+                "event",
+                "private_tasks",
+                "leaked_tasks",
+                "leaks",
+                "samples",
+                "violated",
+            ]
+        )
     g = priv.assign(leaked=priv["leaks"] > 0).groupby(["profile", "key"], sort=False)
-    out = g.agg(domain=("domain", "first"), event=("event", "first"),
-                private_tasks=("ctx", "size"), leaked_tasks=("leaked", "sum"),
-                leaks=("leaks", "sum"), samples=("samples", "sum")).reset_index()
+    out = g.agg(
+        domain=("domain", "first"),
+        event=("event", "first"),
+        private_tasks=("ctx", "size"),
+        leaked_tasks=("leaked", "sum"),
+        leaks=("leaks", "sum"),
+        samples=("samples", "sum"),
+    ).reset_index()
     out["violated"] = out["leaked_tasks"] > 0
     out["leak_rate"] = out["leaks"] / out["samples"]
     return out.sort_values(["leaked_tasks", "leaks"], ascending=False, kind="stable")
@@ -68,13 +93,21 @@ def group_table(pairs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     per-message leak rate, and Completeness over the group's needed pairs."""
     priv = pairs[pairs["in_violation"] & (pairs["samples"] > 0)]
     need = pairs[pairs["in_completeness"] & (pairs["samples"] > 0)]
-    v = priv.assign(leaked=priv["leaks"] > 0).groupby(by, observed=True).agg(
-        private_pairs=("ctx", "size"), leaked_pairs=("leaked", "sum"), leaks=("leaks", "sum"),
-        samples=("samples", "sum"))
+    v = (
+        priv.assign(leaked=priv["leaks"] > 0)
+        .groupby(by, observed=True)
+        .agg(
+            private_pairs=("ctx", "size"),
+            leaked_pairs=("leaked", "sum"),
+            leaks=("leaks", "sum"),
+            samples=("samples", "sum"),
+        )
+    )
     v["pairs_leaked_share"] = v["leaked_pairs"] / v["private_pairs"]
     v["leak_rate_per_message"] = v["leaks"] / v["samples"]
-    c = need.groupby(by, observed=True).agg(needed_pairs=("ctx", "size"),
-                                            revealed=("leaks", "sum"), needed_samples=("samples", "sum"))
+    c = need.groupby(by, observed=True).agg(
+        needed_pairs=("ctx", "size"), revealed=("leaks", "sum"), needed_samples=("samples", "sum")
+    )
     c["completeness"] = c["revealed"] / c["needed_samples"]
     out = v.join(c, how="outer").reset_index()
     return out.sort_values("leaks", ascending=False, na_position="last", kind="stable")
@@ -85,10 +118,16 @@ def heatmap_table(pairs: pd.DataFrame, only_private: bool = True) -> pd.DataFram
     label shown is the first profile's (labels of one key and task rarely differ)."""
     data = pairs[pairs["in_violation"]] if only_private else pairs
     data = data[data["samples"] > 0]
-    g = data.groupby(["key", "recipient", "task"], observed=True).agg(
-        leaks=("leaks", "sum"), samples=("samples", "sum"),
-        label=("label", "first"),
-        profiles=("profile", "nunique")).reset_index()
+    g = (
+        data.groupby(["key", "recipient", "task"], observed=True)
+        .agg(
+            leaks=("leaks", "sum"),
+            samples=("samples", "sum"),
+            label=("label", "first"),
+            profiles=("profile", "nunique"),
+        )
+        .reset_index()
+    )
     g["frequency"] = g["leaks"] / g["samples"]
     g["key"] = g["key"].astype(str)
     g["context"] = g["recipient"].astype(str) + ": " + g["task"].astype(str)

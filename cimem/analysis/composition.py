@@ -24,8 +24,8 @@ from cimem.store import Store
 class CompositionCurve:
     run: int
     judge: int
-    steps: list[int]                  # withheld memories in the prompt
-    messages: list[int]               # judged messages per step
+    steps: list[int]  # withheld memories in the prompt
+    messages: list[int]  # judged messages per step
     leak_rate: list[float | None]
     any_leak: list[float | None]
     completeness: list[float | None]
@@ -40,12 +40,18 @@ def composition_curve(store: Store, run_id: int, judge_id: int | None = None) ->
         needed, extra = orjson.loads(shared_json)
         got = set(revealed)
         leaked = len(got & set(extra))
-        by_step.setdefault(int(b), []).append((
-            leaked / len(extra) if extra else None, leaked > 0,
-            len(got & set(needed)) / len(needed) if needed else None))
+        by_step.setdefault(int(b), []).append(
+            (
+                leaked / len(extra) if extra else None,
+                leaked > 0,
+                len(got & set(needed)) / len(needed) if needed else None,
+            )
+        )
     if not by_step:
-        raise CimemError(f"run {run_id} has no judged composition messages (make them with"
-                         " `cimem run --composition STEP`)")
+        raise CimemError(
+            f"run {run_id} has no judged composition messages (make them with"
+            " `cimem run --composition STEP`)"
+        )
     steps = sorted(by_step)
 
     def mean(values: list) -> float | None:
@@ -53,7 +59,11 @@ def composition_curve(store: Store, run_id: int, judge_id: int | None = None) ->
         return sum(vals) / len(vals) if vals else None
 
     return CompositionCurve(
-        run=run_id, judge=judge, steps=steps, messages=[len(by_step[b]) for b in steps],
+        run=run_id,
+        judge=judge,
+        steps=steps,
+        messages=[len(by_step[b]) for b in steps],
         leak_rate=[mean([r[0] for r in by_step[b]]) for b in steps],
         any_leak=[mean([float(r[1]) for r in by_step[b]]) if b > 0 else None for b in steps],
-        completeness=[mean([r[2] for r in by_step[b]]) for b in steps])
+        completeness=[mean([r[2] for r in by_step[b]]) for b in steps],
+    )

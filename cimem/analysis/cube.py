@@ -37,29 +37,29 @@ class LeakCube:
     judge: str
     n_trials: int
     profile_names: list[str]
-    ctx_profile: np.ndarray          # int32 [C]
+    ctx_profile: np.ndarray  # int32 [C]
     ctx_recipient: list[str]
     ctx_task: list[str]
-    attr_profile: np.ndarray         # int32 [A]
+    attr_profile: np.ndarray  # int32 [A]
     attr_key: list[str]
     attr_domain: list[str | None]
     attr_event: list[str | None]
-    pair_ctx: np.ndarray             # int32 [N]
-    pair_attr: np.ndarray            # int32 [N]
-    pair_necessary: np.ndarray       # float64 [N]
-    pair_private: np.ndarray         # float64 [N]
-    pair_hard: np.ndarray            # int8 [N]: -2 = derive from fractions, else 1/0/-1
-    pair_mask: np.ndarray            # uint64 [N]: revealed trials
-    ctx_trials: np.ndarray           # uint64 [C]: trials with a message slot
-    ctx_valid: np.ndarray            # uint64 [C]: message ok and judgment ok
-    ctx_unparsed: np.ndarray         # uint64 [C]: judge reply failed to parse
-    ctx_judge_error: np.ndarray      # uint64 [C]: judge call failed
-    ctx_failed: np.ndarray           # uint64 [C]: generation failed (no message)
-    ctx_unjudged: np.ndarray         # uint64 [C]: message not judged by this judge
+    pair_ctx: np.ndarray  # int32 [N]
+    pair_attr: np.ndarray  # int32 [N]
+    pair_necessary: np.ndarray  # float64 [N]
+    pair_private: np.ndarray  # float64 [N]
+    pair_hard: np.ndarray  # int8 [N]: -2 = derive from fractions, else 1/0/-1
+    pair_mask: np.ndarray  # uint64 [N]: revealed trials
+    ctx_trials: np.ndarray  # uint64 [C]: trials with a message slot
+    ctx_valid: np.ndarray  # uint64 [C]: message ok and judgment ok
+    ctx_unparsed: np.ndarray  # uint64 [C]: judge reply failed to parse
+    ctx_judge_error: np.ndarray  # uint64 [C]: judge call failed
+    ctx_failed: np.ndarray  # uint64 [C]: generation failed (no message)
+    ctx_unjudged: np.ndarray  # uint64 [C]: message not judged by this judge
     info: dict = field(default_factory=dict)
-    ctx_local: np.ndarray | None = None    # int32 [C]: context index within its profile
-    attr_ids: np.ndarray | None = None     # int64 [A]: the store's attr_id (positions for files)
-    profile_ids: list[int] | None = None   # the store's profile_id per profile
+    ctx_local: np.ndarray | None = None  # int32 [C]: context index within its profile
+    attr_ids: np.ndarray | None = None  # int64 [A]: the store's attr_id (positions for files)
+    profile_ids: list[int] | None = None  # the store's profile_id per profile
 
     @property
     def n_profiles(self) -> int:
@@ -110,12 +110,15 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
     masks = store.trial_masks(run_id, judge_id)
 
     def ctx_index(pids: np.ndarray, cidx: np.ndarray) -> np.ndarray:
-        return np.fromiter((ctx_pos[(int(p), int(c))] for p, c in zip(pids, cidx)),
-                           dtype=np.int32, count=len(pids))
+        return np.fromiter(
+            (ctx_pos[(int(p), int(c))] for p, c in zip(pids, cidx)), dtype=np.int32, count=len(pids)
+        )
 
     n_ctx = len(contexts)
-    per_ctx = {k: np.zeros(n_ctx, np.uint64) for k in
-               ("trials", "valid", "unparsed", "judge_error", "failed", "unjudged")}
+    per_ctx = {
+        k: np.zeros(n_ctx, np.uint64)
+        for k in ("trials", "valid", "unparsed", "judge_error", "failed", "unjudged")
+    }
     if len(masks["profile_id"]):
         where = ctx_index(masks["profile_id"], masks["ctx_idx"])
         for k in per_ctx:
@@ -128,38 +131,58 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
     attr_ids = np.asarray(pairs["attr_id"], np.int64)
     attr_dense = np.full(max(attr_pos, default=-1) + 1, -1, np.int64)
     attr_dense[list(attr_pos)] = list(attr_pos.values())
-    pair_ctx = (ctx_base[np.asarray(pairs["profile_id"], np.int64)]
-                + np.asarray(pairs["ctx_idx"], np.int64)).astype(np.int32)
+    pair_ctx = (
+        ctx_base[np.asarray(pairs["profile_id"], np.int64)] + np.asarray(pairs["ctx_idx"], np.int64)
+    ).astype(np.int32)
     return LeakCube(
-        run=f"{run_id}: {cfg['name']}", judge=judge, n_trials=int(cfg["n_trials"] or 0),
+        run=f"{run_id}: {cfg['name']}",
+        judge=judge,
+        n_trials=int(cfg["n_trials"] or 0),
         profile_names=names,
         ctx_profile=np.array([pid_pos[c[0]] for c in contexts], np.int32),
-        ctx_recipient=[c[2] for c in contexts], ctx_task=[c[3] for c in contexts],
+        ctx_recipient=[c[2] for c in contexts],
+        ctx_task=[c[3] for c in contexts],
         attr_profile=np.array([pid_pos[a[0]] for a in attrs], np.int32),
-        attr_key=[a[2] for a in attrs], attr_domain=[a[4] for a in attrs],
+        attr_key=[a[2] for a in attrs],
+        attr_domain=[a[4] for a in attrs],
         attr_event=[a[5] for a in attrs],
-        pair_ctx=pair_ctx, pair_attr=attr_dense[attr_ids].astype(np.int32),
+        pair_ctx=pair_ctx,
+        pair_attr=attr_dense[attr_ids].astype(np.int32),
         pair_necessary=np.asarray(pairs["necessary"], np.float64),
         pair_private=np.asarray(pairs["private"], np.float64),
         pair_hard=np.asarray(pairs["hard"], np.int8),
         pair_mask=np.asarray(pairs["mask"], np.uint64),
-        ctx_trials=per_ctx["trials"], ctx_valid=per_ctx["valid"],
-        ctx_unparsed=per_ctx["unparsed"], ctx_judge_error=per_ctx["judge_error"],
-        ctx_failed=per_ctx["failed"], ctx_unjudged=per_ctx["unjudged"],
-        info={"run_id": run_id, "judge_id": judge_id, "simulated": bool(cfg["simulated"]),
-              "model": cfg["model"], "level": cfg["level"], "source": cfg["source"]},
+        ctx_trials=per_ctx["trials"],
+        ctx_valid=per_ctx["valid"],
+        ctx_unparsed=per_ctx["unparsed"],
+        ctx_judge_error=per_ctx["judge_error"],
+        ctx_failed=per_ctx["failed"],
+        ctx_unjudged=per_ctx["unjudged"],
+        info={
+            "run_id": run_id,
+            "judge_id": judge_id,
+            "simulated": bool(cfg["simulated"]),
+            "model": cfg["model"],
+            "level": cfg["level"],
+            "source": cfg["source"],
+        },
         ctx_local=np.array([c[1] for c in contexts], np.int32),
         attr_ids=np.array([a[1] for a in attrs], np.int64),
-        profile_ids=[p[0] for p in profiles])
+        profile_ids=[p[0] for p in profiles],
+    )
 
 
 # --------------------------------------------------------------------------- from a file
 def _bad_fractions(src: str, place: str, c: int, labels: dict) -> None:
     for stmt, fr in labels.items():
         if not isinstance(fr, dict) or "necessary" not in fr or "private" not in fr:
-            raise InputError(src, place, f"contexts[{c}].labels_combined[{stmt!r}]",
-                             "an object with numbers necessary, private, unlabeled",
-                             got=describe(fr))
+            raise InputError(
+                src,
+                place,
+                f"contexts[{c}].labels_combined[{stmt!r}]",
+                "an object with numbers necessary, private, unlabeled",
+                got=describe(fr),
+            )
     raise InputError(src, place, f"contexts[{c}].labels_combined", "label objects", got="?")
 
 
@@ -226,13 +249,20 @@ def _cube_from_official(path: Path) -> LeakCube:
                 m = TRIAL_KEY.match(key)
                 field = f"contexts[{c}].{key}"
                 if not m:
-                    raise InputError(src, place, field, "a trial key combination_num_to_share=A_"
-                                     "num_not_to_share=B_trial=T", got=describe(key))
+                    raise InputError(
+                        src,
+                        place,
+                        field,
+                        "a trial key combination_num_to_share=A_num_not_to_share=B_trial=T",
+                        got=describe(key),
+                    )
                 if int(m.group(2)) != 0 or int(m.group(1)) != n_attr:
                     continue  # composition-experiment trial
                 t = int(m.group(3))
                 if t >= MAX_TRIALS:
-                    raise InputError(src, place, field, f"a trial index below {MAX_TRIALS}", got=str(t))
+                    raise InputError(
+                        src, place, field, f"a trial index below {MAX_TRIALS}", got=str(t)
+                    )
                 max_trial = max(max_trial, t)
                 bit = 1 << t
                 t_all |= bit
@@ -242,20 +272,35 @@ def _cube_from_official(path: Path) -> LeakCube:
                     continue
                 rev = sol.get("revealed_attributes")
                 if not isinstance(rev, dict):
-                    raise InputError(src, place, f"{field}.model_solution.revealed_attributes",
-                                     "an object {attribute_key: 0 or 1}", got=describe(rev))
+                    raise InputError(
+                        src,
+                        place,
+                        f"{field}.model_solution.revealed_attributes",
+                        "an object {attribute_key: 0 or 1}",
+                        got=describe(rev),
+                    )
                 vals = list(rev.values())
                 if not set(vals) <= {0, 1}:
-                    raise InputError(src, place, f"{field}.model_solution.revealed_attributes",
-                                     "values 0 or 1", got=describe(vals))
+                    raise InputError(
+                        src,
+                        place,
+                        f"{field}.model_solution.revealed_attributes",
+                        "values 0 or 1",
+                        got=describe(vals),
+                    )
                 if list(rev) == attr_keys:
                     hit = np.array(vals, dtype=np.bool_)
                 else:
                     hit = np.zeros(n_attr, np.bool_)
                     for k, v in rev.items():
                         if k not in key_index:
-                            raise InputError(src, place, f"{field}.model_solution.revealed_attributes"
-                                             f".{k}", "a key of information_attributes", got=k)
+                            raise InputError(
+                                src,
+                                place,
+                                f"{field}.model_solution.revealed_attributes.{k}",
+                                "a key of information_attributes",
+                                got=k,
+                            )
                         hit[key_index[k]] = bool(v)
                 bits[hit] |= np.uint64(bit)
                 if not sol.get("revealed_attributes_explanation") and not any(vals):
@@ -282,8 +327,13 @@ def _cube_from_official(path: Path) -> LeakCube:
             for stmt, fr in labels.items():
                 targets = by_statement.get(stmt)
                 if targets is None:
-                    raise InputError(src, place, f"contexts[{c}].labels_combined[{stmt!r}]",
-                                     "the memory_statement of an attribute", got=describe(stmt))
+                    raise InputError(
+                        src,
+                        place,
+                        f"contexts[{c}].labels_combined[{stmt!r}]",
+                        "the memory_statement of an attribute",
+                        got=describe(stmt),
+                    )
                 try:
                     values = _NEC_PRIV(fr)
                 except (KeyError, TypeError):
@@ -303,23 +353,36 @@ def _cube_from_official(path: Path) -> LeakCube:
     try:
         fractions = np.array(flat_nec_priv, dtype=np.float64).reshape(-1, 2)
     except (TypeError, ValueError):
-        raise InputError(src, "a labels_combined object", "necessary/private",
-                         "numbers between 0 and 1") from None
+        raise InputError(
+            src, "a labels_combined object", "necessary/private", "numbers between 0 and 1"
+        ) from None
     pair_ctx = np.concatenate(pc) if pc else np.zeros(0, np.int32)
     return LeakCube(
-        run=path.name, judge="original verdicts (file)", n_trials=max_trial + 1,
-        profile_names=names, ctx_profile=np.array(ctx_profile, np.int32),
-        ctx_recipient=recipients, ctx_task=tasks,
-        attr_profile=np.concatenate(attr_profile), attr_key=keys, attr_domain=domains,
-        attr_event=events, pair_ctx=pair_ctx,
+        run=path.name,
+        judge="original verdicts (file)",
+        n_trials=max_trial + 1,
+        profile_names=names,
+        ctx_profile=np.array(ctx_profile, np.int32),
+        ctx_recipient=recipients,
+        ctx_task=tasks,
+        attr_profile=np.concatenate(attr_profile),
+        attr_key=keys,
+        attr_domain=domains,
+        attr_event=events,
+        pair_ctx=pair_ctx,
         pair_attr=(np.concatenate(pa_) if pa_ else np.zeros(0)).astype(np.int32),
-        pair_necessary=fractions[:, 0].copy(), pair_private=fractions[:, 1].copy(),
+        pair_necessary=fractions[:, 0].copy(),
+        pair_private=fractions[:, 1].copy(),
         pair_hard=np.full(len(pair_ctx), HARD_FROM_FRACTIONS, np.int8),
         pair_mask=(np.concatenate(mask) if mask else np.zeros(0)).astype(np.uint64),
-        ctx_trials=np.array(trials, np.uint64), ctx_valid=np.array(valid, np.uint64),
-        ctx_unparsed=np.array(unparsed, np.uint64), ctx_judge_error=zeros,
-        ctx_failed=np.array(failed, np.uint64), ctx_unjudged=zeros.copy(),
-        info={"source": src})
+        ctx_trials=np.array(trials, np.uint64),
+        ctx_valid=np.array(valid, np.uint64),
+        ctx_unparsed=np.array(unparsed, np.uint64),
+        ctx_judge_error=zeros,
+        ctx_failed=np.array(failed, np.uint64),
+        ctx_unjudged=zeros.copy(),
+        info={"source": src},
+    )
 
 
 def context_keys(cube: LeakCube) -> list[tuple[str, str]]:
@@ -335,13 +398,18 @@ def restrict_contexts(cube: LeakCube, keep: set[tuple[str, str]]) -> LeakCube:
     pairs = ctx_ok[cube.pair_ctx] if len(cube.pair_ctx) else np.zeros(0, bool)
     zero = np.uint64(0)
     return replace(
-        cube, pair_ctx=cube.pair_ctx[pairs], pair_attr=cube.pair_attr[pairs],
-        pair_necessary=cube.pair_necessary[pairs], pair_private=cube.pair_private[pairs],
-        pair_hard=cube.pair_hard[pairs], pair_mask=cube.pair_mask[pairs],
+        cube,
+        pair_ctx=cube.pair_ctx[pairs],
+        pair_attr=cube.pair_attr[pairs],
+        pair_necessary=cube.pair_necessary[pairs],
+        pair_private=cube.pair_private[pairs],
+        pair_hard=cube.pair_hard[pairs],
+        pair_mask=cube.pair_mask[pairs],
         ctx_trials=np.where(ctx_ok, cube.ctx_trials, zero),
         ctx_valid=np.where(ctx_ok, cube.ctx_valid, zero),
         ctx_unparsed=np.where(ctx_ok, cube.ctx_unparsed, zero),
         ctx_judge_error=np.where(ctx_ok, cube.ctx_judge_error, zero),
         ctx_failed=np.where(ctx_ok, cube.ctx_failed, zero),
         ctx_unjudged=np.where(ctx_ok, cube.ctx_unjudged, zero),
-        info=dict(cube.info, restricted_to=len(keep)))
+        info=dict(cube.info, restricted_to=len(keep)),
+    )

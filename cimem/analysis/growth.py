@@ -48,10 +48,10 @@ class ProfileMatrix:
     """One profile group: private attributes x tasks."""
 
     name: str
-    eligible: np.ndarray              # bool [A, N]
-    counts: np.ndarray                # int [A, N]: revealing samples among n usable
-    samples: np.ndarray               # int [N]: usable samples per task
-    first_leak: np.ndarray            # int [A, N]: index (0-based) of first revealing sample, or n
+    eligible: np.ndarray  # bool [A, N]
+    counts: np.ndarray  # int [A, N]: revealing samples among n usable
+    samples: np.ndarray  # int [N]: usable samples per task
+    first_leak: np.ndarray  # int [A, N]: index (0-based) of first revealing sample, or n
     task_labels: list[str]
     attr_keys: list[str]
 
@@ -92,10 +92,17 @@ def profile_matrices(prep: Prepared) -> list[ProfileMatrix]:
         np.minimum.at(firsts, (ai, ci), first[sel])
         np.maximum.at(samples, ci, n_s[sel])
         reps = [ctx_of_group[int(x)] for x in ctx_groups]
-        out.append(ProfileMatrix(
-            name=pname, eligible=elig, counts=counts, samples=samples, first_leak=firsts,
-            task_labels=[f"{cube.ctx_recipient[c]}: {cube.ctx_task[c]}" for c in reps],
-            attr_keys=[cube.attr_key[attr_of_group[int(x)]] for x in attrs]))
+        out.append(
+            ProfileMatrix(
+                name=pname,
+                eligible=elig,
+                counts=counts,
+                samples=samples,
+                first_leak=firsts,
+                task_labels=[f"{cube.ctx_recipient[c]}: {cube.ctx_task[c]}" for c in reps],
+                attr_keys=[cube.attr_key[attr_of_group[int(x)]] for x in attrs],
+            )
+        )
     return out
 
 
@@ -137,12 +144,13 @@ def elementary_symmetric(q: np.ndarray) -> np.ndarray:
     e = np.zeros((a, n + 1))
     e[:, 0] = 1.0
     for t in range(n):
-        e[:, 1:t + 2] = e[:, 1:t + 2] + q[:, t:t + 1] * e[:, 0:t + 1]
+        e[:, 1 : t + 2] = e[:, 1 : t + 2] + q[:, t : t + 1] * e[:, 0 : t + 1]
     return e
 
 
-def _random_exact(pm: ProfileMatrix, q: np.ndarray, tasks: list[int],
-                  e_d: np.ndarray | None = None) -> np.ndarray:
+def _random_exact(
+    pm: ProfileMatrix, q: np.ndarray, tasks: list[int], e_d: np.ndarray | None = None
+) -> np.ndarray:
     """``e_d``: the eligibility polynomial of the profile, when the caller already has it."""
     n = pm.eligible.shape[1]
     if pm.eligible.shape[0] == 0 or n == 0:
@@ -162,9 +170,9 @@ def _random_exact(pm: ProfileMatrix, q: np.ndarray, tasks: list[int],
 
 def _subset_values(pm: ProfileMatrix, q: np.ndarray, subsets: np.ndarray) -> np.ndarray:
     """Violation of each subset (rows of a bool [S, N] matrix)."""
-    sel = subsets.astype(float).T                                      # [N, S]
-    den = (pm.eligible.astype(float) @ sel) > 0                        # [A, S]
-    hit_zero = ((q == 0).astype(float) @ sel) > 0                      # a sure leak in the subset
+    sel = subsets.astype(float).T  # [N, S]
+    den = (pm.eligible.astype(float) @ sel) > 0  # [A, S]
+    hit_zero = ((q == 0).astype(float) @ sel) > 0  # a sure leak in the subset
     logq = np.log(np.where(q > 0, q, 1.0))
     leak = np.where(hit_zero, 1.0, 1.0 - np.exp(logq @ sel))
     num = np.sum(np.where(den, leak, 0.0), axis=0)
@@ -173,8 +181,9 @@ def _subset_values(pm: ProfileMatrix, q: np.ndarray, subsets: np.ndarray) -> np.
         return np.where(d > 0, num / np.maximum(d, 1), np.nan)
 
 
-def _random_montecarlo(pm: ProfileMatrix, q: np.ndarray, tasks: list[int], draws: int,
-                       rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, bool]:
+def _random_montecarlo(
+    pm: ProfileMatrix, q: np.ndarray, tasks: list[int], draws: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, bool]:
     from itertools import combinations
 
     n = pm.eligible.shape[1]
@@ -242,13 +251,13 @@ class GrowthCurve:
     mode: str
     label_rule: str
     order: str
-    samples: str                          # first | unbiased
-    method: str                           # exact | montecarlo:<draws>:<seed> | fixed | greedy
+    samples: str  # first | unbiased
+    method: str  # exact | montecarlo:<draws>:<seed> | fixed | greedy
     tasks: list[int]
     trials: list[int]
-    violation: list[list[float]]          # [T_i][k_j], mean over profiles
-    theory: list[list[float]]             # independence prediction 1-(1-p)^k per task
-    union_bound: list[list[float]]        # min(1, T x V(1)) at each k (random order; else empty)
+    violation: list[list[float]]  # [T_i][k_j], mean over profiles
+    theory: list[list[float]]  # independence prediction 1-(1-p)^k per task
+    union_bound: list[list[float]]  # min(1, T x V(1)) at each k (random order; else empty)
     stderr: list[list[float]] | None = None
     per_profile: dict[str, list[list[float]]] = field(default_factory=dict)
     n_tasks: int = 0
@@ -260,10 +269,18 @@ class GrowthCurve:
         return {k: v for k, v in self.__dict__.items()}
 
 
-def growth(cube: LeakCube, opts: MetricOptions = DEFAULT_OPTIONS, order: str = "random",
-           tasks: list[int] | None = None, trials: list[int] | None = None,
-           samples: str = "first", method: str = "exact", draws: int = 400, seed: int = 0,
-           fixed_order: list[int] | None = None) -> GrowthCurve:
+def growth(
+    cube: LeakCube,
+    opts: MetricOptions = DEFAULT_OPTIONS,
+    order: str = "random",
+    tasks: list[int] | None = None,
+    trials: list[int] | None = None,
+    samples: str = "first",
+    method: str = "exact",
+    draws: int = 400,
+    seed: int = 0,
+    fixed_order: list[int] | None = None,
+) -> GrowthCurve:
     """Violation over task counts and samples per task, observed and under independence."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}")
@@ -271,13 +288,23 @@ def growth(cube: LeakCube, opts: MetricOptions = DEFAULT_OPTIONS, order: str = "
         raise ValueError("samples must be 'first' or 'unbiased'")
     if method not in ("exact", "montecarlo"):
         raise ValueError("method must be 'exact' or 'montecarlo'")
-    prep = prepare(cube, MetricOptions(mode=opts.mode, label_rule=opts.label_rule,
-                                       exclude=opts.exclude, parse_failures=opts.parse_failures))
+    prep = prepare(
+        cube,
+        MetricOptions(
+            mode=opts.mode,
+            label_rule=opts.label_rule,
+            exclude=opts.exclude,
+            parse_failures=opts.parse_failures,
+        ),
+    )
     mats = profile_matrices(prep)
     n_tasks = max((pm.eligible.shape[1] for pm in mats), default=0)
     n = max(cube.n_trials, 1)
-    tasks = sorted({min(max(1, t), n_tasks) for t in (tasks or range(1, n_tasks + 1))}) \
-        if n_tasks else []
+    tasks = (
+        sorted({min(max(1, t), n_tasks) for t in (tasks or range(1, n_tasks + 1))})
+        if n_tasks
+        else []
+    )
     trials = sorted({min(max(1, k), n) for k in (trials or range(1, n + 1))})
     rng = np.random.default_rng(seed)
     obs = np.full((len(mats), len(tasks), len(trials)), np.nan)
@@ -287,8 +314,11 @@ def growth(cube: LeakCube, opts: MetricOptions = DEFAULT_OPTIONS, order: str = "
     v1_seen = np.full((len(mats), len(trials)), np.nan)
     for p, pm in enumerate(mats):
         n_p = pm.eligible.shape[1]
-        e_d = (elementary_symmetric(np.where(pm.eligible, 0.0, 1.0))
-               if order == "random" and method == "exact" and pm.eligible.size else None)
+        e_d = (
+            elementary_symmetric(np.where(pm.eligible, 0.0, 1.0))
+            if order == "random" and method == "exact" and pm.eligible.size
+            else None
+        )
         for j, k in enumerate(trials):
             q = q_matrix(pm, k, samples, theory=False)
             qt = q_matrix(pm, k, samples, theory=True)
@@ -314,26 +344,50 @@ def growth(cube: LeakCube, opts: MetricOptions = DEFAULT_OPTIONS, order: str = "
         mean_theo = np.nanmean(theo, axis=0) if len(mats) else theo[0]
     stderr = None
     if order == "random" and method == "montecarlo":
-        stderr = (np.sqrt(np.nansum(err ** 2, axis=0)) / max(len(mats), 1)).tolist()
+        stderr = (np.sqrt(np.nansum(err**2, axis=0)) / max(len(mats), 1)).tolist()
     # union bound: V(T) <= T x V(1), from the random-order exact V(1) at each k
     v1 = np.full(len(trials), np.nan)
     if mats and order == "random":
-        per = v1_seen if method == "exact" and tasks[0] == 1 else np.array(
-            [[_random_exact(pm, q_matrix(pm, k, samples, False), [1])[0] for k in trials]
-             for pm in mats])
+        per = (
+            v1_seen
+            if method == "exact" and tasks[0] == 1
+            else np.array(
+                [
+                    [_random_exact(pm, q_matrix(pm, k, samples, False), [1])[0] for k in trials]
+                    for pm in mats
+                ]
+            )
+        )
         with np.errstate(invalid="ignore"):
             v1 = np.nanmean(per, axis=0)
-    bound = (np.minimum(1.0, np.array(tasks)[:, None] * v1[None, :])
-             if tasks and order == "random" else np.zeros((0, 0)))
-    label = ("exact" if method == "exact" else
-             ("exact" if all_exact else f"montecarlo:{draws}:{seed}")) if order == "random" \
+    bound = (
+        np.minimum(1.0, np.array(tasks)[:, None] * v1[None, :])
+        if tasks and order == "random"
+        else np.zeros((0, 0))
+    )
+    label = (
+        ("exact" if method == "exact" else ("exact" if all_exact else f"montecarlo:{draws}:{seed}"))
+        if order == "random"
         else ("fixed" if order == "fixed" else "greedy")
+    )
     return GrowthCurve(
-        mode=opts.mode, label_rule=prep.discarded["label_rule"], order=order, samples=samples,
-        method=label, tasks=tasks, trials=trials, violation=_clean(mean_obs),
-        theory=_clean(mean_theo), union_bound=_clean(bound), stderr=stderr,
+        mode=opts.mode,
+        label_rule=prep.discarded["label_rule"],
+        order=order,
+        samples=samples,
+        method=label,
+        tasks=tasks,
+        trials=trials,
+        violation=_clean(mean_obs),
+        theory=_clean(mean_theo),
+        union_bound=_clean(bound),
+        stderr=stderr,
         per_profile={pm.name: _clean(obs[i]) for i, pm in enumerate(mats)},
-        n_tasks=n_tasks, n_trials=cube.n_trials, judge=cube.judge, run=cube.run)
+        n_tasks=n_tasks,
+        n_trials=cube.n_trials,
+        judge=cube.judge,
+        run=cube.run,
+    )
 
 
 def _clean(a: np.ndarray) -> list[list[float]]:
@@ -347,15 +401,16 @@ class AttributeView:
     profile: str
     key: str
     tasks: list[str]
-    p: list[float]                        # c / n per private task
+    p: list[float]  # c / n per private task
     samples: list[int]
-    first_leak: tuple[int, int] | None    # (task position in the listed order, sample) or None
-    hazard_tasks: list[float]             # random order: P(first leak at task T | none before)
-    hazard_samples: list[float]           # all tasks: P(first leak at sample k | none before)
+    first_leak: tuple[int, int] | None  # (task position in the listed order, sample) or None
+    hazard_tasks: list[float]  # random order: P(first leak at task T | none before)
+    hazard_samples: list[float]  # all tasks: P(first leak at sample k | none before)
 
 
-def attribute_view(cube: LeakCube, profile: str, key: str,
-                   opts: MetricOptions = DEFAULT_OPTIONS) -> AttributeView:
+def attribute_view(
+    cube: LeakCube, profile: str, key: str, opts: MetricOptions = DEFAULT_OPTIONS
+) -> AttributeView:
     prep = prepare(cube, opts)
     for pm in profile_matrices(prep):
         if pm.name != profile or key not in pm.attr_keys:
@@ -369,17 +424,38 @@ def attribute_view(cube: LeakCube, profile: str, key: str,
             if pm.eligible[i, t] and pm.first_leak[i, t] < cube.n_trials:
                 first = (pos + 1, int(pm.first_leak[i, t]) + 1)
                 break
-        single = ProfileMatrix(pm.name, pm.eligible[i:i + 1], pm.counts[i:i + 1], pm.samples,
-                               pm.first_leak[i:i + 1], pm.task_labels, [key])
+        single = ProfileMatrix(
+            pm.name,
+            pm.eligible[i : i + 1],
+            pm.counts[i : i + 1],
+            pm.samples,
+            pm.first_leak[i : i + 1],
+            pm.task_labels,
+            [key],
+        )
         q = q_matrix(single, cube.n_trials, "first", theory=False)
         n_tasks = pm.eligible.shape[1]
-        cum = [0.0] + [float(1.0 - elementary_symmetric(q)[0, T] / comb(n_tasks, T))
-                       for T in range(1, n_tasks + 1)]
-        hazard_t = [(cum[T] - cum[T - 1]) / (1 - cum[T - 1]) if cum[T - 1] < 1 else float("nan")
-                    for T in range(1, n_tasks + 1)]
+        cum = [0.0] + [
+            float(1.0 - elementary_symmetric(q)[0, T] / comb(n_tasks, T))
+            for T in range(1, n_tasks + 1)
+        ]
+        hazard_t = [
+            (cum[T] - cum[T - 1]) / (1 - cum[T - 1]) if cum[T - 1] < 1 else float("nan")
+            for T in range(1, n_tasks + 1)
+        ]
         by_k = [float(np.any(single.first_leak[0, cols] < k)) for k in range(cube.n_trials + 1)]
-        hazard_k = [(by_k[k] - by_k[k - 1]) / (1 - by_k[k - 1]) if by_k[k - 1] < 1 else float("nan")
-                    for k in range(1, cube.n_trials + 1)]
-        return AttributeView(profile, key, [pm.task_labels[t] for t in cols], p,
-                             [int(n[t]) for t in cols], first, hazard_t, hazard_k)
+        hazard_k = [
+            (by_k[k] - by_k[k - 1]) / (1 - by_k[k - 1]) if by_k[k - 1] < 1 else float("nan")
+            for k in range(1, cube.n_trials + 1)
+        ]
+        return AttributeView(
+            profile,
+            key,
+            [pm.task_labels[t] for t in cols],
+            p,
+            [int(n[t]) for t in cols],
+            first,
+            hazard_t,
+            hazard_k,
+        )
     raise LookupError(f"{key!r} of {profile!r} is private in no eligible task here")

@@ -19,7 +19,7 @@ from cimem.analysis.metrics import MetricOptions, RunMetrics, compute
 class Overview:
     table: pd.DataFrame
     metrics: list[RunMetrics]
-    comparable: bool                # same n and same contexts everywhere
+    comparable: bool  # same n and same contexts everywhere
     common_k: int
     common_contexts: int
     note: str
@@ -35,10 +35,16 @@ def overview(cubes: list[LeakCube], opts: MetricOptions) -> Overview:
     rows = []
     for cube, m in zip(cubes, results):
         row = {
-            "run": m.run, "model": cube.info.get("model") or "", "level": cube.info.get("level"),
-            "judge": m.judge, "profiles": m.violation.n_profiles, "n": m.n_trials,
-            "violation_mean": 100 * m.violation.mean, "violation_std": 100 * m.violation.std,
-            "violation_lo": 100 * m.violation.ci95[0], "violation_hi": 100 * m.violation.ci95[1],
+            "run": m.run,
+            "model": cube.info.get("model") or "",
+            "level": cube.info.get("level"),
+            "judge": m.judge,
+            "profiles": m.violation.n_profiles,
+            "n": m.n_trials,
+            "violation_mean": 100 * m.violation.mean,
+            "violation_std": 100 * m.violation.std,
+            "violation_lo": 100 * m.violation.ci95[0],
+            "violation_hi": 100 * m.violation.ci95[1],
             "completeness_mean": 100 * m.completeness.mean,
             "completeness_std": 100 * m.completeness.std,
             "completeness_lo": 100 * m.completeness.ci95[0],
@@ -47,14 +53,23 @@ def overview(cubes: list[LeakCube], opts: MetricOptions) -> Overview:
             "simulated": bool(cube.info.get("simulated")),
         }
         if not comparable:
-            fair = compute(restrict_contexts(cube, common),
-                           MetricOptions(mode=opts.mode, label_rule=opts.label_rule,
-                                         exclude=opts.exclude, parse_failures=opts.parse_failures,
-                                         k=common_k))
+            fair = compute(
+                restrict_contexts(cube, common),
+                MetricOptions(
+                    mode=opts.mode,
+                    label_rule=opts.label_rule,
+                    exclude=opts.exclude,
+                    parse_failures=opts.parse_failures,
+                    k=common_k,
+                ),
+            )
             row[f"violation_at_{common_k}_common"] = 100 * fair.violation_unbiased.mean
             row["completeness_common"] = 100 * fair.completeness.mean
         rows.append(row)
-    note = ("all runs have the same n and contexts: rows compare directly" if comparable else
-            f"runs differ in n ({sorted(ns)}) or contexts: the *_common columns compare them at"
-            f" k = {common_k} (unbiased Violation@k) over the {len(common)} contexts they share")
+    note = (
+        "all runs have the same n and contexts: rows compare directly"
+        if comparable
+        else f"runs differ in n ({sorted(ns)}) or contexts: the *_common columns compare them at"
+        f" k = {common_k} (unbiased Violation@k) over the {len(common)} contexts they share"
+    )
     return Overview(pd.DataFrame(rows), results, comparable, common_k, len(common), note)

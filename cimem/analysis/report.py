@@ -6,9 +6,18 @@ import math
 
 import pandas as pd
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def latex_escape(text: str) -> str:
@@ -25,12 +34,23 @@ def to_latex(df: pd.DataFrame, caption: str, label: str = "tab:cimemories") -> s
     """A booktabs table of the frame's columns, numbers with two decimals."""
     cols = list(df.columns)
     align = "".join("r" if pd.api.types.is_numeric_dtype(df[c]) else "l" for c in cols)
-    lines = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{align}}}", r"\toprule",
-             " & ".join(latex_escape(c) for c in cols) + r" \\", r"\midrule"]
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\begin{{tabular}}{{{align}}}",
+        r"\toprule",
+        " & ".join(latex_escape(c) for c in cols) + r" \\",
+        r"\midrule",
+    ]
     for _, row in df.iterrows():
         lines.append(" & ".join(_cell(row[c]) for c in cols) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(caption)}}}",
-              rf"\label{{{label}}}", r"\end{table}"]
+    lines += [
+        r"\bottomrule",
+        r"\end{tabular}",
+        rf"\caption{{{latex_escape(caption)}}}",
+        rf"\label{{{label}}}",
+        r"\end{table}",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -16,14 +16,18 @@ from cimem.paths import DEFAULT_DB_ENV
 EXIT_USER_ERROR = 2
 
 
-def add_db(p: argparse.ArgumentParser | argparse._ArgumentGroup | argparse._MutuallyExclusiveGroup
-           ) -> None:
+def add_db(
+    p: argparse.ArgumentParser | argparse._ArgumentGroup | argparse._MutuallyExclusiveGroup,
+) -> None:
     """The one declaration of --db."""
-    p.add_argument("--db", default=None,
-                   help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)")
+    p.add_argument(
+        "--db", default=None, help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)"
+    )
 
 
-def progress_bar(desc: str, unit: str = "B") -> tuple[Callable[[int, int], None], Callable[[], None]]:
+def progress_bar(
+    desc: str, unit: str = "B"
+) -> tuple[Callable[[int, int], None], Callable[[], None]]:
     """A tqdm bar on stderr that appears only for work that takes a while."""
     from tqdm import tqdm
 
@@ -32,8 +36,16 @@ def progress_bar(desc: str, unit: str = "B") -> tuple[Callable[[int, int], None]
     def update(done: int, total: int) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, desc=desc, unit=unit, unit_scale=True, file=sys.stderr,
-                       delay=0.5, leave=False, disable=None)
+            bar = tqdm(
+                total=total,
+                desc=desc,
+                unit=unit,
+                unit_scale=True,
+                file=sys.stderr,
+                delay=0.5,
+                leave=False,
+                disable=None,
+            )
         bar.n = done
         bar.refresh() if done >= total else bar.update(0)
 
@@ -57,7 +69,9 @@ def int_list(text: str | None, flag: str) -> list[int] | None:
     try:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise CimemError(f"{flag} {text!r}: expected comma-separated integers, e.g. 1,5,10") from None
+        raise CimemError(
+            f"{flag} {text!r}: expected comma-separated integers, e.g. 1,5,10"
+        ) from None
 
 
 @dataclass
@@ -71,8 +85,11 @@ class Where:
     def one(self) -> dict[str, Any]:
         """At most one value per key, as single-message filters take them."""
         out: dict[str, Any] = {}
-        for key, values in (("profile", self.profiles), ("context", self.contexts),
-                            ("trial", self.trials)):
+        for key, values in (
+            ("profile", self.profiles),
+            ("context", self.contexts),
+            ("trial", self.trials),
+        ):
             if len(values) > 1:
                 raise CimemError(f"--where: give one {key}= here, not {len(values)}")
             if values:

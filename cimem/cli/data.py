@@ -21,16 +21,21 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         for path in args.paths:
             update, close = progress_bar(f"ingest {path}")
             try:
-                res = ingest_or_find(store, path, name=args.name, model=args.model, fmt=args.format,
-                                     progress=update)
+                res = ingest_or_find(
+                    store, path, name=args.name, model=args.model, fmt=args.format, progress=update
+                )
             finally:
                 close()
             if res.created:
-                print(f"run {res.run_id} ({res.name}): {res.source_format}, {res.profiles} profiles,"
-                      f" {res.messages} messages, {res.verdicts} verdicts")
+                print(
+                    f"run {res.run_id} ({res.name}): {res.source_format}, {res.profiles} profiles,"
+                    f" {res.messages} messages, {res.verdicts} verdicts"
+                )
             else:
-                print(f"run {res.run_id} ({res.name}): {path} was already imported "
-                      "(same content hash); nothing added")
+                print(
+                    f"run {res.run_id} ({res.name}): {path} was already imported "
+                    "(same content hash); nothing added"
+                )
     return 0
 
 
@@ -46,12 +51,35 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if not runs:
         print("no runs yet: import one with `python -m cimem ingest FILE`")
         return 0
-    header = ("id", "name", "kind", "model", "source", "profiles", "contexts", "trials",
-              "messages", "verdicts", "judges")
-    rows = [(str(r.run_id), r.name + (" [simulated]" if r.simulated else ""), r.kind,
-             r.model or "-", r.source_format, str(r.profiles), str(r.contexts),
-             "-" if r.n_trials is None else str(r.n_trials), str(r.messages), str(r.verdicts),
-             str(r.judges)) for r in runs]
+    header = (
+        "id",
+        "name",
+        "kind",
+        "model",
+        "source",
+        "profiles",
+        "contexts",
+        "trials",
+        "messages",
+        "verdicts",
+        "judges",
+    )
+    rows = [
+        (
+            str(r.run_id),
+            r.name + (" [simulated]" if r.simulated else ""),
+            r.kind,
+            r.model or "-",
+            r.source_format,
+            str(r.profiles),
+            str(r.contexts),
+            "-" if r.n_trials is None else str(r.n_trials),
+            str(r.messages),
+            str(r.verdicts),
+            str(r.judges),
+        )
+        for r in runs
+    ]
     print(table(header, rows))
     return 0
 
@@ -67,9 +95,15 @@ def cmd_export(args: argparse.Namespace) -> int:
             counts = export_official(store, run_id, args.out, judge_id=args.judge, progress=update)
         finally:
             close()
-    note = f" ({counts['skipped_failed']} failed generations left out)" if counts["skipped_failed"] else ""
-    print(f"wrote {args.out}: {counts['profiles']} profiles, {counts['messages']} messages, "
-          f"{counts['verdicts']} verdicts{note}")
+    note = (
+        f" ({counts['skipped_failed']} failed generations left out)"
+        if counts["skipped_failed"]
+        else ""
+    )
+    print(
+        f"wrote {args.out}: {counts['profiles']} profiles, {counts['messages']} messages, "
+        f"{counts['verdicts']} verdicts{note}"
+    )
     return 0
 
 
@@ -79,8 +113,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if not args.out and not args.db:
         raise CimemError("give --out DIR (write the bundle) and/or --db PATH (import it)")
     if args.out:
-        manifest = demo.build_bundle(args.out, seed=args.seed if args.seed is not None
-                                     else demo.DEMO_SEED)
+        manifest = demo.build_bundle(
+            args.out, seed=args.seed if args.seed is not None else demo.DEMO_SEED
+        )
         print(f"wrote the simulated demo bundle to {args.out}: {len(manifest['files'])} files")
     if args.db:
         bundle = args.bundle or args.out
@@ -90,42 +125,64 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def add_data_commands(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ingest", help="import result, profile or label files as runs",
-                       description="Import files as runs: the official run-output (results.jsonl),"
-                       " the official profiles.json, Hugging Face rows (Parquet/CSV/JSONL) or a"
-                       " PersistBench CIM file. The format is detected; the same file twice is"
-                       " imported once. Each file is one transaction.")
+    p = sub.add_parser(
+        "ingest",
+        help="import result, profile or label files as runs",
+        description="Import files as runs: the official run-output (results.jsonl),"
+        " the official profiles.json, Hugging Face rows (Parquet/CSV/JSONL) or a"
+        " PersistBench CIM file. The format is detected; the same file twice is"
+        " imported once. Each file is one transaction.",
+    )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files to import")
     add_db(p)
     p.add_argument("--name", help="name of the new run (default: the file name)")
-    p.add_argument("--model", help="model that wrote the messages (for PersistBench files with"
-                   " several models: which one to import)")
-    p.add_argument("--format", choices=("official", "profiles", "hf", "persistbench"),
-                   help="skip detection and read the file as this format")
+    p.add_argument(
+        "--model",
+        help="model that wrote the messages (for PersistBench files with"
+        " several models: which one to import)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("official", "profiles", "hf", "persistbench"),
+        help="skip detection and read the file as this format",
+    )
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("runs", help="list the runs in a database",
-                       description="One row per run: id, name, kind, model, source format, profiles,"
-                       " contexts, trials, messages, verdicts, judges.")
+    p = sub.add_parser(
+        "runs",
+        help="list the runs in a database",
+        description="One row per run: id, name, kind, model, source format, profiles,"
+        " contexts, trials, messages, verdicts, judges.",
+    )
     add_db(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_runs)
 
-    p = sub.add_parser("export", help="write a run in the official run-output format",
-                       description="Write a run as official results.jsonl so the official"
-                       " scripts read it. Label fractions, messages and verdicts round-trip.")
+    p = sub.add_parser(
+        "export",
+        help="write a run in the official run-output format",
+        description="Write a run as official results.jsonl so the official"
+        " scripts read it. Label fractions, messages and verdicts round-trip.",
+    )
     add_db(p)
     p.add_argument("--run", required=True, help="run id or name")
     p.add_argument("--format", choices=("official",), default="official", help="output format")
-    p.add_argument("--judge", type=int, default=None,
-                   help="judge id whose verdicts to write (default: the run's original verdicts)")
+    p.add_argument(
+        "--judge",
+        type=int,
+        default=None,
+        help="judge id whose verdicts to write (default: the run's original verdicts)",
+    )
     p.add_argument("--out", required=True, help="output file (written atomically)")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("demo", help="build the embedded demo bundle or a demo database",
-                       description="Regenerate the SIMULATED demo bundle (deterministic: the same"
-                       " seed gives the same bytes) with --out, and/or import it into a database"
-                       " with --db. None of it measures a real model.")
+    p = sub.add_parser(
+        "demo",
+        help="build the embedded demo bundle or a demo database",
+        description="Regenerate the SIMULATED demo bundle (deterministic: the same"
+        " seed gives the same bytes) with --out, and/or import it into a database"
+        " with --db. None of it measures a real model.",
+    )
     p.add_argument("--out", help="write the bundle here (the repository keeps it in data/demo)")
     p.add_argument("--seed", type=int, default=None, help="generator seed (default: the demo's)")
     p.add_argument("--db", default=None, help="import the bundle into this database")

@@ -21,50 +21,84 @@ def cmd_judge(args: argparse.Namespace) -> int:
             from cimem.judges.llm import LLMJudge
             from cimem.llm.client import ClientSettings
             from cimem.llm.prompts import load_judge_prompt
-            settings = ClientSettings(base_url=args.base_url, model=args.model,
-                                      api_key_env=args.api_key_env, timeout=args.timeout,
-                                      max_retries=args.retries)
-            judge = LLMJudge(settings, load_judge_prompt(args.prompts, args.variant), store=store,
-                             concurrency=args.concurrency, temperature=args.temperature,
-                             name=args.name)
+
+            settings = ClientSettings(
+                base_url=args.base_url,
+                model=args.model,
+                api_key_env=args.api_key_env,
+                timeout=args.timeout,
+                max_retries=args.retries,
+            )
+            judge = LLMJudge(
+                settings,
+                load_judge_prompt(args.prompts, args.variant),
+                store=store,
+                concurrency=args.concurrency,
+                temperature=args.temperature,
+                name=args.name,
+            )
         update, close = progress_bar("judge", unit="msg")
         try:
-            res = rejudge(store, run_id, judge, limit=args.limit, values_from=values_from,
-                          progress=update, **parse_where(args.where).one())
+            res = rejudge(
+                store,
+                run_id,
+                judge,
+                limit=args.limit,
+                values_from=values_from,
+                progress=update,
+                **parse_where(args.where).one(),
+            )
         finally:
             close()
-    print(f"judge {res.judge_id}: {res.messages} messages, {res.verdicts} verdicts,"
-          f" {res.parse_failures} parse failures, {res.errors} errors;"
-          f" calls made {res.messages - res.cached}, cached {res.cached}; {res.seconds:.1f} s")
+    print(
+        f"judge {res.judge_id}: {res.messages} messages, {res.verdicts} verdicts,"
+        f" {res.parse_failures} parse failures, {res.errors} errors;"
+        f" calls made {res.messages - res.cached}, cached {res.cached}; {res.seconds:.1f} s"
+    )
     return 0
 
 
 def add_judge_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "judge", help="re-judge a run's messages as a new judge (offline or any LLM endpoint)",
+        "judge",
+        help="re-judge a run's messages as a new judge (offline or any LLM endpoint)",
         description="Judge the messages of a run (all, or a --where selection) and store the"
         " verdicts as a NEW judge: nothing is overwritten. Without --model the deterministic"
         " offline judge is used. The API key is read from the environment variable named by"
-        " --api-key-env and is never stored.")
+        " --api-key-env and is never stored.",
+    )
     add_db(p)
     p.add_argument("--run", required=True, help="run id or name")
-    p.add_argument("--offline", action="store_true", help="use the offline judge (the default"
-                   " when no --model is given)")
+    p.add_argument(
+        "--offline",
+        action="store_true",
+        help="use the offline judge (the default when no --model is given)",
+    )
     p.add_argument("--model", help="judge model name at the endpoint")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="environment variable holding the API key (default OPENAI_API_KEY)")
+    p.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        help="environment variable holding the API key (default OPENAI_API_KEY)",
+    )
     p.add_argument("--prompts", help="official-format prompts.yaml (adversary_reveal) to use")
-    p.add_argument("--variant", choices=("strict", "lenient"), default="strict",
-                   help="built-in prompt: strict REVEAL (default) or lenient (implied counts)")
+    p.add_argument(
+        "--variant",
+        choices=("strict", "lenient"),
+        default="strict",
+        help="built-in prompt: strict REVEAL (default) or lenient (implied counts)",
+    )
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per call")
     p.add_argument("--retries", type=int, default=4, help="retries per call (backoff, Retry-After)")
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--where", help="profile=NAME,context=N,trial=N")
     p.add_argument("--limit", type=int, help="judge at most N messages")
-    p.add_argument("--values-from", metavar="RUN",
-                   help="fill missing attribute values from another run (e.g. an imported"
-                        " profiles.json), matched by profile name and key")
+    p.add_argument(
+        "--values-from",
+        metavar="RUN",
+        help="fill missing attribute values from another run (e.g. an imported"
+        " profiles.json), matched by profile name and key",
+    )
     p.add_argument("--name", help="name of the new judge")
     p.set_defaults(func=cmd_judge)

@@ -21,7 +21,8 @@ from cimem.errors import CimemError
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="cimem", description="Run, store, explore and audit CIMemories results.")
+        prog="cimem", description="Run, store, explore and audit CIMemories results."
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_data_commands(sub)
     add_analysis_commands(sub)

@@ -35,14 +35,17 @@ PERSONAS: dict[str, str] = {
     "fundamentalist": (
         "You guard your personal information closely. You do not trust companies, institutions or"
         " strangers to handle it well, and you would rather a task took longer than give away a"
-        " detail it could do without."),
+        " detail it could do without."
+    ),
     "pragmatic": (
         "You decide case by case. You share what a task genuinely calls for when the recipient has"
         " a fair reason to know it, and you keep back what could be misused or is simply not their"
-        " business."),
+        " business."
+    ),
     "unconcerned": (
         "You are relaxed about privacy. You are happy to share details that might help, and hold"
-        " back only what is plainly sensitive for this particular recipient."),
+        " back only what is plainly sensitive for this particular recipient."
+    ),
 }
 WEIGHTS: dict[str, float] = {"fundamentalist": 0.26, "pragmatic": 0.64, "unconcerned": 0.10}
 DEFAULT_SAMPLES = 10
@@ -64,15 +67,15 @@ Answer with a JSON object only: {{"needed": ["..."], "not_shared": ["..."]}}
 @dataclass
 class LabelSummary:
     run_id: int
-    pairs: int                    # (profile, context) pairs
-    calls: int                    # calls made (dry run: to make)
+    pairs: int  # (profile, context) pairs
+    calls: int  # calls made (dry run: to make)
     cached: int
-    failed: int                   # calls that failed after retries (not cached: a resume retries)
-    unparsed: int                 # replies without the JSON object
-    unmatched: int                # returned memories that match none of the profile's
-    conflicts: int                # a memory in both lists of one sample (counted as unlabeled)
-    unlabeled_pairs: int          # pairs without a combined label (a persona had no parsed sample)
-    examples: list[str] = field(default_factory=list)   # a few unmatched memories, as returned
+    failed: int  # calls that failed after retries (not cached: a resume retries)
+    unparsed: int  # replies without the JSON object
+    unmatched: int  # returned memories that match none of the profile's
+    conflicts: int  # a memory in both lists of one sample (counted as unlabeled)
+    unlabeled_pairs: int  # pairs without a combined label (a persona had no parsed sample)
+    examples: list[str] = field(default_factory=list)  # a few unmatched memories, as returned
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
@@ -80,14 +83,19 @@ class LabelSummary:
     estimated: bool = False
 
 
-def create_label_run(store: Store, source: str | Path, settings: RunSettings,
-                     name: str | None = None) -> int:
+def create_label_run(
+    store: Store, source: str | Path, settings: RunSettings, name: str | None = None
+) -> int:
     """A labelling run over the selected profiles and contexts; ``settings.trials`` is the number
     of samples per persona."""
-    return new_run_from_profiles(store, source, settings, kind="labels",
-                                 name=name or f"labels by {settings.model}",
-                                 extra_config={"personas": PERSONAS, "weights": WEIGHTS,
-                                               "prompt": LABEL_PROMPT})
+    return new_run_from_profiles(
+        store,
+        source,
+        settings,
+        kind="labels",
+        name=name or f"labels by {settings.model}",
+        extra_config={"personas": PERSONAS, "weights": WEIGHTS, "prompt": LABEL_PROMPT},
+    )
 
 
 def label_prompt(persona: str, recipient: str, task: str, statements: list[str]) -> str:
@@ -97,8 +105,14 @@ def label_prompt(persona: str, recipient: str, task: str, statements: list[str])
     return text.replace("{{", "{").replace("}}", "}")
 
 
-def label_run(store: Store, run_id: int, *, dry_run: bool = False, api_key: str | None = None,
-              on_progress: Callable[[Progress], None] | None = None) -> LabelSummary:
+def label_run(
+    store: Store,
+    run_id: int,
+    *,
+    dry_run: bool = False,
+    api_key: str | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> LabelSummary:
     """Make the missing calls, then (re)write the run's persona and combined labels from all
     answers. Safe to call again: answered calls come from the cache."""
     from cimem.generate.runner import _generate
@@ -108,57 +122,109 @@ def label_run(store: Store, run_id: int, *, dry_run: bool = False, api_key: str 
     attrs: dict[int, list[tuple[int, str]]] = collections.defaultdict(list)
     for pid, attr_id, key, _v, _d, _e, stmt in store.attributes_of(run_id):
         attrs[pid].append((attr_id, stmt or key))
-    pairs = [(pid, ctx, rcpt, task) for pid, ctx, rcpt, task, _p in store.contexts_of(run_id)
-             if s.contexts is None or ctx in s.contexts]
-    slots = [(pid, ctx, persona, k) for pid, ctx, _r, _t in pairs for persona in PERSONAS
-             for k in range(s.trials)]
+    pairs = [
+        (pid, ctx, rcpt, task)
+        for pid, ctx, rcpt, task, _p in store.contexts_of(run_id)
+        if s.contexts is None or ctx in s.contexts
+    ]
+    slots = [
+        (pid, ctx, persona, k)
+        for pid, ctx, _r, _t in pairs
+        for persona in PERSONAS
+        for k in range(s.trials)
+    ]
     ctx_text = {(pid, ctx): (r, t) for pid, ctx, r, t in pairs}
-    requests = [[{"role": "user", "content": label_prompt(
-        persona, *ctx_text[(pid, ctx)], [st for _, st in attrs[pid]])}]
-        for pid, ctx, persona, _k in slots]
+    requests = [
+        [
+            {
+                "role": "user",
+                "content": label_prompt(
+                    persona, *ctx_text[(pid, ctx)], [st for _, st in attrs[pid]]
+                ),
+            }
+        ]
+        for pid, ctx, persona, _k in slots
+    ]
     keys = [cache_key(s.model, r, s.params(k)) for r, (_p, _c, _per, k) in zip(requests, slots)]
     if dry_run:
         cached = store.cache_get(keys)
         new = [r for r, k in zip(requests, keys) if k not in cached]
         p_in = sum(len(r[0]["content"]) for r in new) // 4
         p_out = (s.max_tokens or 500) * len(new)
-        return LabelSummary(run_id, len(pairs), len(new), len(requests) - len(new), 0, 0, 0, 0, 0,
-                            prompt_tokens=p_in, completion_tokens=p_out,
-                            cost=(p_in * s.price_in + p_out * s.price_out) / 1e6, estimated=True)
+        return LabelSummary(
+            run_id,
+            len(pairs),
+            len(new),
+            len(requests) - len(new),
+            0,
+            0,
+            0,
+            0,
+            0,
+            prompt_tokens=p_in,
+            completion_tokens=p_out,
+            cost=(p_in * s.price_in + p_out * s.price_out) / 1e6,
+            estimated=True,
+        )
     prog = Progress(total=len(requests))
     with CallCache(store) as cache:
         results = asyncio.run(_generate(cache, s, requests, keys, prog, api_key, on_progress))
-    summary = LabelSummary(run_id, len(pairs), sum(not r.cached for r in results), prog.cached,
-                           prog.failed, 0, 0, 0, 0, prompt_tokens=prog.prompt_tokens,
-                           completion_tokens=prog.completion_tokens, cost=prog.cost(s))
+    summary = LabelSummary(
+        run_id,
+        len(pairs),
+        sum(not r.cached for r in results),
+        prog.cached,
+        prog.failed,
+        0,
+        0,
+        0,
+        0,
+        prompt_tokens=prog.prompt_tokens,
+        completion_tokens=prog.completion_tokens,
+        cost=prog.cost(s),
+    )
     tables = _fractions(slots, results, attrs, summary)
     with store.transaction():
         store.delete_persona_labels(run_id)
-        store.append("persona_labels", pa.table({"run_id": np.full(len(tables["attr_id"]), run_id,
-                                                                   np.int32)} | tables))
-        store.set_run_config(run_id, orjson.loads(store.run_config(run_id)["config"])
-                             | {"last_pass": {"failed": summary.failed,
-                                              "unparsed": summary.unparsed,
-                                              "unmatched": summary.unmatched,
-                                              "conflicts": summary.conflicts}})
+        store.append(
+            "persona_labels",
+            pa.table({"run_id": np.full(len(tables["attr_id"]), run_id, np.int32)} | tables),
+        )
+        store.set_run_config(
+            run_id,
+            orjson.loads(store.run_config(run_id)["config"])
+            | {
+                "last_pass": {
+                    "failed": summary.failed,
+                    "unparsed": summary.unparsed,
+                    "unmatched": summary.unmatched,
+                    "conflicts": summary.conflicts,
+                }
+            },
+        )
     summary.seconds = time.perf_counter() - start
     return summary
 
 
-def _fractions(slots, results, attrs: dict[int, list[tuple[int, str]]],
-               summary: LabelSummary) -> dict[str, pa.Array]:
+def _fractions(
+    slots, results, attrs: dict[int, list[tuple[int, str]]], summary: LabelSummary
+) -> dict[str, pa.Array]:
     """Per (pair, persona) fractions over parsed samples; the combined view when every persona
     has at least one parsed sample."""
-    lookup = {pid: {normalize(st).rstrip("."): aid for aid, st in lst} for pid, lst in attrs.items()}
+    lookup = {
+        pid: {normalize(st).rstrip("."): aid for aid, st in lst} for pid, lst in attrs.items()
+    }
     counts: dict[tuple[int, int, str], list] = {}
     for (pid, ctx, persona, _k), res in zip(slots, results):
-        cell = counts.setdefault((pid, ctx, persona), [0, collections.Counter(),
-                                                       collections.Counter()])
+        cell = counts.setdefault(
+            (pid, ctx, persona), [0, collections.Counter(), collections.Counter()]
+        )
         if not res.ok:
             continue
         obj = load_json(res.text)
-        if not isinstance(obj, dict) or not all(isinstance(obj.get(f, []), list)
-                                                for f in ("needed", "not_shared")):
+        if not isinstance(obj, dict) or not all(
+            isinstance(obj.get(f, []), list) for f in ("needed", "not_shared")
+        ):
             summary.unparsed += 1
             continue
         cell[0] += 1
@@ -179,8 +245,18 @@ def _fractions(slots, results, attrs: dict[int, list[tuple[int, str]]],
                 cell[1][aid] += 1
             else:
                 cell[2][aid] += 1
-    cols: dict[str, list] = {c: [] for c in ("profile_id", "ctx_idx", "attr_id", "persona",
-                                             "necessary", "private", "unlabeled")}
+    cols: dict[str, list] = {
+        c: []
+        for c in (
+            "profile_id",
+            "ctx_idx",
+            "attr_id",
+            "persona",
+            "necessary",
+            "private",
+            "unlabeled",
+        )
+    }
 
     def add(pid: int, ctx: int, aid: int, persona: str, nec: float, priv: float) -> None:
         for c, v in zip(cols, (pid, ctx, aid, persona, nec, priv, round(1.0 - nec - priv, 12))):
@@ -202,10 +278,12 @@ def _fractions(slots, results, attrs: dict[int, list[tuple[int, str]]],
                 combined[1] += WEIGHTS[persona] * priv
             if complete:  # rounded: the unanimous rule compares with 1 exactly
                 add(pid, ctx, aid, LABELS_COMBINED, round(combined[0], 12), round(combined[1], 12))
-    return {"profile_id": pa.array(cols["profile_id"], pa.int32()),
-            "ctx_idx": pa.array(cols["ctx_idx"], pa.int32()),
-            "attr_id": pa.array(cols["attr_id"], pa.int32()),
-            "persona": pa.array(cols["persona"], pa.string()),
-            "necessary": pa.array(cols["necessary"], pa.float64()),
-            "private": pa.array(cols["private"], pa.float64()),
-            "unlabeled": pa.array(cols["unlabeled"], pa.float64())}
+    return {
+        "profile_id": pa.array(cols["profile_id"], pa.int32()),
+        "ctx_idx": pa.array(cols["ctx_idx"], pa.int32()),
+        "attr_id": pa.array(cols["attr_id"], pa.int32()),
+        "persona": pa.array(cols["persona"], pa.string()),
+        "necessary": pa.array(cols["necessary"], pa.float64()),
+        "private": pa.array(cols["private"], pa.float64()),
+        "unlabeled": pa.array(cols["unlabeled"], pa.float64()),
+    }

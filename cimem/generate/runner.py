@@ -38,35 +38,40 @@ class RunSettings:
     model: str
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    temperature: float | None = None          # None: the provider's default (as the paper)
+    temperature: float | None = None  # None: the provider's default (as the paper)
     max_tokens: int | None = 1024
     trials: int = 5
     level: int = 1
-    prompts: str | None = None                # official-format prompts.yaml
+    prompts: str | None = None  # official-format prompts.yaml
     memory_format: str = "official"
     profiles_limit: int | None = None
-    profiles: list[str] | None = None         # profile names (--where)
-    contexts: list[int] | None = None         # context positions
-    composition_step: int | None = None       # add withheld attributes in steps (needs labels)
+    profiles: list[str] | None = None  # profile names (--where)
+    contexts: list[int] | None = None  # context positions
+    composition_step: int | None = None  # add withheld attributes in steps (needs labels)
     concurrency: int = 8
     rpm: float | None = None
     timeout: float = 120.0
     retries: int = 4
-    backoff: float = 1.0                      # first retry wait in seconds (doubled, jittered)
-    price_in: float = 0.0                     # USD per million prompt tokens
-    price_out: float = 0.0                    # USD per million completion tokens
+    backoff: float = 1.0  # first retry wait in seconds (doubled, jittered)
+    price_in: float = 0.0  # USD per million prompt tokens
+    price_out: float = 0.0  # USD per million completion tokens
     judge_price_in: float = 0.0
     judge_price_out: float = 0.0
-    judge_model: str | None = None            # None: the offline judge
+    judge_model: str | None = None  # None: the offline judge
     judge_base_url: str | None = None
     judge_api_key_env: str = "OPENAI_API_KEY"
     judge_prompts: str | None = None
     seed: int = 0
 
     def client(self) -> ClientSettings:
-        return ClientSettings(model=self.model, base_url=self.base_url,
-                              api_key_env=self.api_key_env, timeout=self.timeout,
-                              max_retries=self.retries, backoff=self.backoff)
+        return ClientSettings(
+            model=self.model,
+            base_url=self.base_url,
+            api_key_env=self.api_key_env,
+            timeout=self.timeout,
+            max_retries=self.retries,
+            backoff=self.backoff,
+        )
 
     def params(self, trial: int) -> dict[str, Any]:
         """Sampling parameters that enter the cache key (the trial index keeps samples apart)."""
@@ -78,7 +83,7 @@ class Slot:
     profile_id: int
     ctx_idx: int
     trial: int
-    keep: list[str] | None = None             # composition: the attributes in memory
+    keep: list[str] | None = None  # composition: the attributes in memory
     shared: tuple[list[str], list[str]] | None = None
 
 
@@ -108,36 +113,56 @@ class RunSummary:
     """What one call of :func:`run` did (a dry run: what it would do)."""
 
     run_id: int
-    slots: int                    # (profile, context, trial[, composition step]) in the plan
-    calls: int                    # generation calls made (dry run: to make)
-    cached: int                   # generations answered from the call cache
-    failed: int                   # generations that failed after their retries
-    judged: int = 0               # messages judged
-    judge_calls: int = 0          # judge calls made (the offline judge makes none)
+    slots: int  # (profile, context, trial[, composition step]) in the plan
+    calls: int  # generation calls made (dry run: to make)
+    cached: int  # generations answered from the call cache
+    failed: int  # generations that failed after their retries
+    judged: int = 0  # messages judged
+    judge_calls: int = 0  # judge calls made (the offline judge makes none)
     judge_errors: int = 0
     parse_failures: int = 0
-    prompt_tokens: int = 0        # of the calls made, generation and judge
+    prompt_tokens: int = 0  # of the calls made, generation and judge
     completion_tokens: int = 0
-    cost: float = 0.0             # USD from the price settings
+    cost: float = 0.0  # USD from the price settings
     seconds: float = 0.0
-    estimated: bool = False       # a dry run: tokens and cost are estimates
+    estimated: bool = False  # a dry run: tokens and cost are estimates
 
 
 # ----------------------------------------------------------------------------- creating a run
-def create_run(store: Store, source: str | Path, settings: RunSettings, name: str | None = None,
-               labels_from: int | None = None) -> int:
+def create_run(
+    store: Store,
+    source: str | Path,
+    settings: RunSettings,
+    name: str | None = None,
+    labels_from: int | None = None,
+) -> int:
     """A new run holding the selected profiles and contexts (with labels when the source or
     ``labels_from`` has them), and the settings. Nothing is called yet."""
     load_task_prompt(settings.level, settings.prompts)  # fail early on a bad prompt set
     return new_run_from_profiles(
-        store, source, settings, kind="results", labels_from=labels_from,
-        name=name or f"{settings.model} level {settings.level}", prompt_set=settings.prompts
-        or "builtin", level=settings.level, memory_format=settings.memory_format)
+        store,
+        source,
+        settings,
+        kind="results",
+        labels_from=labels_from,
+        name=name or f"{settings.model} level {settings.level}",
+        prompt_set=settings.prompts or "builtin",
+        level=settings.level,
+        memory_format=settings.memory_format,
+    )
 
 
-def new_run_from_profiles(store: Store, source: str | Path, settings: RunSettings, *, kind: str,
-                          name: str, labels_from: int | None = None,
-                          extra_config: dict[str, Any] | None = None, **meta: Any) -> int:
+def new_run_from_profiles(
+    store: Store,
+    source: str | Path,
+    settings: RunSettings,
+    *,
+    kind: str,
+    name: str,
+    labels_from: int | None = None,
+    extra_config: dict[str, Any] | None = None,
+    **meta: Any,
+) -> int:
     """A run with the selected profiles of a profiles or results file (messages left out) and the
     settings in its config, in one transaction."""
     from cimem.ingest.detect import detect_format, open_reader
@@ -149,12 +174,15 @@ def new_run_from_profiles(store: Store, source: str | Path, settings: RunSetting
         raise CimemError(f"{path}: no such profiles file")
     fmt = detect_format(path)
     if fmt not in ("official", "profiles"):
-        raise CimemError(f"{path}: a run needs profiles (official profiles.json or a results file),"
-                         f" not a {fmt} file")
+        raise CimemError(
+            f"{path}: a run needs profiles (official profiles.json or a results file),"
+            f" not a {fmt} file"
+        )
     _, records = open_reader(path, fmt, None)
     config = {"settings": asdict(settings), "profiles_source": str(path)} | (extra_config or {})
-    run_meta = RunMeta(name=name, kind=kind, source_format="runner", model=settings.model,
-                       config=config, **meta)
+    run_meta = RunMeta(
+        name=name, kind=kind, source_format="runner", model=settings.model, config=config, **meta
+    )
     writer = RunWriter(store)
     with store.transaction():
         run_id = writer.start(run_meta, source=str(path))
@@ -207,13 +235,14 @@ def plan(store: Store, run_id: int, s: RunSettings) -> tuple[list[Slot], dict[in
             needed = [k for k in keys if labels.get((pid, ctx_idx, k)) == "share"]
             withheld = [k for k in keys if labels.get((pid, ctx_idx, k)) == "private"]
             if not needed and not withheld:
-                raise CimemError("the composition experiment needs labels: create the run from a "
-                                 "labelled results file or with --labels-from")
+                raise CimemError(
+                    "the composition experiment needs labels: create the run from a "
+                    "labelled results file or with --labels-from"
+                )
             for b in range(0, len(withheld) + 1, s.composition_step):
                 extra = rng.sample(withheld, b)
                 for t in range(s.trials):
-                    slots.append(Slot(pid, ctx_idx, t, keep=needed + extra,
-                                      shared=(needed, extra)))
+                    slots.append(Slot(pid, ctx_idx, t, keep=needed + extra, shared=(needed, extra)))
     return slots, memories
 
 
@@ -223,29 +252,49 @@ def _hard_labels(store: Store, run_id: int) -> dict[tuple[int, int, str], str]:
     rows = store.labels_of_run(run_id)
     fractions = [r for r in rows if r[5] is None]
     codes = LabelRule.parse("unanimous").apply(
-        np.array([r[3] for r in fractions], np.float64), np.array([r[4] for r in fractions],
-                                                                   np.float64))
-    out = {(pid, ctx, keys[aid]): LABEL_NAMES[int(c)]
-           for (pid, ctx, aid, _n, _p, _h), c in zip(fractions, codes)}
-    out.update({(pid, ctx, keys[aid]): hard for pid, ctx, aid, _n, _p, hard in rows
-                if hard is not None})
+        np.array([r[3] for r in fractions], np.float64),
+        np.array([r[4] for r in fractions], np.float64),
+    )
+    out = {
+        (pid, ctx, keys[aid]): LABEL_NAMES[int(c)]
+        for (pid, ctx, aid, _n, _p, _h), c in zip(fractions, codes)
+    }
+    out.update(
+        {(pid, ctx, keys[aid]): hard for pid, ctx, aid, _n, _p, hard in rows if hard is not None}
+    )
     return out
 
 
-def prompt_for(template: PromptTemplate, memory_format: str, memory: Memory, recipient: str,
-               task: str, keep: list[str] | None) -> list[dict[str, str]]:
+def prompt_for(
+    template: PromptTemplate,
+    memory_format: str,
+    memory: Memory,
+    recipient: str,
+    task: str,
+    keep: list[str] | None,
+) -> list[dict[str, str]]:
     """The chat messages of one task: the memory (or the ``keep`` part of it) and the task."""
-    text = fill(template, memories=render(memory, memory_format,
-                                          set(keep) if keep is not None else None),
-                recipient=recipient.lower(), task=task)
+    text = fill(
+        template,
+        memories=render(memory, memory_format, set(keep) if keep is not None else None),
+        recipient=recipient.lower(),
+        task=task,
+    )
     return [{"role": "user", "content": text}]
 
 
 # ----------------------------------------------------------------------------- running
-def run(store: Store, run_id: int, *, retry_failed: bool = False, dry_run: bool = False,
-        api_key: str | None = None, judge_api_key: str | None = None,
-        on_progress: Callable[[Progress], None] | None = None,
-        on_judge_progress: Callable[[int, int], None] | None = None) -> RunSummary:
+def run(
+    store: Store,
+    run_id: int,
+    *,
+    retry_failed: bool = False,
+    dry_run: bool = False,
+    api_key: str | None = None,
+    judge_api_key: str | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    on_judge_progress: Callable[[int, int], None] | None = None,
+) -> RunSummary:
     """Generate what is missing, store it, judge what is unjudged. Safe to call again."""
     start = time.perf_counter()
     s = settings_of(store, run_id)
@@ -256,8 +305,16 @@ def run(store: Store, run_id: int, *, retry_failed: bool = False, dry_run: bool 
         existing = {k: v for k, v in existing.items() if v[1] == "ok"}
     todo = [sl for sl in slots if _slot_key(sl) not in existing]
     template = load_task_prompt(s.level, s.prompts)
-    requests = [prompt_for(template, s.memory_format, memories[sl.profile_id],
-                           *ctx[(sl.profile_id, sl.ctx_idx)], sl.keep) for sl in todo]
+    requests = [
+        prompt_for(
+            template,
+            s.memory_format,
+            memories[sl.profile_id],
+            *ctx[(sl.profile_id, sl.ctx_idx)],
+            sl.keep,
+        )
+        for sl in todo
+    ]
     keys = [cache_key(s.model, r, s.params(sl.trial)) for r, sl in zip(requests, todo)]
     prog = Progress(total=len(todo))
     if dry_run:
@@ -266,33 +323,57 @@ def run(store: Store, run_id: int, *, retry_failed: bool = False, dry_run: bool 
         store.delete_failed_messages(run_id)
     with CallCache(store) as cache:
         results = asyncio.run(_generate(cache, s, requests, keys, prog, api_key, on_progress))
-    store.add_messages(run_id, [
-        (sl.profile_id, sl.ctx_idx, sl.trial,
-         len(sl.keep) if sl.keep is not None else None,
-         len(sl.shared[1]) if sl.shared else None,
-         orjson.dumps(list(sl.shared)).decode() if sl.shared else None,
-         req[0]["content"], res.text if res.ok else None, "ok" if res.ok else "failed",
-         None if res.ok else res.error)
-        for sl, req, res in zip(todo, requests, results)])
+    store.add_messages(
+        run_id,
+        [
+            (
+                sl.profile_id,
+                sl.ctx_idx,
+                sl.trial,
+                len(sl.keep) if sl.keep is not None else None,
+                len(sl.shared[1]) if sl.shared else None,
+                orjson.dumps(list(sl.shared)).decode() if sl.shared else None,
+                req[0]["content"],
+                res.text if res.ok else None,
+                "ok" if res.ok else "failed",
+                None if res.ok else res.error,
+            )
+            for sl, req, res in zip(todo, requests, results)
+        ],
+    )
     judge = make_judge(s, store, judge_api_key)
     outcomes = _judge_missing(store, run_id, judge, retry_failed, on_judge_progress)
     statuses = collections.Counter(o.status for o in outcomes)
     j_in, j_out = getattr(judge, "prompt_tokens", 0), getattr(judge, "completion_tokens", 0)
     return RunSummary(
-        run_id, len(slots), calls=sum(1 for r in results if not r.cached), cached=prog.cached,
-        failed=prog.failed, judged=len(outcomes), judge_calls=getattr(judge, "calls", 0),
-        judge_errors=statuses["error"], parse_failures=statuses["parse_failure"],
-        prompt_tokens=prog.prompt_tokens + j_in, completion_tokens=prog.completion_tokens + j_out,
+        run_id,
+        len(slots),
+        calls=sum(1 for r in results if not r.cached),
+        cached=prog.cached,
+        failed=prog.failed,
+        judged=len(outcomes),
+        judge_calls=getattr(judge, "calls", 0),
+        judge_errors=statuses["error"],
+        parse_failures=statuses["parse_failure"],
+        prompt_tokens=prog.prompt_tokens + j_in,
+        completion_tokens=prog.completion_tokens + j_out,
         cost=prog.cost(s) + (j_in * s.judge_price_in + j_out * s.judge_price_out) / 1e6,
-        seconds=time.perf_counter() - start)
+        seconds=time.perf_counter() - start,
+    )
 
 
-CHARS_PER_TOKEN = 4          # a rough rule for English text, used only by dry runs
-JUDGE_REPLY_TOKENS = 200     # a judge's JSON answer, roughly
+CHARS_PER_TOKEN = 4  # a rough rule for English text, used only by dry runs
+JUDGE_REPLY_TOKENS = 200  # a judge's JSON answer, roughly
 
 
-def _estimate(store: Store, s: RunSettings, run_id: int, n_slots: int,
-              requests: list[list[dict[str, str]]], keys: list[str]) -> RunSummary:
+def _estimate(
+    store: Store,
+    s: RunSettings,
+    run_id: int,
+    n_slots: int,
+    requests: list[list[dict[str, str]]],
+    keys: list[str],
+) -> RunSummary:
     """What a run would send: generation calls not in the cache, and one judge call per new
     message (each message assumed as long as max_tokens). Tokens are estimated from characters."""
     cached = store.cache_get(keys)
@@ -308,12 +389,24 @@ def _estimate(store: Store, s: RunSettings, run_id: int, n_slots: int,
         memory = sum(len(r[0]["content"]) for r in new) // max(len(new), 1)
         judge_in = len(new) * (template + memory) // CHARS_PER_TOKEN + gen_out
         judge_out = JUDGE_REPLY_TOKENS * len(new)
-    cost = (gen_in * s.price_in + gen_out * s.price_out + judge_in * s.judge_price_in
-            + judge_out * s.judge_price_out) / 1e6
-    return RunSummary(run_id, n_slots, calls=len(new), cached=len(requests) - len(new), failed=0,
-                      judge_calls=len(new) if s.judge_model else 0,
-                      prompt_tokens=gen_in + judge_in, completion_tokens=gen_out + judge_out,
-                      cost=cost, estimated=True)
+    cost = (
+        gen_in * s.price_in
+        + gen_out * s.price_out
+        + judge_in * s.judge_price_in
+        + judge_out * s.judge_price_out
+    ) / 1e6
+    return RunSummary(
+        run_id,
+        n_slots,
+        calls=len(new),
+        cached=len(requests) - len(new),
+        failed=0,
+        judge_calls=len(new) if s.judge_model else 0,
+        prompt_tokens=gen_in + judge_in,
+        completion_tokens=gen_out + judge_out,
+        cost=cost,
+        estimated=True,
+    )
 
 
 def _slot_key(sl: Slot) -> tuple:
@@ -321,9 +414,15 @@ def _slot_key(sl: Slot) -> tuple:
     return (sl.profile_id, sl.ctx_idx, sl.trial, b)
 
 
-async def _generate(cache: CallCache, s: RunSettings, requests: list[list[dict[str, str]]],
-                    keys: list[str], prog: Progress, api_key: str | None,
-                    on_progress: Callable[[Progress], None] | None) -> list[ChatResult]:
+async def _generate(
+    cache: CallCache,
+    s: RunSettings,
+    requests: list[list[dict[str, str]]],
+    keys: list[str],
+    prog: Progress,
+    api_key: str | None,
+    on_progress: Callable[[Progress], None] | None,
+) -> list[ChatResult]:
     """Answers for every request: from the cache, else from the model (recorded at once)."""
     cached = cache.get(keys)
     results: list[ChatResult | None] = [None] * len(requests)
@@ -350,11 +449,23 @@ async def _generate(cache: CallCache, s: RunSettings, requests: list[list[dict[s
                         wait = max(0.0, next_start[0] - now)
                         next_start[0] = max(now, next_start[0]) + gap
                     await asyncio.sleep(wait)
-                res = await chat(client, s.client(), requests[i], temperature=s.temperature,
-                                 max_tokens=s.max_tokens)
+                res = await chat(
+                    client,
+                    s.client(),
+                    requests[i],
+                    temperature=s.temperature,
+                    max_tokens=s.max_tokens,
+                )
             if res.ok:  # on disk before anything depends on it
-                cache.put(keys[i], s.model, "generate", res.text, res.reasoning,
-                          res.prompt_tokens, res.completion_tokens)
+                cache.put(
+                    keys[i],
+                    s.model,
+                    "generate",
+                    res.text,
+                    res.reasoning,
+                    res.prompt_tokens,
+                    res.completion_tokens,
+                )
             else:
                 prog.failed += 1
             prog.done += 1
@@ -377,15 +488,31 @@ def make_judge(s: RunSettings, store: Store, api_key: str | None) -> Judge:
     from cimem.judges.llm import LLMJudge
     from cimem.llm.prompts import load_judge_prompt
 
-    settings = ClientSettings(model=s.judge_model, base_url=s.judge_base_url,
-                              api_key_env=s.judge_api_key_env, timeout=s.timeout,
-                              max_retries=s.retries, backoff=s.backoff)
-    return LLMJudge(settings, load_judge_prompt(s.judge_prompts), store=store,
-                    concurrency=s.concurrency, temperature=0.0, api_key=api_key)
+    settings = ClientSettings(
+        model=s.judge_model,
+        base_url=s.judge_base_url,
+        api_key_env=s.judge_api_key_env,
+        timeout=s.timeout,
+        max_retries=s.retries,
+        backoff=s.backoff,
+    )
+    return LLMJudge(
+        settings,
+        load_judge_prompt(s.judge_prompts),
+        store=store,
+        concurrency=s.concurrency,
+        temperature=0.0,
+        api_key=api_key,
+    )
 
 
-def _judge_missing(store: Store, run_id: int, judge: Judge, retry_failed: bool,
-                   progress: Callable[[int, int], None] | None) -> list[JudgeOutcome]:
+def _judge_missing(
+    store: Store,
+    run_id: int,
+    judge: Judge,
+    retry_failed: bool,
+    progress: Callable[[int, int], None] | None,
+) -> list[JudgeOutcome]:
     """Judge the run's generated messages that its judge has not seen; append to that judge.
     With ``retry_failed``, judge calls that failed (status error) are made again."""
     judge_id = store.default_judge(run_id)
@@ -399,9 +526,13 @@ def _judge_missing(store: Store, run_id: int, judge: Judge, retry_failed: bool,
     outcomes = judge.judge_many(items, progress)
     with store.transaction():
         if judge_id is None:
-            judge_id = store.create_judge(run_id=run_id, name=judge.name, kind=judge.kind,
-                                          model=judge.model, prompt_hash=judge.prompt_hash(),
-                                          config=orjson.dumps(judge.config()).decode())
+            judge_id = store.create_judge(
+                run_id=run_id,
+                name=judge.name,
+                kind=judge.kind,
+                model=judge.model,
+                prompt_hash=judge.prompt_hash(),
+                config=orjson.dumps(judge.config()).decode(),
+            )
         store_outcomes(store, judge_id, [(m, pid) for m, pid, _n, _t in todo], specs, outcomes)
     return outcomes
-

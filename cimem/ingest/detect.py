@@ -21,11 +21,21 @@ def detect_format(path: Path) -> str:
     with open_maybe_gzip(path) as f:
         head = f.read(4096)
     if not head.strip():
-        raise InputError(str(path), "line 1", "(file)", "a non-empty results, profiles, Hugging Face "
-                         "or PersistBench file", got="an empty file")
+        raise InputError(
+            str(path),
+            "line 1",
+            "(file)",
+            "a non-empty results, profiles, Hugging Face or PersistBench file",
+            got="an empty file",
+        )
     if b"\x00" in head:
-        raise InputError(str(path), "byte 1", "(file)", "a text (JSON/JSONL/CSV) or Parquet file",
-                         got="binary data")
+        raise InputError(
+            str(path),
+            "byte 1",
+            "(file)",
+            "a text (JSON/JSONL/CSV) or Parquet file",
+            got="binary data",
+        )
     first = head.lstrip()[:1]
     if first == b"[":
         return "profiles"
@@ -33,12 +43,20 @@ def detect_format(path: Path) -> str:
         return "persistbench" if b'"metadata"' in _read_prefix(path, 1 << 16) else "profiles"
     if first == b"{":
         line = _first_line(path)
-        if b'"adv_reveal_prompt"' in line or (b'"attribute"' in line and b'"label"' in line
-                                              and b'"information_attributes"' not in line):
+        if b'"adv_reveal_prompt"' in line or (
+            b'"attribute"' in line
+            and b'"label"' in line
+            and b'"information_attributes"' not in line
+        ):
             return "hf"
         return "official"
-    raise InputError(str(path), "line 1", "(file)", "JSON lines, a JSON document, CSV or Parquet",
-                     got=repr(head[:40]))
+    raise InputError(
+        str(path),
+        "line 1",
+        "(file)",
+        "JSON lines, a JSON document, CSV or Parquet",
+        got=repr(head[:40]),
+    )
 
 
 def _read_prefix(path: Path, n: int) -> bytes:
@@ -58,29 +76,40 @@ def _first_line(path: Path) -> bytes:
     return b""
 
 
-def open_reader(path: Path, fmt: str, progress: Progress | None, model: str | None = None
-                ) -> tuple[RunMeta, Iterator[ProfileRecord]]:
+def open_reader(
+    path: Path, fmt: str, progress: Progress | None, model: str | None = None
+) -> tuple[RunMeta, Iterator[ProfileRecord]]:
     """The run metadata and the profile records of a file in format ``fmt``."""
     if fmt == "official":
         from cimem.ingest.official import read_official
-        meta = RunMeta(name=path.stem, kind="results", source_format="official",
-                       prompt_set="official", memory_format="official",
-                       judge=_official_judge())
+
+        meta = RunMeta(
+            name=path.stem,
+            kind="results",
+            source_format="official",
+            prompt_set="official",
+            memory_format="official",
+            judge=_official_judge(),
+        )
         return meta, read_official(path, progress)
     if fmt == "profiles":
         from cimem.ingest.profiles import read_profiles
+
         return read_profiles(path, progress)
     if fmt == "hf":
         from cimem.ingest.hf import read_hf
+
         return read_hf(path, progress)
     if fmt == "persistbench":
         from cimem.ingest.persistbench import read_persistbench
+
         return read_persistbench(path, progress, model)
     raise CimemError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
 def _official_judge() -> JudgeMeta:
-    return JudgeMeta(name="original verdicts", kind="imported",
-                     config={"note": "verdicts as stored in the official run-output file"})
-
-
+    return JudgeMeta(
+        name="original verdicts",
+        kind="imported",
+        config={"note": "verdicts as stored in the official run-output file"},
+    )

@@ -26,7 +26,7 @@ class IngestResult:
 
     run_id: int
     name: str
-    created: bool            # False when the same content was already imported
+    created: bool  # False when the same content was already imported
     source_format: str
     profiles: int = 0
     messages: int = 0
@@ -38,10 +38,17 @@ def file_sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
-def ingest_file(store: Store, path: str | Path, *, name: str | None = None,
-                model: str | None = None, fmt: str | None = None,
-                progress: Progress | None = None, simulated: bool | None = None,
-                level: int | None = None) -> IngestResult:
+def ingest_file(
+    store: Store,
+    path: str | Path,
+    *,
+    name: str | None = None,
+    model: str | None = None,
+    fmt: str | None = None,
+    progress: Progress | None = None,
+    simulated: bool | None = None,
+    level: int | None = None,
+) -> IngestResult:
     """Import one file as a new run; all or nothing. Returns the run (new or already present)."""
     path = Path(path)
     if not path.is_file():
@@ -76,9 +83,15 @@ def ingest_file(store: Store, path: str | Path, *, name: str | None = None,
     finally:
         if gc_was_enabled:
             gc.enable()
-    return IngestResult(run_id=run_id, name=meta.name, created=True, source_format=fmt,
-                        profiles=writer.n_profiles, messages=writer.n_messages,
-                        verdicts=writer.n_verdicts)
+    return IngestResult(
+        run_id=run_id,
+        name=meta.name,
+        created=True,
+        source_format=fmt,
+        profiles=writer.n_profiles,
+        messages=writer.n_messages,
+        verdicts=writer.n_verdicts,
+    )
 
 
 class _AlreadyImported(Exception):
@@ -91,7 +104,9 @@ def ingest_or_find(store: Store, path: str | Path, **kwargs) -> IngestResult:
     try:
         return ingest_file(store, path, **kwargs)
     except _AlreadyImported as dup:
-        return IngestResult(run_id=dup.run_id, name=dup.name, created=False,
-                            source_format=kwargs.get("fmt") or detect_format(Path(path)))
-
-
+        return IngestResult(
+            run_id=dup.run_id,
+            name=dup.name,
+            created=False,
+            source_format=kwargs.get("fmt") or detect_format(Path(path)),
+        )

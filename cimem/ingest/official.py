@@ -40,6 +40,7 @@ def open_maybe_gzip(path: Path):
         magic = f.read(2)
     if magic == b"\x1f\x8b":
         import gzip
+
         return gzip.open(path, "rb")
     return path.open("rb")
 
@@ -57,8 +58,13 @@ def iter_json_lines(path: Path, progress: Progress | None = None) -> Iterator[tu
             try:
                 obj = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
-                raise InputError(str(path), f"line {lineno}", "(the line)",
-                                 "one complete JSON object per line", got=str(exc)) from None
+                raise InputError(
+                    str(path),
+                    f"line {lineno}",
+                    "(the line)",
+                    "one complete JSON object per line",
+                    got=str(exc),
+                ) from None
             yield lineno, obj
             if progress:
                 progress(done, total)
@@ -71,8 +77,13 @@ def read_official(path: Path, progress: Progress | None = None) -> Iterator[Prof
         seen_any = True
         yield _ProfileReader(str(path), f"line {lineno}", obj).read(with_runs=True)
     if not seen_any:
-        raise InputError(str(path), "line 1", "(file)", "at least one JSON line (one profile each)",
-                         got="an empty file")
+        raise InputError(
+            str(path),
+            "line 1",
+            "(file)",
+            "at least one JSON line (one profile each)",
+            got="an empty file",
+        )
 
 
 class _ProfileReader:
@@ -85,7 +96,9 @@ class _ProfileReader:
         got_text = None if got is None else "missing" if got is MISSING else describe(got)
         raise InputError(self.path, place or self.place, field, expected, got=got_text)
 
-    def need(self, mapping: dict, key: str, kind: type | tuple, field: str, place: str | None = None):
+    def need(
+        self, mapping: dict, key: str, kind: type | tuple, field: str, place: str | None = None
+    ):
         if key not in mapping:
             self.fail(field, f"a {_kind_name(kind)}", MISSING, place)
         value = mapping[key]
@@ -104,22 +117,32 @@ class _ProfileReader:
         contexts = self.need(obj, "contexts", list, "contexts")
         rec = ProfileRecord(
             name=name,
-            sex=_text(bio.get("sex")), address=_text(bio.get("address")), age=_text(bio.get("age")),
-            bio_json=orjson.dumps(bio).decode())
+            sex=_text(bio.get("sex")),
+            address=_text(bio.get("address")),
+            age=_text(bio.get("age")),
+            bio_json=orjson.dumps(bio).decode(),
+        )
         self.keys = list(attrs)
         self.key_index = {k: i for i, k in enumerate(self.keys)}
         statements: dict[str, list[int]] = {}
         for i, (key, a) in enumerate(attrs.items()):
             field = f"information_attributes.{key}"
             if not isinstance(a, dict):
-                self.fail(field, "an object with value, information_domain, event, memory_statement", a)
+                self.fail(
+                    field, "an object with value, information_domain, event, memory_statement", a
+                )
             if "value" not in a:
                 self.fail(f"{field}.value", "a value", MISSING)
             stmt = self.need(a, "memory_statement", str, f"{field}.memory_statement")
-            rec.attributes.append(Attribute(
-                key=key, value_json=orjson.dumps(a["value"]).decode(),
-                domain=_opt_str(self, a, "information_domain", field),
-                event=_opt_str(self, a, "event", field), memory_statement=stmt))
+            rec.attributes.append(
+                Attribute(
+                    key=key,
+                    value_json=orjson.dumps(a["value"]).decode(),
+                    domain=_opt_str(self, a, "information_domain", field),
+                    event=_opt_str(self, a, "event", field),
+                    memory_statement=stmt,
+                )
+            )
             statements.setdefault(stmt, []).append(i)
         self.statements = statements
         self.statement_order = list(statements)
@@ -128,8 +151,13 @@ class _ProfileReader:
             cplace = f"contexts[{c}]"
             if not isinstance(ctx, dict):
                 self.fail(cplace, "an object with recipient and task", ctx)
-            rec.contexts.append((self.need(ctx, "recipient", str, f"{cplace}.recipient"),
-                                 self.need(ctx, "task", str, f"{cplace}.task"), None))
+            rec.contexts.append(
+                (
+                    self.need(ctx, "recipient", str, f"{cplace}.recipient"),
+                    self.need(ctx, "task", str, f"{cplace}.task"),
+                    None,
+                )
+            )
         if with_runs:
             self._read_context_payloads(rec, contexts)
         return rec
@@ -138,8 +166,20 @@ class _ProfileReader:
     def _read_context_payloads(self, rec: ProfileRecord, contexts: list[dict]) -> None:
         lab = {"ctx_idx": [], "attr_idx": [], "persona": [], "field": []}
         flat: list[float] = []
-        msg = {k: [] for k in ("ctx_idx", "trial", "num_to_share", "num_not_to_share",
-                               "shared_json", "prompt", "text", "status", "error")}
+        msg = {
+            k: []
+            for k in (
+                "ctx_idx",
+                "trial",
+                "num_to_share",
+                "num_not_to_share",
+                "shared_json",
+                "prompt",
+                "text",
+                "status",
+                "error",
+            )
+        }
         jud = {"msg_idx": [], "status": [], "raw": []}
         ver_msg: list[np.ndarray] = []
         ver_attr: list[np.ndarray] = []
@@ -150,7 +190,7 @@ class _ProfileReader:
         for c, ctx in enumerate(contexts):
             for key, payload in ctx.items():
                 if key.startswith(LABEL_PREFIX):
-                    persona = key[len(LABEL_PREFIX):]
+                    persona = key[len(LABEL_PREFIX) :]
                     persona = LABELS_COMBINED if persona == "combined" else persona
                     idx = self._labels(payload, f"contexts[{c}].{key}", flat)
                     lab["ctx_idx"].append(np.full(len(idx), c, dtype=np.int32))
@@ -161,8 +201,12 @@ class _ProfileReader:
                     field = f"contexts[{c}].{key}"
                     m = TRIAL_KEY.match(key)
                     if not m:
-                        self.fail(field, "a trial key combination_num_to_share=A_num_not_to_share=B"
-                                  "_trial=T with integers A, B, T", key)
+                        self.fail(
+                            field,
+                            "a trial key combination_num_to_share=A_num_not_to_share=B"
+                            "_trial=T with integers A, B, T",
+                            key,
+                        )
                     if not isinstance(payload, dict):
                         self.fail(field, "an object with prompt and model_solution", payload)
                     msg_idx = len(msg["ctx_idx"])
@@ -174,7 +218,8 @@ class _ProfileReader:
                     not_share = payload.get("not_to_share_attributes")
                     full = to_share == self.keys and not not_share
                     msg["shared_json"].append(
-                        None if full else orjson.dumps([to_share, not_share]).decode())
+                        None if full else orjson.dumps([to_share, not_share]).decode()
+                    )
                     prompt = payload.get("prompt")
                     if prompt is not None and not isinstance(prompt, str):
                         self.fail(f"{field}.prompt", "a string", prompt)
@@ -194,25 +239,36 @@ class _ProfileReader:
                     if rev is None:
                         continue  # message without verdicts: not judged
                     if not isinstance(rev, dict):
-                        self.fail(f"{field}.model_solution.revealed_attributes",
-                                  "an object {attribute_key: 0 or 1}", rev)
+                        self.fail(
+                            f"{field}.model_solution.revealed_attributes",
+                            "an object {attribute_key: 0 or 1}",
+                            rev,
+                        )
                     expl = sol.get("revealed_attributes_explanation") or {}
                     if not isinstance(expl, dict):
-                        self.fail(f"{field}.model_solution.revealed_attributes_explanation",
-                                  "an object {attribute_key: evidence sentence}", expl)
+                        self.fail(
+                            f"{field}.model_solution.revealed_attributes_explanation",
+                            "an object {attribute_key: evidence sentence}",
+                            expl,
+                        )
                     vals = list(rev.values())
                     if not set(vals) <= _BINARY:
                         bad = next(v for v in vals if v not in _BINARY or isinstance(v, float))
-                        self.fail(f"{field}.model_solution.revealed_attributes", "values 0 or 1", bad)
+                        self.fail(
+                            f"{field}.model_solution.revealed_attributes", "values 0 or 1", bad
+                        )
                     if list(rev) == self.keys:
                         attr_idx = all_attr
                     else:
                         attr_idx = np.empty(len(rev), dtype=np.int32)
                         for j, k in enumerate(rev):
                             if k not in self.key_index:
-                                self.fail(f"{field}.model_solution.revealed_attributes.{k}",
-                                          "a key of information_attributes (verdict for an "
-                                          "unknown attribute)", k)
+                                self.fail(
+                                    f"{field}.model_solution.revealed_attributes.{k}",
+                                    "a key of information_attributes (verdict for an "
+                                    "unknown attribute)",
+                                    k,
+                                )
                             attr_idx[j] = self.key_index[k]
                     base = len(ver_rev)
                     ver_msg.append(np.full(len(vals), msg_idx, dtype=np.int32))
@@ -220,8 +276,11 @@ class _ProfileReader:
                     ver_rev.extend(vals)
                     unmatched = {}
                     if expl:
-                        pos = {self.keys[a]: base + j for j, a in enumerate(attr_idx)} \
-                            if attr_idx is not all_attr else None
+                        pos = (
+                            {self.keys[a]: base + j for j, a in enumerate(attr_idx)}
+                            if attr_idx is not all_attr
+                            else None
+                        )
                         for k, sentence in expl.items():
                             if pos is None:
                                 i = self.key_index.get(k)
@@ -235,8 +294,11 @@ class _ProfileReader:
                     parse_failed = not expl and not any(vals)
                     jud["msg_idx"].append(msg_idx)
                     jud["status"].append("parse_failure" if parse_failed else "ok")
-                    jud["raw"].append(orjson.dumps({"unmatched_evidence": unmatched}).decode()
-                                      if unmatched else None)
+                    jud["raw"].append(
+                        orjson.dumps({"unmatched_evidence": unmatched}).decode()
+                        if unmatched
+                        else None
+                    )
         rec.messages = msg
         rec.judgments = jud
         if lab["attr_idx"]:
@@ -269,7 +331,9 @@ class _ProfileReader:
         """Attribute indices of one label object; its fractions (necessary, private, unlabeled per
         statement) are appended to ``flat``. Values are checked per profile in :meth:`_check`."""
         if not isinstance(payload, dict):
-            self.fail(field, "an object {memory_statement: {necessary, private, unlabeled}}", payload)
+            self.fail(
+                field, "an object {memory_statement: {necessary, private, unlabeled}}", payload
+            )
         start = len(flat)
         try:
             flat.extend(chain.from_iterable(map(_FRACTIONS, payload.values())))
@@ -284,15 +348,19 @@ class _ProfileReader:
         for r, stmt in enumerate(payload):
             targets = self.statements.get(stmt)
             if targets is None:
-                self.fail(f"{field}[{stmt!r}]", "the memory_statement of an attribute of this "
-                          "profile (labels are keyed by memory statement)", stmt)
+                self.fail(
+                    f"{field}[{stmt!r}]",
+                    "the memory_statement of an attribute of this "
+                    "profile (labels are keyed by memory statement)",
+                    stmt,
+                )
             idx.extend(targets)
             rows.extend([r] * len(targets))
         if len(rows) != len(payload):  # one statement shared by several attributes: repeat it
             mine = flat[start:]
             del flat[start:]
             for r in rows:
-                flat.extend(mine[3 * r: 3 * r + 3])
+                flat.extend(mine[3 * r : 3 * r + 3])
         return np.array(idx, dtype=np.int32)
 
     def _check_fractions(self, payload: dict, field: str) -> None:
@@ -300,8 +368,11 @@ class _ProfileReader:
             for part in ("necessary", "private", "unlabeled"):
                 v = fr.get(part) if isinstance(fr, dict) else None
                 if isinstance(v, bool) or not isinstance(v, (int, float)):
-                    self.fail(f"{field}[{stmt!r}].{part}", "a number between 0 and 1",
-                              MISSING if v is None else v)
+                    self.fail(
+                        f"{field}[{stmt!r}].{part}",
+                        "a number between 0 and 1",
+                        MISSING if v is None else v,
+                    )
 
 
 def read_profile_object(path: str, place: str, obj: Any) -> ProfileRecord:

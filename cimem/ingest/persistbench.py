@@ -22,48 +22,74 @@ from cimem.errors import CimemError, InputError, describe
 from cimem.ingest.records import Attribute, JudgeMeta, ProfileRecord, Progress, RunMeta
 
 
-def read_persistbench(path: Path, progress: Progress | None = None, model: str | None = None
-                      ) -> tuple[RunMeta, Iterator[ProfileRecord]]:
+def read_persistbench(
+    path: Path, progress: Progress | None = None, model: str | None = None
+) -> tuple[RunMeta, Iterator[ProfileRecord]]:
     src = str(path)
     try:
         doc = orjson.loads(path.read_bytes())
     except orjson.JSONDecodeError as exc:
-        raise InputError(src, "the document", "(file)", "a PersistBench JSON document",
-                         got=str(exc)) from None
+        raise InputError(
+            src, "the document", "(file)", "a PersistBench JSON document", got=str(exc)
+        ) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("entries"), (dict, list)):
-        raise InputError(src, "the document", "entries", "an object or list of entries",
-                         got=describe(doc.get("entries") if isinstance(doc, dict) else doc))
+        raise InputError(
+            src,
+            "the document",
+            "entries",
+            "an object or list of entries",
+            got=describe(doc.get("entries") if isinstance(doc, dict) else doc),
+        )
     metadata = doc.get("metadata") or {}
     entries = doc["entries"]
     items = list(entries.items()) if isinstance(entries, dict) else list(enumerate(entries))
     models = [m.get("name") for m in metadata.get("models", []) if isinstance(m, dict)]
     if not models:
-        models = sorted({m for _, e in items if isinstance(e, dict)
-                         for m in (e.get("results") or {})})
+        models = sorted(
+            {m for _, e in items if isinstance(e, dict) for m in (e.get("results") or {})}
+        )
     if model is None:
         if len(models) != 1:
-            raise CimemError(f"{src}: holds results of {len(models)} models ({', '.join(models)}); "
-                             "choose one with --model")
+            raise CimemError(
+                f"{src}: holds results of {len(models)} models ({', '.join(models)}); "
+                "choose one with --model"
+            )
         model = models[0]
     elif model not in models:
         raise CimemError(f"{src}: no results for model {model!r}; it has {', '.join(models)}")
     judge_model = metadata.get("judge_model")
-    config = {k: metadata.get(k) for k in ("benchmark_name", "timestamp", "prompt_template")
-              if metadata.get(k) is not None}
+    config = {
+        k: metadata.get(k)
+        for k in ("benchmark_name", "timestamp", "prompt_template")
+        if metadata.get(k) is not None
+    }
     cfg = doc.get("config") or {}
-    config.update({k: cfg.get(k) for k in ("method", "memory_mode", "cim_judge_variant")
-                   if isinstance(cfg, dict) and cfg.get(k) is not None})
-    meta = RunMeta(name=path.stem, kind="results", source_format="persistbench", model=model,
-                   prompt_set=metadata.get("prompt_template"), level=1,
-                   memory_format=cfg.get("method") if isinstance(cfg, dict) else None,
-                   judge=JudgeMeta(name="imported verdicts",
-                                   model=judge_model, config={"source": "persistbench"}),
-                   config=config)
+    config.update(
+        {
+            k: cfg.get(k)
+            for k in ("method", "memory_mode", "cim_judge_variant")
+            if isinstance(cfg, dict) and cfg.get(k) is not None
+        }
+    )
+    meta = RunMeta(
+        name=path.stem,
+        kind="results",
+        source_format="persistbench",
+        model=model,
+        prompt_set=metadata.get("prompt_template"),
+        level=1,
+        memory_format=cfg.get("method") if isinstance(cfg, dict) else None,
+        judge=JudgeMeta(
+            name="imported verdicts", model=judge_model, config={"source": "persistbench"}
+        ),
+        config=config,
+    )
     return meta, _records(src, items, model, progress)
 
 
-def _records(src: str, items: list, model: str, progress: Progress | None
-             ) -> Iterator[ProfileRecord]:
+def _records(
+    src: str, items: list, model: str, progress: Progress | None
+) -> Iterator[ProfileRecord]:
     by_profile: dict[str, _Profile] = {}
     for n, (entry_id, e) in enumerate(items):
         place = f"entries[{entry_id!r}]"
@@ -71,8 +97,13 @@ def _records(src: str, items: list, model: str, progress: Progress | None
             raise InputError(src, place, "(entry)", "an object", got=describe(e))
         cm = e.get("cim_metadata")
         if not isinstance(cm, dict):
-            raise InputError(src, place, "cim_metadata", "an object with name and "
-                             "attribute_memory_map", got=describe(cm))
+            raise InputError(
+                src,
+                place,
+                "cim_metadata",
+                "an object with name and attribute_memory_map",
+                got=describe(cm),
+            )
         name = cm.get("name")
         if not isinstance(name, str):
             raise InputError(src, place, "cim_metadata.name", "a string", got=describe(name))
@@ -90,17 +121,33 @@ class _Profile:
         self.rec = ProfileRecord(name=name)
         self.index: dict[str, int] = {}
         self.labels: dict[str, list] = {"ctx_idx": [], "attr_idx": [], "label": []}
-        self.msg: dict[str, list] = {k: [] for k in (
-            "ctx_idx", "trial", "num_to_share", "num_not_to_share", "shared_json", "prompt",
-            "text", "status", "error")}
+        self.msg: dict[str, list] = {
+            k: []
+            for k in (
+                "ctx_idx",
+                "trial",
+                "num_to_share",
+                "num_not_to_share",
+                "shared_json",
+                "prompt",
+                "text",
+                "status",
+                "error",
+            )
+        }
         self.jud: dict[str, list] = {"msg_idx": [], "status": [], "raw": []}
         self.ver: dict[str, list] = {"msg_idx": [], "attr_idx": [], "revealed": [], "evidence": []}
 
     def add(self, place: str, e: dict, cm: dict, model: str) -> None:
         amap = cm.get("attribute_memory_map")
         if not isinstance(amap, dict):
-            raise InputError(self.src, place, "cim_metadata.attribute_memory_map",
-                             "an object {attribute: memory statement}", got=describe(amap))
+            raise InputError(
+                self.src,
+                place,
+                "cim_metadata.attribute_memory_map",
+                "an object {attribute: memory statement}",
+                got=describe(amap),
+            )
         for key, stmt in amap.items():
             if key not in self.index:
                 self.index[key] = len(self.rec.attributes)
@@ -119,15 +166,20 @@ class _Profile:
             self.labels["ctx_idx"].append(c)
             self.labels["attr_idx"].append(self.index[key])
             self.labels["label"].append(
-                "share" if key in required and key not in forbidden else
-                "private" if key in forbidden and key not in required else "ambiguous")
+                "share"
+                if key in required and key not in forbidden
+                else "private"
+                if key in forbidden and key not in required
+                else "ambiguous"
+            )
         result = (e.get("results") or {}).get(model)
         if result is None:
             return
         gens = result.get("generations") if isinstance(result, dict) else None
         if not isinstance(gens, list):
-            raise InputError(self.src, place, f"results[{model!r}].generations", "a list",
-                             got=describe(gens))
+            raise InputError(
+                self.src, place, f"results[{model!r}].generations", "a list", got=describe(gens)
+            )
         for g_i, g in enumerate(gens):
             self._generation(f"{place}.results[{model!r}].generations[{g_i}]", c, g_i, g, prompt)
 
@@ -137,8 +189,13 @@ class _Profile:
             raise InputError(self.src, place, field, "a list of attribute keys", got=describe(keys))
         for k in keys:
             if k not in self.index:
-                raise InputError(self.src, place, field, "keys of cim_metadata.attribute_memory_map",
-                                 got=describe(k))
+                raise InputError(
+                    self.src,
+                    place,
+                    field,
+                    "keys of cim_metadata.attribute_memory_map",
+                    got=describe(k),
+                )
         return keys
 
     def _generation(self, place: str, c: int, g_i: int, g: Any, prompt: str | None) -> None:
@@ -147,11 +204,17 @@ class _Profile:
         m = len(self.msg["ctx_idx"])
         text, error = g.get("memory_response"), g.get("error")
         failed = error is not None or not isinstance(text, str) or not text
-        for k, v in (("ctx_idx", c), ("trial", int(g.get("generation_index", g_i))),
-                     ("num_to_share", None), ("num_not_to_share", None), ("shared_json", None),
-                     ("prompt", prompt), ("text", None if failed else text),
-                     ("status", "failed" if failed else "ok"),
-                     ("error", (str(error) if error is not None else "no message") if failed else None)):
+        for k, v in (
+            ("ctx_idx", c),
+            ("trial", int(g.get("generation_index", g_i))),
+            ("num_to_share", None),
+            ("num_not_to_share", None),
+            ("shared_json", None),
+            ("prompt", prompt),
+            ("text", None if failed else text),
+            ("status", "failed" if failed else "ok"),
+            ("error", (str(error) if error is not None else "no message") if failed else None),
+        ):
             self.msg[k].append(v)
         judge = g.get("judge")
         if failed or not isinstance(judge, dict):
@@ -165,16 +228,26 @@ class _Profile:
         unmatched: list[str] = []
         for j, item in enumerate(per):
             if not isinstance(item, dict):
-                raise InputError(self.src, f"{place}.judge.per_attribute[{j}]", "(item)",
-                                 "an object with id, revealed, evidence", got=describe(item))
+                raise InputError(
+                    self.src,
+                    f"{place}.judge.per_attribute[{j}]",
+                    "(item)",
+                    "an object with id, revealed, evidence",
+                    got=describe(item),
+                )
             key = self._attribute_key(item.get("id"))
             if key is None:
                 unmatched.append(str(item.get("id")))
                 continue
             revealed = item.get("revealed")
             if not isinstance(revealed, bool):
-                raise InputError(self.src, f"{place}.judge.per_attribute[{j}]", "revealed",
-                                 "true or false", got=describe(revealed))
+                raise InputError(
+                    self.src,
+                    f"{place}.judge.per_attribute[{j}]",
+                    "revealed",
+                    "true or false",
+                    got=describe(revealed),
+                )
             self.ver["msg_idx"].append(m)
             self.ver["attr_idx"].append(self.index[key])
             self.ver["revealed"].append(revealed)
@@ -183,8 +256,9 @@ class _Profile:
         # A judge that answered with ids we cannot map (positions, unknown names) did not give a
         # usable verdict for those attributes: that is a parse failure, reported with the ids.
         self.jud["status"].append("parse_failure" if unmatched else "ok")
-        self.jud["raw"].append(orjson.dumps({"unmatched_ids": unmatched}).decode()
-                               if unmatched else None)
+        self.jud["raw"].append(
+            orjson.dumps({"unmatched_ids": unmatched}).decode() if unmatched else None
+        )
 
     def _attribute_key(self, raw: Any) -> str | None:
         """The attribute a judge's id names: the key itself or the key in [brackets]."""
@@ -201,8 +275,10 @@ class _Profile:
         rec.messages = self.msg
         rec.judgments = self.jud
         if self.ver["msg_idx"]:
-            rec.verdicts = {"msg_idx": np.array(self.ver["msg_idx"], np.int32),
-                            "attr_idx": np.array(self.ver["attr_idx"], np.int32),
-                            "revealed": np.array(self.ver["revealed"], np.bool_),
-                            "evidence": self.ver["evidence"]}
+            rec.verdicts = {
+                "msg_idx": np.array(self.ver["msg_idx"], np.int32),
+                "attr_idx": np.array(self.ver["attr_idx"], np.int32),
+                "revealed": np.array(self.ver["revealed"], np.bool_),
+                "evidence": self.ver["evidence"],
+            }
         return rec

@@ -33,7 +33,7 @@ class RunMeta:
     """How a run was made, as far as the source says."""
 
     name: str
-    kind: str                       # results, profiles, labels
+    kind: str  # results, profiles, labels
     source_format: str
     model: str | None = None
     prompt_set: str | None = None
@@ -63,7 +63,9 @@ class ProfileRecord:
     age: str | None = None
     bio_json: str | None = None
     attributes: list[Attribute] = field(default_factory=list)
-    contexts: list[tuple[str, str, str | None]] = field(default_factory=list)  # recipient, task, prompt
+    contexts: list[tuple[str, str, str | None]] = field(
+        default_factory=list
+    )  # recipient, task, prompt
     # persona label columns: ctx_idx, attr_idx, persona, necessary, private, unlabeled
     persona_labels: dict[str, Any] = field(default_factory=dict)
     # hard label columns: ctx_idx, attr_idx, label

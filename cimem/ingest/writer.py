@@ -23,16 +23,29 @@ class RunWriter:
     def start(self, meta: RunMeta, source: str) -> int:
         self.meta = meta
         self.run_id = self.store.create_run(
-            name=meta.name, kind=meta.kind, source_format=meta.source_format, source=source,
-            content_hash=None, model=meta.model, prompt_set=meta.prompt_set, level=meta.level,
-            memory_format=meta.memory_format, simulated=meta.simulated,
-            config=orjson.dumps(meta.config).decode())
+            name=meta.name,
+            kind=meta.kind,
+            source_format=meta.source_format,
+            source=source,
+            content_hash=None,
+            model=meta.model,
+            prompt_set=meta.prompt_set,
+            level=meta.level,
+            memory_format=meta.memory_format,
+            simulated=meta.simulated,
+            config=orjson.dumps(meta.config).decode(),
+        )
         self.judge_id = None
         if meta.judge is not None:
             j = meta.judge
             self.judge_id = self.store.create_judge(
-                run_id=self.run_id, name=j.name, kind=j.kind, model=j.model,
-                prompt_hash=j.prompt_hash, config=orjson.dumps(j.config).decode())
+                run_id=self.run_id,
+                name=j.name,
+                kind=j.kind,
+                model=j.model,
+                prompt_hash=j.prompt_hash,
+                config=orjson.dumps(j.config).decode(),
+            )
         self.next_message = self.store.next_message_id()
         return self.run_id
 
@@ -40,81 +53,165 @@ class RunWriter:
         """The Arrow tables of one profile record, with database ids; counts what it wrote."""
         run, pid = self.run_id, self.n_profiles
         out: list[tuple[str, pa.Table]] = []
-        out.append(("profiles", pa.table({
-            "run_id": [run], "profile_id": [pid], "name": [rec.name], "sex": [rec.sex],
-            "address": [rec.address], "age": [rec.age], "bio_json": [rec.bio_json]})))
+        out.append(
+            (
+                "profiles",
+                pa.table(
+                    {
+                        "run_id": [run],
+                        "profile_id": [pid],
+                        "name": [rec.name],
+                        "sex": [rec.sex],
+                        "address": [rec.address],
+                        "age": [rec.age],
+                        "bio_json": [rec.bio_json],
+                    }
+                ),
+            )
+        )
         a0 = self.next_attr
         n_attr = len(rec.attributes)
         if n_attr:
-            out.append(("attributes", pa.table({
-                "run_id": np.full(n_attr, run, np.int32), "profile_id": np.full(n_attr, pid, np.int32),
-                "attr_id": np.arange(a0, a0 + n_attr, dtype=np.int32),
-                "key": [a.key for a in rec.attributes],
-                "value_json": pa.array([a.value_json for a in rec.attributes], pa.string()),
-                "domain": pa.array([a.domain for a in rec.attributes], pa.string()),
-                "event": pa.array([a.event for a in rec.attributes], pa.string()),
-                "memory_statement": pa.array([a.memory_statement for a in rec.attributes], pa.string()),
-            })))
+            out.append(
+                (
+                    "attributes",
+                    pa.table(
+                        {
+                            "run_id": np.full(n_attr, run, np.int32),
+                            "profile_id": np.full(n_attr, pid, np.int32),
+                            "attr_id": np.arange(a0, a0 + n_attr, dtype=np.int32),
+                            "key": [a.key for a in rec.attributes],
+                            "value_json": pa.array(
+                                [a.value_json for a in rec.attributes], pa.string()
+                            ),
+                            "domain": pa.array([a.domain for a in rec.attributes], pa.string()),
+                            "event": pa.array([a.event for a in rec.attributes], pa.string()),
+                            "memory_statement": pa.array(
+                                [a.memory_statement for a in rec.attributes], pa.string()
+                            ),
+                        }
+                    ),
+                )
+            )
         n_ctx = len(rec.contexts)
         if n_ctx:
-            out.append(("contexts", pa.table({
-                "run_id": np.full(n_ctx, run, np.int32), "profile_id": np.full(n_ctx, pid, np.int32),
-                "ctx_idx": np.arange(n_ctx, dtype=np.int32),
-                "recipient": [c[0] for c in rec.contexts], "task": [c[1] for c in rec.contexts],
-                "prompt": pa.array([c[2] for c in rec.contexts], pa.string())})))
+            out.append(
+                (
+                    "contexts",
+                    pa.table(
+                        {
+                            "run_id": np.full(n_ctx, run, np.int32),
+                            "profile_id": np.full(n_ctx, pid, np.int32),
+                            "ctx_idx": np.arange(n_ctx, dtype=np.int32),
+                            "recipient": [c[0] for c in rec.contexts],
+                            "task": [c[1] for c in rec.contexts],
+                            "prompt": pa.array([c[2] for c in rec.contexts], pa.string()),
+                        }
+                    ),
+                )
+            )
         pl = rec.persona_labels
         if pl and len(pl["attr_idx"]):
             n = len(pl["attr_idx"])
             fr = pl["fractions"]
-            out.append(("persona_labels", pa.table({
-                "run_id": np.full(n, run, np.int32), "profile_id": np.full(n, pid, np.int32),
-                "ctx_idx": pl["ctx_idx"], "attr_id": pl["attr_idx"] + a0,
-                "persona": pa.array(pl["persona"], pa.string()).dictionary_encode(),
-                "necessary": fr[:, 0], "private": fr[:, 1], "unlabeled": fr[:, 2]})))
+            out.append(
+                (
+                    "persona_labels",
+                    pa.table(
+                        {
+                            "run_id": np.full(n, run, np.int32),
+                            "profile_id": np.full(n, pid, np.int32),
+                            "ctx_idx": pl["ctx_idx"],
+                            "attr_id": pl["attr_idx"] + a0,
+                            "persona": pa.array(pl["persona"], pa.string()).dictionary_encode(),
+                            "necessary": fr[:, 0],
+                            "private": fr[:, 1],
+                            "unlabeled": fr[:, 2],
+                        }
+                    ),
+                )
+            )
             self.has_labels = True
         hl = rec.hard_labels
         if hl and len(hl["attr_idx"]):
             n = len(hl["attr_idx"])
-            out.append(("hard_labels", pa.table({
-                "run_id": np.full(n, run, np.int32), "profile_id": np.full(n, pid, np.int32),
-                "ctx_idx": np.asarray(hl["ctx_idx"], np.int32),
-                "attr_id": np.asarray(hl["attr_idx"], np.int32) + a0,
-                "label": pa.array(hl["label"], pa.string())})))
+            out.append(
+                (
+                    "hard_labels",
+                    pa.table(
+                        {
+                            "run_id": np.full(n, run, np.int32),
+                            "profile_id": np.full(n, pid, np.int32),
+                            "ctx_idx": np.asarray(hl["ctx_idx"], np.int32),
+                            "attr_id": np.asarray(hl["attr_idx"], np.int32) + a0,
+                            "label": pa.array(hl["label"], pa.string()),
+                        }
+                    ),
+                )
+            )
             self.has_labels = True
         m0 = self.next_message
         n_msg = rec.n_messages
         if n_msg:
             m = rec.messages
-            out.append(("messages", pa.table({
-                "message_id": np.arange(m0, m0 + n_msg, dtype=np.int64),
-                "run_id": np.full(n_msg, run, np.int32), "profile_id": np.full(n_msg, pid, np.int32),
-                "ctx_idx": pa.array(m["ctx_idx"], pa.int32()), "trial": pa.array(m["trial"], pa.int32()),
-                "num_to_share": pa.array(m["num_to_share"], pa.int32()),
-                "num_not_to_share": pa.array(m["num_not_to_share"], pa.int32()),
-                "shared_json": pa.array(m["shared_json"], pa.string()),
-                "prompt": pa.array(m["prompt"], pa.string()), "text": pa.array(m["text"], pa.string()),
-                "status": pa.array(m["status"], pa.string()),
-                "error": pa.array(m["error"], pa.string())})))
+            out.append(
+                (
+                    "messages",
+                    pa.table(
+                        {
+                            "message_id": np.arange(m0, m0 + n_msg, dtype=np.int64),
+                            "run_id": np.full(n_msg, run, np.int32),
+                            "profile_id": np.full(n_msg, pid, np.int32),
+                            "ctx_idx": pa.array(m["ctx_idx"], pa.int32()),
+                            "trial": pa.array(m["trial"], pa.int32()),
+                            "num_to_share": pa.array(m["num_to_share"], pa.int32()),
+                            "num_not_to_share": pa.array(m["num_not_to_share"], pa.int32()),
+                            "shared_json": pa.array(m["shared_json"], pa.string()),
+                            "prompt": pa.array(m["prompt"], pa.string()),
+                            "text": pa.array(m["text"], pa.string()),
+                            "status": pa.array(m["status"], pa.string()),
+                            "error": pa.array(m["error"], pa.string()),
+                        }
+                    ),
+                )
+            )
             self.has_messages = True
             self.max_trials = max(self.max_trials, _trials_per_context(m))
         j = rec.judgments
         if j and j["msg_idx"]:
             self._need_judge()
             n = len(j["msg_idx"])
-            out.append(("judgments", pa.table({
-                "judge_id": np.full(n, self.judge_id, np.int32),
-                "message_id": np.asarray(j["msg_idx"], np.int64) + m0,
-                "status": pa.array(j["status"], pa.string()), "raw": pa.array(j["raw"], pa.string())})))
+            out.append(
+                (
+                    "judgments",
+                    pa.table(
+                        {
+                            "judge_id": np.full(n, self.judge_id, np.int32),
+                            "message_id": np.asarray(j["msg_idx"], np.int64) + m0,
+                            "status": pa.array(j["status"], pa.string()),
+                            "raw": pa.array(j["raw"], pa.string()),
+                        }
+                    ),
+                )
+            )
         v = rec.verdicts
         if v and len(v["msg_idx"]):
             self._need_judge()
             n = len(v["msg_idx"])
-            out.append(("verdicts", pa.table({
-                "judge_id": np.full(n, self.judge_id, np.int32),
-                "message_id": np.asarray(v["msg_idx"], np.int64) + m0,
-                "attr_id": np.asarray(v["attr_idx"], np.int32) + a0,
-                "revealed": np.asarray(v["revealed"], np.bool_),
-                "evidence": pa.array(v["evidence"], pa.string())})))
+            out.append(
+                (
+                    "verdicts",
+                    pa.table(
+                        {
+                            "judge_id": np.full(n, self.judge_id, np.int32),
+                            "message_id": np.asarray(v["msg_idx"], np.int64) + m0,
+                            "attr_id": np.asarray(v["attr_idx"], np.int32) + a0,
+                            "revealed": np.asarray(v["revealed"], np.bool_),
+                            "evidence": pa.array(v["evidence"], pa.string()),
+                        }
+                    ),
+                )
+            )
             self.n_verdicts += n
         self.next_attr += n_attr
         self.next_message += n_msg
@@ -127,10 +224,14 @@ class RunWriter:
             raise RuntimeError("importer produced verdicts without declaring a judge")
 
     def finish(self, content_hash: str) -> None:
-        self.store.finish_run(self.run_id, content_hash=content_hash,
-                              n_trials=self.max_trials if self.has_messages else None,
-                              kind=self.meta.kind if self.has_messages or self.meta.kind != "results"
-                              else ("labels" if self.has_labels else "profiles"))
+        self.store.finish_run(
+            self.run_id,
+            content_hash=content_hash,
+            n_trials=self.max_trials if self.has_messages else None,
+            kind=self.meta.kind
+            if self.has_messages or self.meta.kind != "results"
+            else ("labels" if self.has_labels else "profiles"),
+        )
 
 
 def _trials_per_context(m: dict) -> int:
@@ -139,4 +240,3 @@ def _trials_per_context(m: dict) -> int:
     for key in zip(m["ctx_idx"], m["num_to_share"], m["num_not_to_share"]):
         counts[key] = counts.get(key, 0) + 1
     return max(counts.values(), default=0)
-

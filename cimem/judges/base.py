@@ -28,7 +28,7 @@ class JudgeOutcome:
     """One message judged: revealed keys with evidence, or a failure with the raw reply."""
 
     revealed: dict[str, str]
-    status: str = "ok"                 # ok, parse_failure, error
+    status: str = "ok"  # ok, parse_failure, error
     raw: str | None = None
     unmatched: list[str] = field(default_factory=list)
     cached: bool = False
@@ -43,8 +43,11 @@ class Judge(Protocol):
 
     def config(self) -> dict[str, Any]: ...
 
-    def judge_many(self, items: list[tuple[str, list[AttributeSpec], str]],
-                   progress: Callable[[int, int], None] | None = None) -> list[JudgeOutcome]: ...
+    def judge_many(
+        self,
+        items: list[tuple[str, list[AttributeSpec], str]],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[JudgeOutcome]: ...
 
 
 class OfflineJudge:
@@ -82,8 +85,9 @@ class RejudgeResult:
     seconds: float
 
 
-def attribute_specs(store: Store, run_id: int, values_from: int | None = None
-                    ) -> dict[int, list[tuple[int, AttributeSpec]]]:
+def attribute_specs(
+    store: Store, run_id: int, values_from: int | None = None
+) -> dict[int, list[tuple[int, AttributeSpec]]]:
     """Per profile: (attr_id, spec) with values decoded; missing values filled from another run's
     attributes of the same profile name and key when ``values_from`` is given."""
     fill = store.values_by_name(values_from) if values_from is not None else {}
@@ -97,39 +101,68 @@ def attribute_specs(store: Store, run_id: int, values_from: int | None = None
     return out
 
 
-def rejudge(store: Store, run_id: int, judge: Judge, *, profile: str | None = None,
-            context: int | None = None, trial: int | None = None,
-            message_ids: list[int] | None = None, limit: int | None = None,
-            values_from: int | None = None,
-            progress: Callable[[int, int], None] | None = None) -> RejudgeResult:
+def rejudge(
+    store: Store,
+    run_id: int,
+    judge: Judge,
+    *,
+    profile: str | None = None,
+    context: int | None = None,
+    trial: int | None = None,
+    message_ids: list[int] | None = None,
+    limit: int | None = None,
+    values_from: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RejudgeResult:
     """Judge the selected messages of a run with ``judge`` and store them as a new judge."""
     start = time.perf_counter()
     rows = store.messages_to_judge(run_id, profile, context, trial, message_ids, limit)
     if not rows:
         raise CimemError(f"run {run_id} has no generated message matching the selection")
     specs = attribute_specs(store, run_id, values_from)
-    items = [(text, [s for _, s in specs.get(pid, [])], name)
-             for _mid, pid, name, _c, _t, text in rows]
+    items = [
+        (text, [s for _, s in specs.get(pid, [])], name) for _mid, pid, name, _c, _t, text in rows
+    ]
     outcomes = judge.judge_many(items, progress)
-    cfg = judge.config() | {"selection": {"profile": profile, "context": context, "trial": trial,
-                                          "messages": len(rows), "limit": limit,
-                                          "values_from": values_from}}
+    cfg = judge.config() | {
+        "selection": {
+            "profile": profile,
+            "context": context,
+            "trial": trial,
+            "messages": len(rows),
+            "limit": limit,
+            "values_from": values_from,
+        }
+    }
     with store.transaction():
-        judge_id = store.create_judge(run_id=run_id, name=judge.name, kind=judge.kind,
-                                      model=judge.model, prompt_hash=judge.prompt_hash(),
-                                      config=orjson.dumps(cfg).decode())
+        judge_id = store.create_judge(
+            run_id=run_id,
+            name=judge.name,
+            kind=judge.kind,
+            model=judge.model,
+            prompt_hash=judge.prompt_hash(),
+            config=orjson.dumps(cfg).decode(),
+        )
         n_verdicts = store_outcomes(store, judge_id, [(r[0], r[1]) for r in rows], specs, outcomes)
     statuses = [o.status for o in outcomes]
-    return RejudgeResult(judge_id=judge_id, messages=len(rows), verdicts=n_verdicts,
-                         parse_failures=statuses.count("parse_failure"),
-                         errors=statuses.count("error"),
-                         cached=sum(o.cached for o in outcomes),
-                         seconds=time.perf_counter() - start)
+    return RejudgeResult(
+        judge_id=judge_id,
+        messages=len(rows),
+        verdicts=n_verdicts,
+        parse_failures=statuses.count("parse_failure"),
+        errors=statuses.count("error"),
+        cached=sum(o.cached for o in outcomes),
+        seconds=time.perf_counter() - start,
+    )
 
 
-def store_outcomes(store: Store, judge_id: int, messages: list[tuple[int, int]],
-                   specs: dict[int, list[tuple[int, AttributeSpec]]],
-                   outcomes: list[JudgeOutcome]) -> int:
+def store_outcomes(
+    store: Store,
+    judge_id: int,
+    messages: list[tuple[int, int]],
+    specs: dict[int, list[tuple[int, AttributeSpec]]],
+    outcomes: list[JudgeOutcome],
+) -> int:
     """Append one judgment per (message_id, profile_id) and, for parsed replies, a verdict for
     every attribute of the profile. Returns the number of verdicts written."""
     mids, aids, revs, evs = [], [], [], []
@@ -149,20 +182,36 @@ def store_outcomes(store: Store, judge_id: int, messages: list[tuple[int, int]],
             evidence = outcome.revealed.get(spec.key)
             revs.append(evidence is not None)
             evs.append(evidence)
-    store.append("judgments", pa.table({
-        "judge_id": np.full(len(j_mid), judge_id, np.int32),
-        "message_id": np.array(j_mid, np.int64), "status": pa.array(j_status, pa.string()),
-        "raw": pa.array(j_raw, pa.string())}))
+    store.append(
+        "judgments",
+        pa.table(
+            {
+                "judge_id": np.full(len(j_mid), judge_id, np.int32),
+                "message_id": np.array(j_mid, np.int64),
+                "status": pa.array(j_status, pa.string()),
+                "raw": pa.array(j_raw, pa.string()),
+            }
+        ),
+    )
     if mids:
-        store.append("verdicts", pa.table({
-            "judge_id": np.full(len(mids), judge_id, np.int32),
-            "message_id": np.array(mids, np.int64), "attr_id": np.array(aids, np.int32),
-            "revealed": np.array(revs, np.bool_), "evidence": pa.array(evs, pa.string())}))
+        store.append(
+            "verdicts",
+            pa.table(
+                {
+                    "judge_id": np.full(len(mids), judge_id, np.int32),
+                    "message_id": np.array(mids, np.int64),
+                    "attr_id": np.array(aids, np.int32),
+                    "revealed": np.array(revs, np.bool_),
+                    "evidence": pa.array(evs, pa.string()),
+                }
+            ),
+        )
     return len(mids)
 
 
-def judge_message(store: Store, message_id: int, judge: Judge,
-                  values_from: int | None = None) -> tuple[JudgeOutcome, float]:
+def judge_message(
+    store: Store, message_id: int, judge: Judge, values_from: int | None = None
+) -> tuple[JudgeOutcome, float]:
     """Judge one stored message without storing anything: (outcome, seconds)."""
     detail = store.message_detail(message_id)
     if detail is None:
@@ -171,8 +220,9 @@ def judge_message(store: Store, message_id: int, judge: Judge,
         raise CimemError(f"message {message_id} has no text: its generation failed")
     specs = attribute_specs(store, detail["run_id"], values_from)
     start = time.perf_counter()
-    outcome = judge.judge_many([(detail["text"], [s for _, s in specs.get(detail["profile_id"], [])],
-                                 detail["profile"])])[0]
+    outcome = judge.judge_many(
+        [(detail["text"], [s for _, s in specs.get(detail["profile_id"], [])], detail["profile"])]
+    )[0]
     return outcome, time.perf_counter() - start
 
 

@@ -24,9 +24,16 @@ from cimem.store.call_cache import CallCache
 class LLMJudge:
     kind = "llm"
 
-    def __init__(self, settings: ClientSettings, prompt: PromptTemplate, store: Store | None = None,
-                 concurrency: int = 8, temperature: float = 0.0, name: str | None = None,
-                 api_key: str | None = None):
+    def __init__(
+        self,
+        settings: ClientSettings,
+        prompt: PromptTemplate,
+        store: Store | None = None,
+        concurrency: int = 8,
+        temperature: float = 0.0,
+        name: str | None = None,
+        api_key: str | None = None,
+    ):
         self.settings, self.prompt, self.store = settings, prompt, store
         self.concurrency, self.temperature = max(1, concurrency), temperature
         self.model = settings.model
@@ -34,23 +41,33 @@ class LLMJudge:
         self._api_key = api_key  # used for the calls only; never stored or logged
         self.calls = 0
         self.retries = 0
-        self.prompt_tokens = 0      # of the calls made (cached ones cost nothing)
+        self.prompt_tokens = 0  # of the calls made (cached ones cost nothing)
         self.completion_tokens = 0
 
     def prompt_hash(self) -> str:
         return self.prompt.hash
 
     def config(self) -> dict[str, Any]:
-        return {"client": self.settings.describe(), "prompt": self.prompt.name,
-                "temperature": self.temperature, "concurrency": self.concurrency}
+        return {
+            "client": self.settings.describe(),
+            "prompt": self.prompt.name,
+            "temperature": self.temperature,
+            "concurrency": self.concurrency,
+        }
 
     def build_messages(self, message: str, attrs: list[AttributeSpec]) -> list[dict[str, str]]:
-        text = fill(self.prompt, attributes=attribute_list([(a.key, a.statement) for a in attrs]),
-                    solution=message)
+        text = fill(
+            self.prompt,
+            attributes=attribute_list([(a.key, a.statement) for a in attrs]),
+            solution=message,
+        )
         return [{"role": "user", "content": text}]
 
-    def judge_many(self, items: list[tuple[str, list[AttributeSpec], str]],
-                   progress: Callable[[int, int], None] | None = None) -> list[JudgeOutcome]:
+    def judge_many(
+        self,
+        items: list[tuple[str, list[AttributeSpec], str]],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[JudgeOutcome]:
         return asyncio.run(self._judge_all(items, progress))
 
     async def _judge_all(self, items, progress) -> list[JudgeOutcome]:
@@ -64,8 +81,9 @@ class LLMJudge:
             if cache is not None:
                 cache.close()
 
-    async def _judge_uncached(self, items, requests, keys, cache: CallCache | None,
-                              progress) -> list[JudgeOutcome]:
+    async def _judge_uncached(
+        self, items, requests, keys, cache: CallCache | None, progress
+    ) -> list[JudgeOutcome]:
         cached = cache.get(keys) if cache is not None else {}
         results: list[ChatResult | None] = [None] * len(items)
         for i, k in enumerate(keys):
@@ -82,15 +100,23 @@ class LLMJudge:
             async def one(i: int) -> None:
                 nonlocal done
                 async with sem:
-                    res = await chat(client, self.settings, requests[i],
-                                     temperature=self.temperature)
+                    res = await chat(
+                        client, self.settings, requests[i], temperature=self.temperature
+                    )
                 self.calls += 1
                 self.retries += res.attempts - 1
                 self.prompt_tokens += res.prompt_tokens
                 self.completion_tokens += res.completion_tokens
                 if res.ok and cache is not None:
-                    cache.put(keys[i], self.model, "judge", res.text, res.reasoning,
-                              res.prompt_tokens, res.completion_tokens)
+                    cache.put(
+                        keys[i],
+                        self.model,
+                        "judge",
+                        res.text,
+                        res.reasoning,
+                        res.prompt_tokens,
+                        res.completion_tokens,
+                    )
                 results[i] = res
                 done += 1
                 if progress:
@@ -106,11 +132,17 @@ class LLMJudge:
             if not res.ok:
                 out.append(JudgeOutcome({}, status="error", raw=res.error))
                 continue
-            parsed = parse_reply(res.text, [a.key for a in attrs],
-                                 {a.key: a.statement for a in attrs})
+            parsed = parse_reply(
+                res.text, [a.key for a in attrs], {a.key: a.statement for a in attrs}
+            )
             if not parsed.ok:
-                out.append(JudgeOutcome({}, status="parse_failure", raw=res.text, cached=res.cached))
+                out.append(
+                    JudgeOutcome({}, status="parse_failure", raw=res.text, cached=res.cached)
+                )
             else:
-                out.append(JudgeOutcome(parsed.revealed, raw=res.text, unmatched=parsed.unmatched,
-                                        cached=res.cached))
+                out.append(
+                    JudgeOutcome(
+                        parsed.revealed, raw=res.text, unmatched=parsed.unmatched, cached=res.cached
+                    )
+                )
         return out

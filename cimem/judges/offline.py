@@ -56,12 +56,15 @@ class _Sentence:
     negated: bool
 
 
-def judge_offline(message: str, attributes: list[AttributeSpec], person: str = ""
-                  ) -> dict[str, str]:
+def judge_offline(
+    message: str, attributes: list[AttributeSpec], person: str = ""
+) -> dict[str, str]:
     """The attributes the message reveals, each with the sentence that reveals it."""
     drop = frozenset(words(person))
-    sents = [_Sentence(s, content_stems(s), numbers_in(s), dates_in(s), has_negation(s))
-             for s in sentences(message)]
+    sents = [
+        _Sentence(s, content_stems(s), numbers_in(s), dates_in(s), has_negation(s))
+        for s in sentences(message)
+    ]
     common = _common_stems(attributes, drop)
     found: dict[str, str] = {}
     for attr in attributes:
@@ -84,7 +87,9 @@ def _common_stems(attributes: list[AttributeSpec], drop: frozenset[str]) -> froz
 
 def _decide(attr: AttributeSpec, sents: list[_Sentence], drop: frozenset[str]) -> str | None:
     value, statement = attr.value, attr.statement or ""
-    anchors = content_stems(statement, drop) - content_stems(str(value) if value is not None else "")
+    anchors = content_stems(statement, drop) - content_stems(
+        str(value) if value is not None else ""
+    )
     if isinstance(value, list):
         hits = [_decide(AttributeSpec(attr.key, v, statement), sents, drop) for v in value]
         return hits[0] if hits and all(h is not None for h in hits) else None
@@ -105,8 +110,12 @@ def _decide(attr: AttributeSpec, sents: list[_Sentence], drop: frozenset[str]) -
     if len(value_words) <= 4:
         for s in sents:
             if phrase_in(text, s.text) or (len(value_words) > 1 and _name_variant(text, s.text)):
-                if (len(value_words) == 1 and anchors and not (anchors & s.stems)
-                        and not _proper_noun_in(value_words[0], s.text)):
+                if (
+                    len(value_words) == 1
+                    and anchors
+                    and not (anchors & s.stems)
+                    and not _proper_noun_in(value_words[0], s.text)
+                ):
                     continue
                 return s.text
         return None
@@ -136,8 +145,9 @@ def _by_number(value: float, anchors: set[str], sents: list[_Sentence]) -> str |
     return None
 
 
-def _by_numbers_in_text(text: str, nums: set[float], anchors: set[str],
-                        sents: list[_Sentence]) -> str | None:
+def _by_numbers_in_text(
+    text: str, nums: set[float], anchors: set[str], sents: list[_Sentence]
+) -> str | None:
     core = {n for n in nums if n >= 0}
     unit_words = content_stems(text)
     for s in sents:

@@ -48,7 +48,7 @@ def _candidates(text: str) -> list[str]:
             elif ch == "}":
                 depth -= 1
                 if depth == 0:
-                    out.append(text[start:i + 1])
+                    out.append(text[start : i + 1])
                     break
         start = text.find("{", start + 1)
     return out
@@ -81,8 +81,9 @@ def load_json(text: str | None) -> dict | list | None:
     return None
 
 
-def parse_reply(text: str, keys: list[str], statements: dict[str, str] | None = None
-                ) -> ParsedReply:
+def parse_reply(
+    text: str, keys: list[str], statements: dict[str, str] | None = None
+) -> ParsedReply:
     """The revealed attributes of a judge reply (thinking already removed)."""
     obj = load_json(text)
     if obj is None:

@@ -15,38 +15,100 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\$?\d[\d,]*(?:\.\d+)?(?:\s?[kK]\b)?")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _SLASH_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
-MONTHS = {m: i + 1 for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"])}
+MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ]
+    )
+}
 MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
 MONTHS["sept"] = 9
 _MONTH_RE = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _MDY = re.compile(_MONTH_RE + r"\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?", re.I)
-_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_RE + r"(?:,?\s+(\d{4}))?", re.I)
+_DMY = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_RE + r"(?:,?\s+(\d{4}))?", re.I
+)
 _MONTH_YEAR = re.compile(_MONTH_RE + r"\s+(\d{4})", re.I)
-NUMBER_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
-NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-                     "eighty": 80, "ninety": 90, "hundred": 100, "once": 1, "twice": 2,
-                     "single": 1, "both": 2, "half": 0.5, "dozen": 12})
-STOPWORDS = frozenset("""a an the and or but if of to in on at by for with from as is are was were be
+NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+NUMBER_WORDS.update(
+    {
+        "thirty": 30,
+        "forty": 40,
+        "fifty": 50,
+        "sixty": 60,
+        "seventy": 70,
+        "eighty": 80,
+        "ninety": 90,
+        "hundred": 100,
+        "once": 1,
+        "twice": 2,
+        "single": 1,
+        "both": 2,
+        "half": 0.5,
+        "dozen": 12,
+    }
+)
+STOPWORDS = frozenset(
+    """a an the and or but if of to in on at by for with from as is are was were be
 been being has have had do does did this that these those it its i me my we our you your he him his
 she her they them their there here will would can could should may might must shall not no nor so
 than too very just also about into over under after before during per each every all any some such
 person user users person's user's s t which who whom what when where why how up out off again
 further then once am only own same other more most few both while until because through between
-above below down""".split())
-NEGATIONS = frozenset({"no", "not", "never", "none", "without", "didn't", "don't", "doesn't",
-                       "isn't", "wasn't", "hasn't", "haven't", "won't", "cannot", "n't"})
+above below down""".split()
+)
+NEGATIONS = frozenset(
+    {
+        "no",
+        "not",
+        "never",
+        "none",
+        "without",
+        "didn't",
+        "don't",
+        "doesn't",
+        "isn't",
+        "wasn't",
+        "hasn't",
+        "haven't",
+        "won't",
+        "cannot",
+        "n't",
+    }
+)
 
 
 def normalize(text: str) -> str:
     """Lower case, unicode dashes and quotes flattened, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text)
-    text = (text.replace("\u2011", "-").replace("\u2013", "-").replace("\u2014", "-")
-            .replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
-            .replace("\u201d", '"'))
+    text = (
+        text.replace("\u2011", "-")
+        .replace("\u2013", "-")
+        .replace("\u2014", "-")
+        .replace("\u2019", "'")
+        .replace("\u2018", "'")
+        .replace("\u201c", '"')
+        .replace("\u201d", '"')
+    )
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
@@ -63,8 +125,22 @@ def words(text: str) -> list[str]:
 def stem(word: str) -> str:
     """A crude suffix stripper: enough to match 'sessions'/'session', 'attended'/'attend'."""
     w = word.lower().rstrip("'s") if word.endswith("'s") else word.lower()
-    for suffix in ("ations", "ation", "ments", "ment", "ings", "ing", "ness", "ies", "ied", "edly",
-                   "ed", "es", "ly", "s"):
+    for suffix in (
+        "ations",
+        "ation",
+        "ments",
+        "ment",
+        "ings",
+        "ing",
+        "ness",
+        "ies",
+        "ied",
+        "edly",
+        "ed",
+        "es",
+        "ly",
+        "s",
+    ):
         if len(w) > len(suffix) + 3 and w.endswith(suffix):
             return w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
     return w
@@ -72,9 +148,15 @@ def stem(word: str) -> str:
 
 def content_stems(text: str, drop: frozenset[str] = frozenset()) -> set[str]:
     """Stems of the words that carry meaning (no stopwords, no numbers, none of ``drop``)."""
-    return {stem(w) for w in words(text)
-            if w not in STOPWORDS and w not in drop and not w.isdigit() and len(w) > 1
-            and w not in NUMBER_WORDS}
+    return {
+        stem(w)
+        for w in words(text)
+        if w not in STOPWORDS
+        and w not in drop
+        and not w.isdigit()
+        and len(w) > 1
+        and w not in NUMBER_WORDS
+    }
 
 
 def to_number(token: str) -> float | None:

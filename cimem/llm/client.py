@@ -33,13 +33,18 @@ class ClientSettings:
     api_key_env: str = "OPENAI_API_KEY"
     timeout: float = 120.0
     max_retries: int = 4
-    backoff: float = 1.0               # first wait in seconds, doubled per retry, with jitter
+    backoff: float = 1.0  # first wait in seconds, doubled per retry, with jitter
     max_backoff: float = 30.0
 
     def describe(self) -> dict[str, Any]:
         """What may be stored about the settings: no key, only the variable's name."""
-        return {"model": self.model, "base_url": self.base_url, "api_key_env": self.api_key_env,
-                "timeout": self.timeout, "max_retries": self.max_retries}
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+        }
 
 
 def resolve_api_key(settings: ClientSettings, explicit: str | None = None) -> str:
@@ -49,16 +54,22 @@ def resolve_api_key(settings: ClientSettings, explicit: str | None = None) -> st
     if key:
         return key
     if settings.base_url is None:
-        raise CimemError(f"no API key: set the environment variable {settings.api_key_env}"
-                         " (or point --base-url at a local server)")
+        raise CimemError(
+            f"no API key: set the environment variable {settings.api_key_env}"
+            " (or point --base-url at a local server)"
+        )
     return NO_KEY
 
 
 def make_client(settings: ClientSettings, api_key: str | None = None):
     from openai import AsyncOpenAI
 
-    return AsyncOpenAI(api_key=resolve_api_key(settings, api_key), base_url=settings.base_url,
-                       timeout=settings.timeout, max_retries=0)
+    return AsyncOpenAI(
+        api_key=resolve_api_key(settings, api_key),
+        base_url=settings.base_url,
+        timeout=settings.timeout,
+        max_retries=0,
+    )
 
 
 @dataclass
@@ -112,9 +123,15 @@ def _retryable(exc: Exception) -> bool:
     return False
 
 
-async def chat(client, settings: ClientSettings, messages: list[dict[str, str]], *,
-               temperature: float | None = None, max_tokens: int | None = None,
-               seed: int | None = None) -> ChatResult:
+async def chat(
+    client,
+    settings: ClientSettings,
+    messages: list[dict[str, str]],
+    *,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    seed: int | None = None,
+) -> ChatResult:
     """One chat completion with retries. Never raises for API trouble: returns a failed result."""
     kwargs: dict[str, Any] = {"model": settings.model, "messages": messages}
     if temperature is not None:
@@ -131,23 +148,34 @@ async def chat(client, settings: ClientSettings, messages: list[dict[str, str]],
             resp = await client.chat.completions.create(**kwargs)
             msg = resp.choices[0].message
             extra = getattr(msg, "model_extra", None) or {}
-            reasoning = getattr(msg, "reasoning_content", None) or extra.get("reasoning_content") \
+            reasoning = (
+                getattr(msg, "reasoning_content", None)
+                or extra.get("reasoning_content")
                 or extra.get("reasoning")
+            )
             if msg.content is None:
                 raise _EmptyReply("the endpoint returned no message content")
             text, reasoning = split_reasoning(msg.content, reasoning)
             usage = getattr(resp, "usage", None)
-            return ChatResult(text=text, reasoning=reasoning, attempts=attempts,
-                              prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                              completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-                              raw_status=statuses + [200])
+            return ChatResult(
+                text=text,
+                reasoning=reasoning,
+                attempts=attempts,
+                prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+                raw_status=statuses + [200],
+            )
         except Exception as exc:  # every failure is recorded, retried or returned
             status = getattr(exc, "status_code", None)
             statuses.append(int(status) if isinstance(status, int) else 0)
             retry = isinstance(exc, _EmptyReply) or _retryable(exc)
             if not retry or attempts > settings.max_retries:
-                return ChatResult(text=None, error=f"{type(exc).__name__}: {exc}"[:500],
-                                  attempts=attempts, raw_status=statuses)
+                return ChatResult(
+                    text=None,
+                    error=f"{type(exc).__name__}: {exc}"[:500],
+                    attempts=attempts,
+                    raw_status=statuses,
+                )
             wait = _retry_after(exc)
             if wait is None:
                 wait = min(settings.max_backoff, settings.backoff * 2 ** (attempts - 1))
@@ -158,8 +186,9 @@ async def chat(client, settings: ClientSettings, messages: list[dict[str, str]],
 def from_cache(row: tuple[str, str | None, int, int]) -> ChatResult:
     """A cached completion (response, reasoning, prompt tokens, completion tokens) as a result."""
     text, reasoning, pt, ct = row
-    return ChatResult(text=text, reasoning=reasoning, cached=True, prompt_tokens=pt,
-                      completion_tokens=ct)
+    return ChatResult(
+        text=text, reasoning=reasoning, cached=True, prompt_tokens=pt, completion_tokens=ct
+    )
 
 
 class _EmptyReply(Exception):
@@ -168,6 +197,7 @@ class _EmptyReply(Exception):
 
 def cache_key(model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
     """The cache key of a call: model, the whole prompt, sampling parameters (incl. trial)."""
-    blob = orjson.dumps({"model": model, "messages": messages, "params": params},
-                        option=orjson.OPT_SORT_KEYS)
+    blob = orjson.dumps(
+        {"model": model, "messages": messages, "params": params}, option=orjson.OPT_SORT_KEYS
+    )
     return hashlib.sha256(blob).hexdigest()

@@ -63,10 +63,26 @@ class CallCache:
                 found[k] = (row[3], row[4], row[5], row[6])
         return found
 
-    def put(self, key: str, model: str, purpose: str, response: str, reasoning: str | None,
-            prompt_tokens: int, completion_tokens: int) -> None:
-        row = (key, model, purpose, response, reasoning, prompt_tokens, completion_tokens,
-               datetime.now(UTC).replace(tzinfo=None))
+    def put(
+        self,
+        key: str,
+        model: str,
+        purpose: str,
+        response: str,
+        reasoning: str | None,
+        prompt_tokens: int,
+        completion_tokens: int,
+    ) -> None:
+        row = (
+            key,
+            model,
+            purpose,
+            response,
+            reasoning,
+            prompt_tokens,
+            completion_tokens,
+            datetime.now(UTC).replace(tzinfo=None),
+        )
         if self.path is None:
             self.store.cache_put_many([row])
             return

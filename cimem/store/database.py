@@ -112,14 +112,42 @@ CREATE TABLE IF NOT EXISTS verdicts (
 # Tables that bulk appends may target, with their column order.
 BULK_TABLES: dict[str, tuple[str, ...]] = {
     "profiles": ("run_id", "profile_id", "name", "sex", "address", "age", "bio_json"),
-    "attributes": ("run_id", "profile_id", "attr_id", "key", "value_json", "domain", "event",
-                   "memory_statement"),
+    "attributes": (
+        "run_id",
+        "profile_id",
+        "attr_id",
+        "key",
+        "value_json",
+        "domain",
+        "event",
+        "memory_statement",
+    ),
     "contexts": ("run_id", "profile_id", "ctx_idx", "recipient", "task", "prompt"),
-    "persona_labels": ("run_id", "profile_id", "ctx_idx", "attr_id", "persona", "necessary",
-                       "private", "unlabeled"),
+    "persona_labels": (
+        "run_id",
+        "profile_id",
+        "ctx_idx",
+        "attr_id",
+        "persona",
+        "necessary",
+        "private",
+        "unlabeled",
+    ),
     "hard_labels": ("run_id", "profile_id", "ctx_idx", "attr_id", "label"),
-    "messages": ("message_id", "run_id", "profile_id", "ctx_idx", "trial", "num_to_share",
-                 "num_not_to_share", "shared_json", "prompt", "text", "status", "error"),
+    "messages": (
+        "message_id",
+        "run_id",
+        "profile_id",
+        "ctx_idx",
+        "trial",
+        "num_to_share",
+        "num_not_to_share",
+        "shared_json",
+        "prompt",
+        "text",
+        "status",
+        "error",
+    ),
     "judgments": ("judge_id", "message_id", "status", "raw"),
     "verdicts": ("judge_id", "message_id", "attr_id", "revealed", "evidence"),
 }
@@ -127,14 +155,23 @@ _INSERT_SQL = {
     table: f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _bulk"
     for table, cols in BULK_TABLES.items()
 }
-_COUNT_SQL = {t: f"SELECT count(*) FROM {t}" for t in ("runs", "judges", "llm_cache",
-                                                        *BULK_TABLES)}
+_COUNT_SQL = {t: f"SELECT count(*) FROM {t}" for t in ("runs", "judges", "llm_cache", *BULK_TABLES)}
 _DELETE_RUN_SQL = [
     "DELETE FROM verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
     "DELETE FROM judgments WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
-    *(f"DELETE FROM {t} WHERE run_id = ?" for t in (
-        "judges", "messages", "hard_labels", "persona_labels", "contexts", "attributes",
-        "profiles", "runs")),
+    *(
+        f"DELETE FROM {t} WHERE run_id = ?"
+        for t in (
+            "judges",
+            "messages",
+            "hard_labels",
+            "persona_labels",
+            "contexts",
+            "attributes",
+            "profiles",
+            "runs",
+        )
+    ),
 ]
 
 
@@ -200,7 +237,8 @@ class Store:
                 f"{path} is open in another process{f' (PID {holder.group(1)})' if holder else ''},"
                 " e.g. the app or a running `cimem run`: DuckDB lets one process write a database"
                 " at a time. Stop that process (a stopped run resumes with --resume), or work on"
-                " a copy of the file.") from None
+                " a copy of the file."
+            ) from None
         store = cls(con, path)
         if not read_only:
             store._ensure_schema()
@@ -223,7 +261,8 @@ class Store:
             self.con.execute("INSERT INTO schema_info VALUES (?)", [SCHEMA_VERSION])
         elif row[0] > SCHEMA_VERSION:
             raise RuntimeError(
-                f"{self.path}: schema version {row[0]} is newer than this cimem ({SCHEMA_VERSION})")
+                f"{self.path}: schema version {row[0]} is newer than this cimem ({SCHEMA_VERSION})"
+            )
 
     def schema_version(self) -> int:
         return int(self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0][0])
@@ -266,37 +305,76 @@ class Store:
             raise
         appender.close()
 
-    def create_run(self, *, name: str, kind: str, source_format: str, source: str | None,
-                   content_hash: str | None, model: str | None = None,
-                   prompt_set: str | None = None, level: int | None = None,
-                   memory_format: str | None = None, n_trials: int | None = None,
-                   simulated: bool = False, config: str | None = None) -> int:
+    def create_run(
+        self,
+        *,
+        name: str,
+        kind: str,
+        source_format: str,
+        source: str | None,
+        content_hash: str | None,
+        model: str | None = None,
+        prompt_set: str | None = None,
+        level: int | None = None,
+        memory_format: str | None = None,
+        n_trials: int | None = None,
+        simulated: bool = False,
+        config: str | None = None,
+    ) -> int:
         row = self.con.execute(
             "INSERT INTO runs (run_id, name, kind, source_format, source, content_hash, model,"
             " prompt_set, level, memory_format, n_trials, simulated, created_at, config)"
             " VALUES (nextval('run_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id",
-            [name, kind, source_format, source, content_hash, model, prompt_set, level,
-             memory_format, n_trials, simulated, _now(), config]).fetchall()[0]
+            [
+                name,
+                kind,
+                source_format,
+                source,
+                content_hash,
+                model,
+                prompt_set,
+                level,
+                memory_format,
+                n_trials,
+                simulated,
+                _now(),
+                config,
+            ],
+        ).fetchall()[0]
         return int(row[0])
 
-    def finish_run(self, run_id: int, *, content_hash: str | None, n_trials: int | None,
-                   kind: str) -> None:
+    def finish_run(
+        self, run_id: int, *, content_hash: str | None, n_trials: int | None, kind: str
+    ) -> None:
         """Record what only the end of an import knows: the file's hash, trials, what it held."""
         self.con.execute(
             "UPDATE runs SET content_hash = ?, n_trials = ?, kind = ? WHERE run_id = ?",
-            [content_hash, n_trials, kind, run_id])
+            [content_hash, n_trials, kind, run_id],
+        )
 
-    def create_judge(self, *, run_id: int, name: str, kind: str, model: str | None = None,
-                     prompt_hash: str | None = None, config: str | None = None) -> int:
+    def create_judge(
+        self,
+        *,
+        run_id: int,
+        name: str,
+        kind: str,
+        model: str | None = None,
+        prompt_hash: str | None = None,
+        config: str | None = None,
+    ) -> int:
         row = self.con.execute(
             "INSERT INTO judges (judge_id, run_id, name, kind, model, prompt_hash, created_at,"
             " config) VALUES (nextval('judge_ids'), ?, ?, ?, ?, ?, ?, ?) RETURNING judge_id",
-            [run_id, name, kind, model, prompt_hash, _now(), config]).fetchall()[0]
+            [run_id, name, kind, model, prompt_hash, _now(), config],
+        ).fetchall()[0]
         return int(row[0])
 
     def next_message_id(self) -> int:
-        return int(self.con.execute(
-            "SELECT coalesce(max(message_id), 0) + 1 FROM messages").fetchall()[0][0])
+        return int(
+            self.con.execute("SELECT coalesce(max(message_id), 0) + 1 FROM messages").fetchall()[0][
+                0
+            ]
+        )
 
     def rename_judge(self, judge_id: int, name: str) -> None:
         self.con.execute("UPDATE judges SET name = ? WHERE judge_id = ?", [name, judge_id])
@@ -314,24 +392,29 @@ class Store:
     def run_by_hash(self, content_hash: str) -> tuple[int, str] | None:
         row = self.con.execute(
             "SELECT run_id, name FROM runs WHERE content_hash = ? ORDER BY run_id LIMIT 1",
-            [content_hash]).fetchall()
+            [content_hash],
+        ).fetchall()
         row = row[0] if row else None
         return (int(row[0]), row[1]) if row else None
 
     def run_ids(self) -> list[int]:
-        return [int(r[0]) for r in self.con.execute(
-            "SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+        return [
+            int(r[0])
+            for r in self.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()
+        ]
 
     def resolve_run(self, ref: str | int) -> int:
         """A run id from its number or its name; raises LookupError naming the choices."""
         text = str(ref).strip()
         if text.isdigit():
-            rows = self.con.execute("SELECT run_id FROM runs WHERE run_id = ?",
-                                    [int(text)]).fetchall()
+            rows = self.con.execute(
+                "SELECT run_id FROM runs WHERE run_id = ?", [int(text)]
+            ).fetchall()
             if rows:
                 return int(rows[0][0])
-        rows = self.con.execute("SELECT run_id FROM runs WHERE name = ? ORDER BY run_id",
-                                [text]).fetchall()
+        rows = self.con.execute(
+            "SELECT run_id FROM runs WHERE name = ? ORDER BY run_id", [text]
+        ).fetchall()
         if len(rows) == 1:
             return int(rows[0][0])
         known = ", ".join(f"{s.run_id} ({s.name})" for s in self.list_runs()) or "none"
@@ -363,13 +446,16 @@ class Store:
     def judges(self, run_id: int) -> list[JudgeInfo]:
         rows = self.con.execute(
             "SELECT judge_id, run_id, name, kind, model, prompt_hash, created_at FROM judges"
-            " WHERE run_id = ? ORDER BY judge_id", [run_id]).fetchall()
+            " WHERE run_id = ? ORDER BY judge_id",
+            [run_id],
+        ).fetchall()
         return [JudgeInfo(*r) for r in rows]
 
     def default_judge(self, run_id: int) -> int | None:
         """The run's original verdicts: its first judge."""
-        row = self.con.execute("SELECT min(judge_id) FROM judges WHERE run_id = ?",
-                               [run_id]).fetchall()[0]
+        row = self.con.execute(
+            "SELECT min(judge_id) FROM judges WHERE run_id = ?", [run_id]
+        ).fetchall()[0]
         return None if row[0] is None else int(row[0])
 
     # ----------------------------------------------------------------- reads for export/metrics
@@ -377,32 +463,41 @@ class Store:
         """(profile_id, name, sex, address, age, bio_json) in source order."""
         return self.con.execute(
             "SELECT profile_id, name, sex, address, age, bio_json FROM profiles WHERE run_id = ?"
-            " ORDER BY profile_id", [run_id]).fetchall()
+            " ORDER BY profile_id",
+            [run_id],
+        ).fetchall()
 
     def attributes_of(self, run_id: int) -> list[tuple]:
         """(profile_id, attr_id, key, value_json, domain, event, memory_statement)."""
         return self.con.execute(
             "SELECT profile_id, attr_id, key, value_json, domain, event, memory_statement"
-            " FROM attributes WHERE run_id = ? ORDER BY profile_id, attr_id", [run_id]).fetchall()
+            " FROM attributes WHERE run_id = ? ORDER BY profile_id, attr_id",
+            [run_id],
+        ).fetchall()
 
     def contexts_of(self, run_id: int) -> list[tuple]:
         """(profile_id, ctx_idx, recipient, task, prompt)."""
         return self.con.execute(
             "SELECT profile_id, ctx_idx, recipient, task, prompt FROM contexts WHERE run_id = ?"
-            " ORDER BY profile_id, ctx_idx", [run_id]).fetchall()
+            " ORDER BY profile_id, ctx_idx",
+            [run_id],
+        ).fetchall()
 
     def persona_labels_of(self, run_id: int, profile_id: int) -> list[tuple]:
         """(ctx_idx, persona, attr_id, necessary, private, unlabeled) of one profile."""
         return self.con.execute(
             "SELECT ctx_idx, persona, attr_id, necessary, private, unlabeled FROM persona_labels"
             " WHERE run_id = ? AND profile_id = ? ORDER BY ctx_idx, persona, attr_id",
-            [run_id, profile_id]).fetchall()
+            [run_id, profile_id],
+        ).fetchall()
 
     def hard_labels_of(self, run_id: int, profile_id: int) -> list[tuple]:
         """(ctx_idx, attr_id, label) of one profile."""
         return self.con.execute(
             "SELECT ctx_idx, attr_id, label FROM hard_labels WHERE run_id = ? AND profile_id = ?"
-            " ORDER BY ctx_idx, attr_id", [run_id, profile_id]).fetchall()
+            " ORDER BY ctx_idx, attr_id",
+            [run_id, profile_id],
+        ).fetchall()
 
     def messages_of(self, run_id: int, profile_id: int) -> list[tuple]:
         """(message_id, ctx_idx, trial, num_to_share, num_not_to_share, shared_json, prompt,
@@ -410,7 +505,8 @@ class Store:
         return self.con.execute(
             "SELECT message_id, ctx_idx, trial, num_to_share, num_not_to_share, shared_json,"
             " prompt, text, status, error FROM messages WHERE run_id = ? AND profile_id = ?"
-            " ORDER BY ctx_idx, num_to_share, num_not_to_share, trial", [run_id, profile_id]
+            " ORDER BY ctx_idx, num_to_share, num_not_to_share, trial",
+            [run_id, profile_id],
         ).fetchall()
 
     def verdicts_of(self, judge_id: int, run_id: int, profile_id: int) -> list[tuple]:
@@ -419,37 +515,48 @@ class Store:
             "SELECT v.message_id, v.attr_id, v.revealed, v.evidence FROM verdicts v"
             " JOIN messages m USING (message_id)"
             " WHERE v.judge_id = ? AND m.run_id = ? AND m.profile_id = ?"
-            " ORDER BY v.message_id, v.attr_id", [judge_id, run_id, profile_id]).fetchall()
+            " ORDER BY v.message_id, v.attr_id",
+            [judge_id, run_id, profile_id],
+        ).fetchall()
 
     # ----------------------------------------------------------------- metric inputs
     def leak_pairs(self, run_id: int, judge_id: int | None) -> dict[str, Any]:
         """Every labelled (profile, context, attribute) pair of a run with its fractions (or hard
         label) and the bit mask of full-memory trials whose message the judge found revealing."""
-        return _plain_numpy(self.con.execute(
-            _LEAK_PAIRS_SQL, [judge_id, run_id, run_id, run_id]).fetchnumpy())
+        return _plain_numpy(
+            self.con.execute(_LEAK_PAIRS_SQL, [judge_id, run_id, run_id, run_id]).fetchnumpy()
+        )
 
     def trial_masks(self, run_id: int, judge_id: int | None) -> dict[str, Any]:
         """Per (profile, context): bit masks of full-memory trials by what happened to them."""
         return _plain_numpy(self.con.execute(_TRIAL_MASKS_SQL, [judge_id, run_id]).fetchnumpy())
 
     def max_trial(self, run_id: int) -> int | None:
-        row = self.con.execute("SELECT max(trial) FROM messages WHERE run_id = ?",
-                               [run_id]).fetchall()[0]
+        row = self.con.execute(
+            "SELECT max(trial) FROM messages WHERE run_id = ?", [run_id]
+        ).fetchall()[0]
         return None if row[0] is None else int(row[0])
 
     def judge_info(self, judge_id: int) -> JudgeInfo:
         rows = self.con.execute(
             "SELECT judge_id, run_id, name, kind, model, prompt_hash, created_at FROM judges"
-            " WHERE judge_id = ?", [judge_id]).fetchall()
+            " WHERE judge_id = ?",
+            [judge_id],
+        ).fetchall()
         if not rows:
             raise LookupError(f"no judge {judge_id} in {self.path}")
         return JudgeInfo(*rows[0])
 
     # ----------------------------------------------------------------- judging
-    def messages_to_judge(self, run_id: int, profile: str | None = None,
-                          context: int | None = None, trial: int | None = None,
-                          message_ids: list[int] | None = None, limit: int | None = None
-                          ) -> list[tuple]:
+    def messages_to_judge(
+        self,
+        run_id: int,
+        profile: str | None = None,
+        context: int | None = None,
+        trial: int | None = None,
+        message_ids: list[int] | None = None,
+        limit: int | None = None,
+    ) -> list[tuple]:
         """(message_id, profile_id, profile name, ctx_idx, trial, text) of generated messages."""
         return self.con.execute(
             "SELECT m.message_id, m.profile_id, p.name, m.ctx_idx, m.trial, m.text"
@@ -459,24 +566,37 @@ class Store:
             " AND (? IS NULL OR m.trial = ?)"
             " AND (? IS NULL OR list_contains(?, m.message_id))"
             " ORDER BY m.message_id LIMIT ?",
-            [run_id, profile, profile, context, context, trial, trial, message_ids, message_ids,
-             limit if limit is not None else 2**62]).fetchall()
+            [
+                run_id,
+                profile,
+                profile,
+                context,
+                context,
+                trial,
+                trial,
+                message_ids,
+                message_ids,
+                limit if limit is not None else 2**62,
+            ],
+        ).fetchall()
 
     def message_index(self, run_id: int) -> dict[tuple[str, int, int], tuple[int, str]]:
         """{(profile name, ctx_idx, trial): (message_id, profile name)} of full-memory messages."""
         rows = self.con.execute(
             "SELECT p.name, m.ctx_idx, m.trial, m.message_id FROM messages m JOIN profiles p"
             " USING (run_id, profile_id) WHERE m.run_id = ? AND m.shared_json IS NULL",
-            [run_id]).fetchall()
+            [run_id],
+        ).fetchall()
         return {(n, c, t): (mid, n) for n, c, t, mid in rows}
 
     def attribute_keys_by_profile(self, run_id: int) -> dict[str, list[tuple[int, str]]]:
         """{profile name: [(attr_id, key), ...]}."""
         out: dict[str, list[tuple[int, str]]] = {}
         for name, attr_id, key in self.con.execute(
-                "SELECT p.name, a.attr_id, a.key FROM attributes a JOIN profiles p"
-                " USING (run_id, profile_id) WHERE a.run_id = ? ORDER BY a.attr_id",
-                [run_id]).fetchall():
+            "SELECT p.name, a.attr_id, a.key FROM attributes a JOIN profiles p"
+            " USING (run_id, profile_id) WHERE a.run_id = ? ORDER BY a.attr_id",
+            [run_id],
+        ).fetchall():
             out.setdefault(name, []).append((attr_id, key))
         return out
 
@@ -487,7 +607,8 @@ class Store:
             " c.recipient, c.task, m.trial, m.prompt, m.text, m.status, m.error"
             " FROM messages m JOIN profiles p USING (run_id, profile_id)"
             " JOIN contexts c USING (run_id, profile_id, ctx_idx) WHERE m.message_id = ?",
-            [message_id])
+            [message_id],
+        )
         rows = cur.fetchall()
         return dict(zip([d[0] for d in cur.description], rows[0])) if rows else None
 
@@ -495,18 +616,22 @@ class Store:
         rows = self.con.execute(
             "SELECT message_id FROM messages WHERE run_id = ? AND profile_id = ? AND ctx_idx = ?"
             " AND trial = ? AND shared_json IS NULL ORDER BY message_id LIMIT 1",
-            [run_id, profile_id, ctx_idx, trial]).fetchall()
+            [run_id, profile_id, ctx_idx, trial],
+        ).fetchall()
         return int(rows[0][0]) if rows else None
 
     def message_verdicts(self, message_id: int) -> list[tuple]:
         """(judge_id, attr_id, revealed, evidence) of every judge of this message."""
         return self.con.execute(
             "SELECT judge_id, attr_id, revealed, evidence FROM verdicts WHERE message_id = ?"
-            " ORDER BY judge_id, attr_id", [message_id]).fetchall()
+            " ORDER BY judge_id, attr_id",
+            [message_id],
+        ).fetchall()
 
     def message_judgments(self, message_id: int) -> dict[int, tuple[str, str | None]]:
-        rows = self.con.execute("SELECT judge_id, status, raw FROM judgments WHERE message_id = ?",
-                                [message_id]).fetchall()
+        rows = self.con.execute(
+            "SELECT judge_id, status, raw FROM judgments WHERE message_id = ?", [message_id]
+        ).fetchall()
         return {int(j): (s, r) for j, s, r in rows}
 
     def pair_labels(self, run_id: int, profile_id: int, ctx_idx: int) -> list[tuple]:
@@ -515,20 +640,29 @@ class Store:
         rows = self.con.execute(
             "SELECT attr_id, persona, necessary, private, unlabeled FROM persona_labels"
             " WHERE run_id = ? AND profile_id = ? AND ctx_idx = ?",
-            [run_id, profile_id, ctx_idx]).fetchall()
-        rows += [(a, "hard", lab, None, None) for a, lab in self.con.execute(
-            "SELECT attr_id, label FROM hard_labels WHERE run_id = ? AND profile_id = ?"
-            " AND ctx_idx = ?", [run_id, profile_id, ctx_idx]).fetchall()]
+            [run_id, profile_id, ctx_idx],
+        ).fetchall()
+        rows += [
+            (a, "hard", lab, None, None)
+            for a, lab in self.con.execute(
+                "SELECT attr_id, label FROM hard_labels WHERE run_id = ? AND profile_id = ?"
+                " AND ctx_idx = ?",
+                [run_id, profile_id, ctx_idx],
+            ).fetchall()
+        ]
         return rows
 
-    def pair_messages(self, run_id: int, profile_id: int, ctx_idx: int, attr_id: int,
-                      judge_id: int | None) -> list[tuple]:
+    def pair_messages(
+        self, run_id: int, profile_id: int, ctx_idx: int, attr_id: int, judge_id: int | None
+    ) -> list[tuple]:
         """(message_id, trial, text, revealed, evidence) of one (context, attribute) pair."""
         return self.con.execute(
             "SELECT m.message_id, m.trial, m.text, v.revealed, v.evidence FROM messages m"
             " LEFT JOIN verdicts v ON v.message_id = m.message_id AND v.judge_id = ?"
             " AND v.attr_id = ? WHERE m.run_id = ? AND m.profile_id = ? AND m.ctx_idx = ?"
-            " ORDER BY m.trial", [judge_id, attr_id, run_id, profile_id, ctx_idx]).fetchall()
+            " ORDER BY m.trial",
+            [judge_id, attr_id, run_id, profile_id, ctx_idx],
+        ).fetchall()
 
     # ----------------------------------------------------------------- the runner
     def message_slots(self, run_id: int) -> dict[tuple, tuple[int, str]]:
@@ -536,24 +670,30 @@ class Store:
         rows = self.con.execute(
             "SELECT profile_id, ctx_idx, trial,"
             " CASE WHEN shared_json IS NULL THEN NULL ELSE num_not_to_share END, message_id, status"
-            " FROM messages WHERE run_id = ?", [run_id]).fetchall()
+            " FROM messages WHERE run_id = ?",
+            [run_id],
+        ).fetchall()
         return {(p, c, t, b): (m, st) for p, c, t, b, m, st in rows}
 
     def delete_failed_messages(self, run_id: int) -> int:
         with self.transaction():
-            n = self.con.execute("SELECT count(*) FROM messages WHERE run_id = ? AND"
-                                 " status = 'failed'", [run_id]).fetchall()[0][0]
-            self.con.execute("DELETE FROM messages WHERE run_id = ? AND status = 'failed'",
-                             [run_id])
+            n = self.con.execute(
+                "SELECT count(*) FROM messages WHERE run_id = ? AND status = 'failed'", [run_id]
+            ).fetchall()[0][0]
+            self.con.execute(
+                "DELETE FROM messages WHERE run_id = ? AND status = 'failed'", [run_id]
+            )
         return int(n)
 
     def delete_failed_judgments(self, judge_id: int) -> int:
         """Forget a judge's calls that failed (status ``error``) so they are judged again."""
         with self.transaction():
-            n = self.con.execute("SELECT count(*) FROM judgments WHERE judge_id = ? AND"
-                                 " status = 'error'", [judge_id]).fetchall()[0][0]
-            self.con.execute("DELETE FROM judgments WHERE judge_id = ? AND status = 'error'",
-                             [judge_id])
+            n = self.con.execute(
+                "SELECT count(*) FROM judgments WHERE judge_id = ? AND status = 'error'", [judge_id]
+            ).fetchall()[0][0]
+            self.con.execute(
+                "DELETE FROM judgments WHERE judge_id = ? AND status = 'error'", [judge_id]
+            )
         return int(n)
 
     def composition_messages(self, run_id: int, judge_id: int) -> list[tuple]:
@@ -567,20 +707,25 @@ class Store:
             " LEFT JOIN attributes a ON a.run_id = m.run_id AND a.attr_id = v.attr_id"
             " WHERE m.run_id = ? AND m.shared_json IS NOT NULL AND m.status = 'ok'"
             " GROUP BY m.message_id, m.num_not_to_share, m.shared_json",
-            [judge_id, run_id]).fetchall()
+            [judge_id, run_id],
+        ).fetchall()
 
     def has_composition(self, run_id: int) -> bool:
-        return bool(self.con.execute(
-            "SELECT count(*) FROM messages WHERE run_id = ? AND shared_json IS NOT NULL",
-            [run_id]).fetchall()[0][0])
+        return bool(
+            self.con.execute(
+                "SELECT count(*) FROM messages WHERE run_id = ? AND shared_json IS NOT NULL",
+                [run_id],
+            ).fetchall()[0][0]
+        )
 
     def delete_persona_labels(self, run_id: int) -> None:
         """A labelling pass rewrites its run's labels (call it inside a transaction)."""
         self.con.execute("DELETE FROM persona_labels WHERE run_id = ?", [run_id])
 
     def set_run_config(self, run_id: int, config: dict[str, Any]) -> None:
-        self.con.execute("UPDATE runs SET config = ? WHERE run_id = ?",
-                         [orjson.dumps(config).decode(), run_id])
+        self.con.execute(
+            "UPDATE runs SET config = ? WHERE run_id = ?", [orjson.dumps(config).decode(), run_id]
+        )
 
     def add_messages(self, run_id: int, rows: list[tuple]) -> None:
         """Append messages: (profile_id, ctx_idx, trial, num_to_share, num_not_to_share,
@@ -590,15 +735,25 @@ class Store:
         with self.transaction():
             first = self.next_message_id()
             cols = list(zip(*rows))
-            self.append("messages", pa.table({
-                "message_id": pa.array(range(first, first + len(rows)), pa.int64()),
-                "run_id": pa.array([run_id] * len(rows), pa.int32()),
-                "profile_id": pa.array(cols[0], pa.int32()), "ctx_idx": pa.array(cols[1], pa.int32()),
-                "trial": pa.array(cols[2], pa.int32()), "num_to_share": pa.array(cols[3], pa.int32()),
-                "num_not_to_share": pa.array(cols[4], pa.int32()),
-                "shared_json": pa.array(cols[5], pa.string()), "prompt": pa.array(cols[6], pa.string()),
-                "text": pa.array(cols[7], pa.string()), "status": pa.array(cols[8], pa.string()),
-                "error": pa.array(cols[9], pa.string())}))
+            self.append(
+                "messages",
+                pa.table(
+                    {
+                        "message_id": pa.array(range(first, first + len(rows)), pa.int64()),
+                        "run_id": pa.array([run_id] * len(rows), pa.int32()),
+                        "profile_id": pa.array(cols[0], pa.int32()),
+                        "ctx_idx": pa.array(cols[1], pa.int32()),
+                        "trial": pa.array(cols[2], pa.int32()),
+                        "num_to_share": pa.array(cols[3], pa.int32()),
+                        "num_not_to_share": pa.array(cols[4], pa.int32()),
+                        "shared_json": pa.array(cols[5], pa.string()),
+                        "prompt": pa.array(cols[6], pa.string()),
+                        "text": pa.array(cols[7], pa.string()),
+                        "status": pa.array(cols[8], pa.string()),
+                        "error": pa.array(cols[9], pa.string()),
+                    }
+                ),
+            )
 
     def unjudged_messages(self, run_id: int, judge_id: int | None) -> list[tuple]:
         """(message_id, profile_id, profile name, text) of generated messages without a judgment
@@ -608,7 +763,8 @@ class Store:
             " JOIN profiles p USING (run_id, profile_id)"
             " WHERE m.run_id = ? AND m.status = 'ok' AND NOT EXISTS (SELECT 1 FROM judgments j"
             " WHERE j.judge_id = ? AND j.message_id = m.message_id) ORDER BY m.message_id",
-            [run_id, judge_id]).fetchall()
+            [run_id, judge_id],
+        ).fetchall()
 
     def labels_of_run(self, run_id: int) -> list[tuple]:
         """(profile_id, ctx_idx, attr_id, necessary, private, hard label or None)."""
@@ -616,11 +772,13 @@ class Store:
             "SELECT profile_id, ctx_idx, attr_id, necessary, private, NULL FROM persona_labels"
             " WHERE run_id = ? AND persona = 'combined' UNION ALL"
             " SELECT profile_id, ctx_idx, attr_id, NULL, NULL, label FROM hard_labels"
-            " WHERE run_id = ?", [run_id, run_id]).fetchall()
+            " WHERE run_id = ?",
+            [run_id, run_id],
+        ).fetchall()
 
     def copy_labels(self, from_run: int, to_run: int) -> int:
         """Copy labels between runs, matched by profile name, recipient, task and attribute key."""
-        params = [to_run, to_run, from_run]   # the SELECT's run, the target's profiles, the source
+        params = [to_run, to_run, from_run]  # the SELECT's run, the target's profiles, the source
         match = """
             FROM {src} l
             JOIN profiles sp ON sp.run_id = l.run_id AND sp.profile_id = l.profile_id
@@ -635,27 +793,36 @@ class Store:
             WHERE l.run_id = ?"""
         self.con.execute(
             "INSERT INTO persona_labels SELECT ?, tp.profile_id, tc.ctx_idx, ta.attr_id, l.persona,"
-            " l.necessary, l.private, l.unlabeled" + match.format(src="persona_labels"), params)
+            " l.necessary, l.private, l.unlabeled" + match.format(src="persona_labels"),
+            params,
+        )
         self.con.execute(
             "INSERT INTO hard_labels SELECT ?, tp.profile_id, tc.ctx_idx, ta.attr_id, l.label"
-            + match.format(src="hard_labels"), params)
-        return int(self.con.execute(
-            "SELECT (SELECT count(*) FROM persona_labels WHERE run_id = ?)"
-            " + (SELECT count(*) FROM hard_labels WHERE run_id = ?)",
-            [to_run, to_run]).fetchall()[0][0])
+            + match.format(src="hard_labels"),
+            params,
+        )
+        return int(
+            self.con.execute(
+                "SELECT (SELECT count(*) FROM persona_labels WHERE run_id = ?)"
+                " + (SELECT count(*) FROM hard_labels WHERE run_id = ?)",
+                [to_run, to_run],
+            ).fetchall()[0][0]
+        )
 
     def values_by_name(self, run_id: int) -> dict[tuple[str, str], str]:
         """{(profile name, attribute key): value JSON} of a run (e.g. an imported profiles file)."""
         rows = self.con.execute(
             "SELECT p.name, a.key, a.value_json FROM attributes a JOIN profiles p"
             " USING (run_id, profile_id) WHERE a.run_id = ? AND a.value_json IS NOT NULL",
-            [run_id]).fetchall()
+            [run_id],
+        ).fetchall()
         return {(n, k): v for n, k, v in rows}
 
     def agreement_pairs(self, judge_a: int, judge_b: int) -> dict[str, Any]:
         """Verdicts of two judges on the (message, attribute) pairs both decided, with the pair's
         label fractions (or hard label) and domain; messages a judge failed to parse are left out."""
-        result = self.con.execute("""
+        result = self.con.execute(
+            """
             SELECT a.message_id, a.attr_id, a.revealed AS a_revealed, b.revealed AS b_revealed,
                    a.evidence AS a_evidence, b.evidence AS b_evidence, m.profile_id, m.ctx_idx,
                    m.trial, att.key, att.domain, pl.necessary, pl.private,
@@ -673,30 +840,42 @@ class Store:
             WHERE a.judge_id = ?
               AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.message_id = a.message_id
                               AND j.judge_id IN (?, ?) AND j.status <> 'ok')
-            ORDER BY a.message_id, a.attr_id""", [judge_b, judge_a, judge_a, judge_b]).fetchnumpy()
+            ORDER BY a.message_id, a.attr_id""",
+            [judge_b, judge_a, judge_a, judge_b],
+        ).fetchnumpy()
         return _plain_numpy(result)
 
     def human_judge(self, run_id: int) -> int:
         """The run's human judge (made on first use): people's verdicts live there."""
         rows = self.con.execute(
             "SELECT judge_id FROM judges WHERE run_id = ? AND kind = 'human' ORDER BY judge_id"
-            " LIMIT 1", [run_id]).fetchall()
+            " LIMIT 1",
+            [run_id],
+        ).fetchall()
         if rows:
             return int(rows[0][0])
         return self.create_judge(run_id=run_id, name="human verdicts", kind="human")
 
-    def set_human_verdict(self, judge_id: int, message_id: int, attr_id: int, revealed: bool,
-                          note: str | None) -> None:
+    def set_human_verdict(
+        self, judge_id: int, message_id: int, attr_id: int, revealed: bool, note: str | None
+    ) -> None:
         """A person's latest decision on one (message, attribute) replaces their earlier one."""
         with self.transaction():
-            self.con.execute("DELETE FROM verdicts WHERE judge_id = ? AND message_id = ?"
-                             " AND attr_id = ?", [judge_id, message_id, attr_id])
-            self.con.execute("INSERT INTO verdicts VALUES (?, ?, ?, ?, ?)",
-                             [judge_id, message_id, attr_id, revealed, note])
-            self.con.execute("DELETE FROM judgments WHERE judge_id = ? AND message_id = ?",
-                             [judge_id, message_id])
-            self.con.execute("INSERT INTO judgments VALUES (?, ?, 'ok', NULL)",
-                             [judge_id, message_id])
+            self.con.execute(
+                "DELETE FROM verdicts WHERE judge_id = ? AND message_id = ? AND attr_id = ?",
+                [judge_id, message_id, attr_id],
+            )
+            self.con.execute(
+                "INSERT INTO verdicts VALUES (?, ?, ?, ?, ?)",
+                [judge_id, message_id, attr_id, revealed, note],
+            )
+            self.con.execute(
+                "DELETE FROM judgments WHERE judge_id = ? AND message_id = ?",
+                [judge_id, message_id],
+            )
+            self.con.execute(
+                "INSERT INTO judgments VALUES (?, ?, 'ok', NULL)", [judge_id, message_id]
+            )
 
     # ----------------------------------------------------------------- call cache
     def cache_get(self, keys: list[str]) -> dict[str, tuple[str, str | None, int, int]]:
@@ -705,7 +884,9 @@ class Store:
             return {}
         rows = self.con.execute(
             "SELECT key, response, reasoning, prompt_tokens, completion_tokens FROM llm_cache"
-            " WHERE list_contains(?, key)", [keys]).fetchall()
+            " WHERE list_contains(?, key)",
+            [keys],
+        ).fetchall()
         return {k: (r, z, p or 0, c or 0) for k, r, z, p, c in rows}
 
     def cache_put_many(self, rows: list[tuple]) -> None:
@@ -714,13 +895,18 @@ class Store:
         if not rows:
             return
         cols = list(zip(*rows))
-        data = pa.table({
-            "key": pa.array(cols[0], pa.string()), "model": pa.array(cols[1], pa.string()),
-            "purpose": pa.array(cols[2], pa.string()), "response": pa.array(cols[3], pa.string()),
-            "reasoning": pa.array(cols[4], pa.string()),
-            "prompt_tokens": pa.array(cols[5], pa.int32()),
-            "completion_tokens": pa.array(cols[6], pa.int32()),
-            "created_at": pa.array(cols[7], pa.timestamp("us"))})
+        data = pa.table(
+            {
+                "key": pa.array(cols[0], pa.string()),
+                "model": pa.array(cols[1], pa.string()),
+                "purpose": pa.array(cols[2], pa.string()),
+                "response": pa.array(cols[3], pa.string()),
+                "reasoning": pa.array(cols[4], pa.string()),
+                "prompt_tokens": pa.array(cols[5], pa.int32()),
+                "completion_tokens": pa.array(cols[6], pa.int32()),
+                "created_at": pa.array(cols[7], pa.timestamp("us")),
+            }
+        )
         with self.transaction():
             self.con.register("_cache_rows", data)
             try:
@@ -730,8 +916,8 @@ class Store:
 
     def judgments_of(self, judge_id: int) -> dict[int, tuple[str, str | None]]:
         rows = self.con.execute(
-            "SELECT message_id, status, raw FROM judgments WHERE judge_id = ?",
-            [judge_id]).fetchall()
+            "SELECT message_id, status, raw FROM judgments WHERE judge_id = ?", [judge_id]
+        ).fetchall()
         return {int(m): (s, r) for m, s, r in rows}
 
 
@@ -818,8 +1004,10 @@ def _plain_numpy(columns: dict[str, Any]) -> dict[str, Any]:
             elif col.dtype.kind in "iub":
                 col = col.astype(np.float64).filled(np.nan) if col.mask.any() else col.data
             else:
-                col = np.array([None if m else v for v, m in
-                                zip(col.data, np.ma.getmaskarray(col))], dtype=object)
+                col = np.array(
+                    [None if m else v for v, m in zip(col.data, np.ma.getmaskarray(col))],
+                    dtype=object,
+                )
         out[name] = col
     return out
 

@@ -27,34 +27,67 @@ def mutate(fn):
 
 
 CASES = {
-    "truncated line": (lambda: good_line() + "\n" + good_line()[:200] + "\n",
-                       r"line 2: expected one complete JSON object per line"),
-    "wrong type of contexts": (lambda: mutate(lambda o: o.update(contexts={"a": 1})) + "\n",
-                               r"line 1: field 'contexts': expected a JSON list, got dict"),
+    "truncated line": (
+        lambda: good_line() + "\n" + good_line()[:200] + "\n",
+        r"line 2: expected one complete JSON object per line",
+    ),
+    "wrong type of contexts": (
+        lambda: mutate(lambda o: o.update(contexts={"a": 1})) + "\n",
+        r"line 1: field 'contexts': expected a JSON list, got dict",
+    ),
     "wrong type of revealed value": (
-        lambda: mutate(lambda o: trial(o)["model_solution"]["revealed_attributes"].update(
-            annual_income="yes")) + "\n",
+        lambda: (
+            mutate(
+                lambda o: trial(o)["model_solution"]["revealed_attributes"].update(
+                    annual_income="yes"
+                )
+            )
+            + "\n"
+        ),
         r"line 1: field 'contexts\[0\].combination_num_to_share=3_num_not_to_share=0_trial=0"
-        r".model_solution.revealed_attributes': expected values 0 or 1, got str 'yes'"),
+        r".model_solution.revealed_attributes': expected values 0 or 1, got str 'yes'",
+    ),
     "unknown attribute": (
-        lambda: mutate(lambda o: trial(o)["model_solution"]["revealed_attributes"].update(
-            shoe_size=1)) + "\n",
+        lambda: (
+            mutate(lambda o: trial(o)["model_solution"]["revealed_attributes"].update(shoe_size=1))
+            + "\n"
+        ),
         r"revealed_attributes.shoe_size': expected a key of information_attributes \(verdict for"
-        r" an unknown attribute\)"),
+        r" an unknown attribute\)",
+    ),
     "bad trial key": (
-        lambda: mutate(lambda o: o["contexts"][0].update(
-            {"combination_num_to_share=all_trial=x": {}})) + "\n",
-        r"field 'contexts\[0\].combination_num_to_share=all_trial=x': expected a trial key"),
+        lambda: (
+            mutate(lambda o: o["contexts"][0].update({"combination_num_to_share=all_trial=x": {}}))
+            + "\n"
+        ),
+        r"field 'contexts\[0\].combination_num_to_share=all_trial=x': expected a trial key",
+    ),
     "label fraction not a number": (
-        lambda: mutate(lambda o: o["contexts"][1]["labels_combined"]["I have hypertension."].update(
-            private="high")) + "\n",
-        r"contexts\[1\].labels_[^\[]*\['I have hypertension.'\].private.: expected a number between 0 and 1"),
+        lambda: (
+            mutate(
+                lambda o: o["contexts"][1]["labels_combined"]["I have hypertension."].update(
+                    private="high"
+                )
+            )
+            + "\n"
+        ),
+        r"contexts\[1\].labels_[^\[]*\['I have hypertension.'\].private.: expected a number between 0 and 1",
+    ),
     "label for unknown statement": (
-        lambda: mutate(lambda o: o["contexts"][0]["labels_combined"].update(
-            {"I like jazz.": {"necessary": 1, "private": 0, "unlabeled": 0}})) + "\n",
-        r"contexts\[0\].labels_[^\[]*\['I like jazz.'\].: expected the memory_statement of an attribute"),
-    "missing bio": (lambda: mutate(lambda o: o.pop("bio")) + "\n",
-                    r"line 1: field 'bio': expected a JSON object, got missing"),
+        lambda: (
+            mutate(
+                lambda o: o["contexts"][0]["labels_combined"].update(
+                    {"I like jazz.": {"necessary": 1, "private": 0, "unlabeled": 0}}
+                )
+            )
+            + "\n"
+        ),
+        r"contexts\[0\].labels_[^\[]*\['I like jazz.'\].: expected the memory_statement of an attribute",
+    ),
+    "missing bio": (
+        lambda: mutate(lambda o: o.pop("bio")) + "\n",
+        r"line 1: field 'bio': expected a JSON object, got missing",
+    ),
     "not an object": (lambda: "[1, 2, 3]\n", r"expected a JSON object with bio"),
 }
 
@@ -90,13 +123,19 @@ def test_binary_garbage(store, tmp_path):
 
 def test_cli_reports_bad_input_without_traceback(tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(good_line() + "\n{\"bio\": \n")
+    bad.write_text(good_line() + '\n{"bio": \n')
     db = tmp_path / "cli.duckdb"
-    result = subprocess.run([sys.executable, "-m", "cimem", "ingest", str(bad), "--db", str(db)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "cimem", "ingest", str(bad), "--db", str(db)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2
     assert result.stderr.startswith(f"error: {bad}: line 2: expected one complete JSON object")
     assert "Traceback" not in result.stderr
-    runs = subprocess.run([sys.executable, "-m", "cimem", "runs", "--db", str(db), "--json"],
-                          capture_output=True, text=True)
+    runs = subprocess.run(
+        [sys.executable, "-m", "cimem", "runs", "--db", str(db), "--json"],
+        capture_output=True,
+        text=True,
+    )
     assert json.loads(runs.stdout) == []

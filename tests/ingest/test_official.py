@@ -22,40 +22,68 @@ def test_small_file_exact_rows(store, tmp_path):
     run = store.run_config(res.run_id)
     assert (run["name"], run["model"], run["n_trials"], run["kind"]) == ("tiny", "m1", 2, "results")
     assert rows(store, "SELECT key, value_json, domain FROM attributes ORDER BY attr_id") == [
-        ("name", '"Ada"', "general"), ("annual_income", "95000", "finance"),
-        ("diagnosis", '"hypertension"', "health")]
+        ("name", '"Ada"', "general"),
+        ("annual_income", "95000", "finance"),
+        ("diagnosis", '"hypertension"', "health"),
+    ]
     assert rows(store, "SELECT ctx_idx, recipient, task FROM contexts ORDER BY ctx_idx") == [
         (0, "Bank Loan Officer", "Apply for personal loan"),
-        (1, "Primary Care Physician", "Schedule a check-up")]
+        (1, "Primary Care Physician", "Schedule a check-up"),
+    ]
     # 2 contexts x (3 personas + combined) x 3 attributes
     assert rows(store, "SELECT count(*), count(DISTINCT persona) FROM persona_labels") == [(24, 4)]
-    assert rows(store, "SELECT necessary, private, unlabeled FROM persona_labels p JOIN attributes a"
-                " USING (attr_id) WHERE persona = 'combined' AND ctx_idx = 1 AND key = 'diagnosis'"
-                ) == [(0.5, 0.3, 0.2)]
-    assert rows(store, "SELECT ctx_idx, trial, text, status FROM messages ORDER BY ctx_idx, trial") == [
-        (0, 0, "I earn $95,000.", "ok"), (0, 1, "I earn $95,000. I have hypertension.", "ok"),
-        (1, 0, "Hello doctor.", "ok"), (1, 1, "I am Ada.", "ok")]
+    assert rows(
+        store,
+        "SELECT necessary, private, unlabeled FROM persona_labels p JOIN attributes a"
+        " USING (attr_id) WHERE persona = 'combined' AND ctx_idx = 1 AND key = 'diagnosis'",
+    ) == [(0.5, 0.3, 0.2)]
+    assert rows(
+        store, "SELECT ctx_idx, trial, text, status FROM messages ORDER BY ctx_idx, trial"
+    ) == [
+        (0, 0, "I earn $95,000.", "ok"),
+        (0, 1, "I earn $95,000. I have hypertension.", "ok"),
+        (1, 0, "Hello doctor.", "ok"),
+        (1, 1, "I am Ada.", "ok"),
+    ]
     assert rows(store, "SELECT prompt FROM messages WHERE ctx_idx = 0 AND trial = 1") == [
-        ("prompt for Apply for personal loan trial 1",)]
-    revealed = rows(store, "SELECT m.ctx_idx, m.trial, a.key, v.evidence FROM verdicts v JOIN messages"
-                    " m USING (message_id) JOIN attributes a USING (attr_id) WHERE v.revealed"
-                    " ORDER BY 1, 2, 3")
-    assert revealed == [(0, 0, "annual_income", "I earn $95,000."),
-                        (0, 1, "annual_income", "I earn $95,000."),
-                        (0, 1, "diagnosis", "I have hypertension."), (1, 1, "name", "I am Ada.")]
+        ("prompt for Apply for personal loan trial 1",)
+    ]
+    revealed = rows(
+        store,
+        "SELECT m.ctx_idx, m.trial, a.key, v.evidence FROM verdicts v JOIN messages"
+        " m USING (message_id) JOIN attributes a USING (attr_id) WHERE v.revealed"
+        " ORDER BY 1, 2, 3",
+    )
+    assert revealed == [
+        (0, 0, "annual_income", "I earn $95,000."),
+        (0, 1, "annual_income", "I earn $95,000."),
+        (0, 1, "diagnosis", "I have hypertension."),
+        (1, 1, "name", "I am Ada."),
+    ]
     # all zeros and an empty explanation: the official script's trace of an unparsed judge reply
-    assert rows(store, "SELECT m.ctx_idx, m.trial, j.status FROM judgments j JOIN messages m"
-                " USING (message_id) ORDER BY 1, 2") == [
-        (0, 0, "ok"), (0, 1, "ok"), (1, 0, "parse_failure"), (1, 1, "ok")]
+    assert rows(
+        store,
+        "SELECT m.ctx_idx, m.trial, j.status FROM judgments j JOIN messages m"
+        " USING (message_id) ORDER BY 1, 2",
+    ) == [(0, 0, "ok"), (0, 1, "ok"), (1, 0, "parse_failure"), (1, 1, "ok")]
 
 
 def test_shared_statement_labels_every_attribute(store, tmp_path):
-    attrs = {"a": attribute(1, "finance", "Same sentence."), "b": attribute(2, "health", "Same sentence.")}
-    obj = profile("P", attrs, [{"recipient": "R", "task": "T", "labels": {"a": SHARE, "b": SHARE},
-                                "trials": []}])
+    attrs = {
+        "a": attribute(1, "finance", "Same sentence."),
+        "b": attribute(2, "health", "Same sentence."),
+    }
+    obj = profile(
+        "P",
+        attrs,
+        [{"recipient": "R", "task": "T", "labels": {"a": SHARE, "b": SHARE}, "trials": []}],
+    )
     ingest_file(store, write_jsonl(tmp_path / "d.jsonl", [obj]))
-    got = rows(store, "SELECT a.key, p.necessary FROM persona_labels p JOIN attributes a USING"
-               " (attr_id) WHERE persona = 'combined' ORDER BY 1")
+    got = rows(
+        store,
+        "SELECT a.key, p.necessary FROM persona_labels p JOIN attributes a USING"
+        " (attr_id) WHERE persona = 'combined' ORDER BY 1",
+    )
     assert got == [("a", 1.0), ("b", 1.0)]
 
 
@@ -67,8 +95,11 @@ def test_composition_trials_keep_their_memory(store, tmp_path):
     trial["not_to_share_attributes"] = ["diagnosis"]
     ctx["combination_num_to_share=1_num_not_to_share=1_trial=0"] = trial
     ingest_file(store, write_jsonl(tmp_path / "c.jsonl", [obj]))
-    got = rows(store, "SELECT num_to_share, num_not_to_share, shared_json FROM messages"
-               " WHERE shared_json IS NOT NULL")
+    got = rows(
+        store,
+        "SELECT num_to_share, num_not_to_share, shared_json FROM messages"
+        " WHERE shared_json IS NOT NULL",
+    )
     assert got == [(1, 1, json.dumps([["annual_income"], ["diagnosis"]], separators=(",", ":")))]
 
 
@@ -99,13 +130,16 @@ def test_shared_sample_counts_match_the_file(store):
                         expect["verdicts"] += len(sol["revealed_attributes"])
                         expect["revealed"] += sum(sol["revealed_attributes"].values())
                         if not sol["revealed_attributes_explanation"] and not any(
-                                sol["revealed_attributes"].values()):
+                            sol["revealed_attributes"].values()
+                        ):
                             expect["unparsed"] += 1
     res = ingest_file(store, path)
     assert res.messages == expect["messages"] and res.verdicts == expect["verdicts"]
     assert rows(store, "SELECT count(*) FROM verdicts WHERE revealed")[0][0] == expect["revealed"]
-    assert rows(store, "SELECT count(*) FROM judgments WHERE status = 'parse_failure'"
-                )[0][0] == expect["unparsed"]
+    assert (
+        rows(store, "SELECT count(*) FROM judgments WHERE status = 'parse_failure'")[0][0]
+        == expect["unparsed"]
+    )
     assert expect["unparsed"] > 0
     assert rows(store, "SELECT count(*) FROM persona_labels")[0][0] == expect["labels"]
     assert store.run_config(res.run_id)["n_trials"] == 3

@@ -22,29 +22,40 @@ if detail is None:
         st.stop()
     cube = state.cube(ch.db, ch.v, ch.run, ch.judge)
     c1, c2, c3 = st.columns([2, 3, 1])
-    pos = c1.selectbox("Profile", range(cube.n_profiles), format_func=lambda i: cube.profile_names[i])
+    pos = c1.selectbox(
+        "Profile", range(cube.n_profiles), format_func=lambda i: cube.profile_names[i]
+    )
     ctxs = [c for c in range(len(cube.ctx_profile)) if cube.ctx_profile[c] == pos]
-    ctx = c2.selectbox("Context", ctxs,
-                       format_func=lambda c: f"{cube.ctx_recipient[c]}: {cube.ctx_task[c]}")
+    ctx = c2.selectbox(
+        "Context", ctxs, format_func=lambda c: f"{cube.ctx_recipient[c]}: {cube.ctx_task[c]}"
+    )
     trial = c3.number_input("Trial", 0, max(0, cube.n_trials - 1), 0)
-    message_id = store.find_message(ch.run, cube.profile_ids[pos], int(cube.ctx_local[ctx]), int(trial))
+    message_id = store.find_message(
+        ch.run, cube.profile_ids[pos], int(cube.ctx_local[ctx]), int(trial)
+    )
     detail = store.message_detail(message_id) if message_id is not None else None
     if detail is None:
         st.info("No message for this profile, context and trial.")
         st.stop()
 run_id = detail["run_id"]
 state.simulated_banner([run_id])
-st.markdown(f"**Message {detail['message_id']}** of run {run_id} — profile "
-            f"**{render.escape_md(detail['profile'])}**, trial {detail['trial']}")
-st.markdown(f"**Recipient:** {render.escape_md(detail['recipient'])}  \n"
-            f"**Task:** {render.escape_md(detail['task'])}")
-attrs = pd.DataFrame(store.attributes_of(run_id),
-                     columns=["profile_id", "attr_id", "key", "value_json", "domain", "event",
-                              "memory_statement"])
+st.markdown(
+    f"**Message {detail['message_id']}** of run {run_id} — profile "
+    f"**{render.escape_md(detail['profile'])}**, trial {detail['trial']}"
+)
+st.markdown(
+    f"**Recipient:** {render.escape_md(detail['recipient'])}  \n"
+    f"**Task:** {render.escape_md(detail['task'])}"
+)
+attrs = pd.DataFrame(
+    store.attributes_of(run_id),
+    columns=["profile_id", "attr_id", "key", "value_json", "domain", "event", "memory_statement"],
+)
 attrs = attrs[attrs["profile_id"] == detail["profile_id"]]
 with st.expander(f"Memory ({len(attrs)} statements)"):
-    st.code("\n".join(attrs["memory_statement"].fillna(attrs["key"])), language=None,
-            wrap_lines=True)
+    st.code(
+        "\n".join(attrs["memory_statement"].fillna(attrs["key"])), language=None, wrap_lines=True
+    )
 if detail["prompt"]:
     with st.expander("Prompt as sent"):
         st.code(detail["prompt"], language=None, wrap_lines=True)
@@ -56,10 +67,16 @@ judges = state.judges_of(ch.db, ch.v, run_id)
 if not judges:
     st.info("No judge has seen this run yet: run one below.")
 jnames = {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in judges}
-verdicts = pd.DataFrame(store.message_verdicts(detail["message_id"]),
-                        columns=["judge_id", "attr_id", "revealed", "evidence"])
+verdicts = pd.DataFrame(
+    store.message_verdicts(detail["message_id"]),
+    columns=["judge_id", "attr_id", "revealed", "evidence"],
+)
 judgments = store.message_judgments(detail["message_id"])
-shown = st.selectbox("Highlight the evidence of", list(jnames), format_func=jnames.get) if jnames else None
+shown = (
+    st.selectbox("Highlight the evidence of", list(jnames), format_func=jnames.get)
+    if jnames
+    else None
+)
 ev = verdicts[(verdicts["judge_id"] == shown) & verdicts["revealed"]]["evidence"].dropna().tolist()
 with st.container(border=True):
     render.show_message(detail["text"], ev)
@@ -69,8 +86,10 @@ if shown is not None and judgments.get(shown, ("ok",))[0] != "ok":
     st.code(raw or "", language=None, wrap_lines=True)
 
 rule = LabelRule.parse(ch.opts.label_rule)
-labels = pd.DataFrame(store.pair_labels(run_id, detail["profile_id"], detail["ctx_idx"]),
-                      columns=["attr_id", "persona", "necessary", "private", "unlabeled"])
+labels = pd.DataFrame(
+    store.pair_labels(run_id, detail["profile_id"], detail["ctx_idx"]),
+    columns=["attr_id", "persona", "necessary", "private", "unlabeled"],
+)
 combined = labels[labels["persona"].isin(["combined", "hard"])].set_index("attr_id")
 table = attrs[["attr_id", "key", "domain", "memory_statement"]].copy()
 
@@ -81,29 +100,44 @@ def label_of(attr_id):
     row = combined.loc[attr_id]
     if row["persona"] == "hard":
         return row["necessary"]
-    return LABEL_NAMES[int(rule.apply(pd.Series([row["necessary"]]).to_numpy(),
-                                      pd.Series([row["private"]]).to_numpy())[0])]
+    return LABEL_NAMES[
+        int(
+            rule.apply(
+                pd.Series([row["necessary"]]).to_numpy(), pd.Series([row["private"]]).to_numpy()
+            )[0]
+        )
+    ]
 
 
 table["label"] = table["attr_id"].map(label_of)
 for jid in jnames:
     sub = verdicts[verdicts["judge_id"] == jid].set_index("attr_id")
     table[f"judge {jid}"] = table["attr_id"].map(
-        lambda a, sub=sub: ("yes" if sub.loc[a, "revealed"] else "no") if a in sub.index else "")
+        lambda a, sub=sub: ("yes" if sub.loc[a, "revealed"] else "no") if a in sub.index else ""
+    )
 if shown is not None:
     sub = verdicts[verdicts["judge_id"] == shown].set_index("attr_id")
-    table["evidence"] = table["attr_id"].map(lambda a: sub.loc[a, "evidence"] if a in sub.index else None)
+    table["evidence"] = table["attr_id"].map(
+        lambda a: sub.loc[a, "evidence"] if a in sub.index else None
+    )
     table["grounded"] = table["evidence"].map(lambda e: evidence_grounded(e, detail["text"]))
 only_revealed = st.toggle("Only attributes some judge found revealed", value=True)
 if only_revealed and jnames:
     cols = [f"judge {j}" for j in jnames]
     table = table[(table[cols] == "yes").any(axis=1)]
-colors = {"share": "background-color: #d8f0df", "private": "background-color: #f8d7da",
-          "ambiguous": "background-color: #eeeeee"}
-st.dataframe(table.drop(columns=["attr_id"]).style.map(lambda v: colors.get(v, ""), subset=["label"]),
-             hide_index=True)
-st.caption(f"Labels under rule {rule.name}: green share (needed), red private (withheld), grey "
-           "ambiguous (out of both metrics). 'grounded': the evidence occurs in the message.")
+colors = {
+    "share": "background-color: #d8f0df",
+    "private": "background-color: #f8d7da",
+    "ambiguous": "background-color: #eeeeee",
+}
+st.dataframe(
+    table.drop(columns=["attr_id"]).style.map(lambda v: colors.get(v, ""), subset=["label"]),
+    hide_index=True,
+)
+st.caption(
+    f"Labels under rule {rule.name}: green share (needed), red private (withheld), grey "
+    "ambiguous (out of both metrics). 'grounded': the evidence occurs in the message."
+)
 
 st.subheader("Re-judge this message")
 kind = st.radio("Judge", ("offline", "endpoint"), horizontal=True)
@@ -123,15 +157,19 @@ else:
         secret = st.secrets.get("OPENAI_API_KEY")
     except Exception:  # no secrets file
         secret = None
-    typed = st.text_input("API key (never stored; empty: Streamlit secrets or the environment)",
-                          type="password")
+    typed = st.text_input(
+        "API key (never stored; empty: Streamlit secrets or the environment)", type="password"
+    )
     variant = st.radio("Prompt", ("strict", "lenient"), horizontal=True)
     prompt = load_judge_prompt(None, variant)
     text = st.text_area("Prompt text (editable)", prompt.text, height=220)
     if model:
-        judge = LLMJudge(ClientSettings(model=model, base_url=base_url or None, timeout=60),
-                         PromptTemplate(f"edited:{variant}" if text != prompt.text else prompt.name,
-                                        text), store=store, api_key=typed or secret)
+        judge = LLMJudge(
+            ClientSettings(model=model, base_url=base_url or None, timeout=60),
+            PromptTemplate(f"edited:{variant}" if text != prompt.text else prompt.name, text),
+            store=store,
+            api_key=typed or secret,
+        )
 if judge is not None and st.button("Run it on this message", type="primary", key="run_live"):
     try:
         with st.spinner("Judging..."):
@@ -142,9 +180,14 @@ if judge is not None and st.button("Run it on this message", type="primary", key
 live = st.session_state.get("live")
 if live and live[0] == detail["message_id"] and judge is not None:
     _, outcome, seconds = live
-    st.caption(f"{seconds:.2f} s; status {outcome.status}"
-               + (f"; keys the judge named that are no attribute: {', '.join(outcome.unmatched)}"
-                  if outcome.unmatched else ""))
+    st.caption(
+        f"{seconds:.2f} s; status {outcome.status}"
+        + (
+            f"; keys the judge named that are no attribute: {', '.join(outcome.unmatched)}"
+            if outcome.unmatched
+            else ""
+        )
+    )
     if outcome.status != "ok":
         st.code(outcome.raw or "", language=None, wrap_lines=True)
     else:
@@ -154,7 +197,8 @@ if live and live[0] == detail["message_id"] and judge is not None:
         if shown is not None:
             sub = verdicts[verdicts["judge_id"] == shown].set_index("attr_id")
             compare[f"judge {shown}"] = compare["attr_id"].map(
-                lambda a: ("yes" if sub.loc[a, "revealed"] else "no") if a in sub.index else "")
+                lambda a: ("yes" if sub.loc[a, "revealed"] else "no") if a in sub.index else ""
+            )
             compare["differs"] = compare["new"] != compare[f"judge {shown}"]
             compare = compare[(compare["new"] == "yes") | (compare[f"judge {shown}"] == "yes")]
         compare["evidence"] = compare["key"].map(outcome.revealed.get)
@@ -169,18 +213,24 @@ if shown is not None:
     sub = verdicts[verdicts["judge_id"] == shown].set_index("attr_id")
     human_rows = table[["attr_id", "key", "label"]].copy()
     human_rows["judge says"] = human_rows["attr_id"].map(
-        lambda a: bool(sub.loc[a, "revealed"]) if a in sub.index else False)
+        lambda a: bool(sub.loc[a, "revealed"]) if a in sub.index else False
+    )
     human_rows["I agree"] = True
     human_rows["note"] = ""
-    edited = st.data_editor(human_rows.drop(columns=["attr_id"]), hide_index=True,
-                            disabled=["key", "label", "judge says"], key="human_editor")
+    edited = st.data_editor(
+        human_rows.drop(columns=["attr_id"]),
+        hide_index=True,
+        disabled=["key", "label", "judge says"],
+        key="human_editor",
+    )
     if st.button("Save my verdicts"):
         hj = store.human_judge(run_id)
         changed_rows = 0
         for (_, orig), (_, row) in zip(human_rows.iterrows(), edited.iterrows()):
             revealed = bool(row["judge says"]) if row["I agree"] else not bool(row["judge says"])
-            store.set_human_verdict(hj, detail["message_id"], int(orig["attr_id"]), revealed,
-                                    row["note"] or None)
+            store.set_human_verdict(
+                hj, detail["message_id"], int(orig["attr_id"]), revealed, row["note"] or None
+            )
             changed_rows += 1
         state.changed()
         st.success(f"Stored {changed_rows} human verdicts as judge {hj}.")
@@ -189,11 +239,15 @@ else:
 
 st.subheader("Agreement of two judges (whole run)")
 if len(jnames) < 2:
-    st.caption("This run has one judge: re-judge it (above, or `python -m cimem judge`) to compare.")
+    st.caption(
+        "This run has one judge: re-judge it (above, or `python -m cimem judge`) to compare."
+    )
 else:
     a1, a2 = st.columns(2)
     ja = a1.selectbox("Judge A", list(jnames), format_func=jnames.get, key="ja")
-    jb = a2.selectbox("Judge B", list(jnames), index=len(jnames) - 1, format_func=jnames.get, key="jb")
+    jb = a2.selectbox(
+        "Judge B", list(jnames), index=len(jnames) - 1, format_func=jnames.get, key="jb"
+    )
     ag = agreement(store, ja, jb, ch.opts.label_rule, max_disagreements=200)
     o = ag.overall
     m1, m2, m3 = st.columns(3)
@@ -201,12 +255,27 @@ else:
     m2.metric("agreement", render.pct(o.agreement))
     m3.metric("Cohen's kappa", "n/a" if o.kappa != o.kappa else f"{o.kappa:.3f}")
     c = o.confusion
-    st.dataframe(pd.DataFrame({"B revealed": [c["both_yes"], c["b_only"]],
-                               "B not revealed": [c["a_only"], c["both_no"]]},
-                              index=["A revealed", "A not revealed"]))
-    st.dataframe(pd.DataFrame([{"by": "label", "group": k, "n": v.n, "agreement": v.agreement,
-                                "kappa": v.kappa} for k, v in ag.by_label.items()] +
-                              [{"by": "domain", "group": k, "n": v.n, "agreement": v.agreement,
-                                "kappa": v.kappa} for k, v in ag.by_domain.items()]), hide_index=True)
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "B revealed": [c["both_yes"], c["b_only"]],
+                "B not revealed": [c["a_only"], c["both_no"]],
+            },
+            index=["A revealed", "A not revealed"],
+        )
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {"by": "label", "group": k, "n": v.n, "agreement": v.agreement, "kappa": v.kappa}
+                for k, v in ag.by_label.items()
+            ]
+            + [
+                {"by": "domain", "group": k, "n": v.n, "agreement": v.agreement, "kappa": v.kappa}
+                for k, v in ag.by_domain.items()
+            ]
+        ),
+        hide_index=True,
+    )
     st.caption(f"Label rule {ag.label_rule}; messages either judge failed to parse are left out.")
     st.dataframe(pd.DataFrame(ag.disagreements), hide_index=True)

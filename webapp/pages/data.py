@@ -14,13 +14,17 @@ from webapp import state
 
 st.title("Data")
 store = state.store()
-st.caption(f"Database: `{state.db_path()}`. Open another with `?db=PATH` in the URL or the "
-           "CIMEM_DB environment variable.")
+st.caption(
+    f"Database: `{state.db_path()}`. Open another with `?db=PATH` in the URL or the "
+    "CIMEM_DB environment variable."
+)
 
 st.header("Import")
-st.markdown("Official run output (`results.jsonl`, also gzipped), the benchmark's "
-            "`profiles.json`, Hugging Face rows (Parquet, CSV, JSON lines) or a PersistBench CIM "
-            "file. The format is detected; a file already imported is recognised by its content.")
+st.markdown(
+    "Official run output (`results.jsonl`, also gzipped), the benchmark's "
+    "`profiles.json`, Hugging Face rows (Parquet, CSV, JSON lines) or a PersistBench CIM "
+    "file. The format is detected; a file already imported is recognised by its content."
+)
 upload = st.file_uploader("Upload a file", type=["jsonl", "json", "gz", "parquet", "csv"])
 server_path = st.text_input("...or a path on the server", "", key="server_path")
 name = st.text_input("Run name (optional)", "")
@@ -39,13 +43,20 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
             path = Path(tmp.name)
         else:
             path = Path(server_path).expanduser()
-        res = ingest_or_find(store, path, name=name or (Path(upload.name).stem if upload else None),
-                             model=model or None, progress=progress)
+        res = ingest_or_find(
+            store,
+            path,
+            name=name or (Path(upload.name).stem if upload else None),
+            model=model or None,
+            progress=progress,
+        )
         bar.progress(1.0, text="Done")
         state.changed()
         if res.created:
-            st.success(f"Run {res.run_id} ({res.name}): {res.profiles} profiles, {res.messages} "
-                       f"messages, {res.verdicts} verdicts.")
+            st.success(
+                f"Run {res.run_id} ({res.name}): {res.profiles} profiles, {res.messages} "
+                f"messages, {res.verdicts} verdicts."
+            )
         else:
             st.info(f"Already imported as run {res.run_id} ({res.name}); nothing added.")
     except (CimemError, ValueError, FileNotFoundError) as exc:
@@ -58,16 +69,25 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
 st.header("Runs")
 runs = state.runs_frame(state.db_path(), state.version())
 if runs.empty:
-    st.info("No runs yet: import a file above, or from the command line with "
-            "`python -m cimem ingest FILE --db DB`.")
+    st.info(
+        "No runs yet: import a file above, or from the command line with "
+        "`python -m cimem ingest FILE --db DB`."
+    )
     st.stop()
 st.dataframe(runs, hide_index=True)
-choice = st.selectbox("Run", runs["run_id"].tolist(),
-                      format_func=lambda r: f"{r}: {runs.set_index('run_id').loc[r, 'name']}")
+choice = st.selectbox(
+    "Run",
+    runs["run_id"].tolist(),
+    format_func=lambda r: f"{r}: {runs.set_index('run_id').loc[r, 'name']}",
+)
 cfg = store.run_config(int(choice))
 with st.expander("Configuration"):
-    st.json({k: (str(v) if not isinstance(v, (int, float, str, bool, type(None))) else v)
-             for k, v in cfg.items()})
+    st.json(
+        {
+            k: (str(v) if not isinstance(v, (int, float, str, bool, type(None))) else v)
+            for k, v in cfg.items()
+        }
+    )
     judges = store.judges(int(choice))
     if judges:
         st.dataframe(pd.DataFrame([j.__dict__ for j in judges]), hide_index=True)
@@ -85,12 +105,17 @@ if c2.button("Delete run", disabled=not confirm):
 
 st.header("Export")
 if cfg["kind"] != "profiles":
+
     def exported() -> bytes:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "run.jsonl"
             export_official(store, int(choice), out)
             return out.read_bytes()
 
-    st.download_button("Download in the official run-output format", exported,
-                       file_name=f"cimem_run_{choice}.jsonl", mime="application/jsonl",
-                       on_click="ignore")
+    st.download_button(
+        "Download in the official run-output format",
+        exported,
+        file_name=f"cimem_run_{choice}.jsonl",
+        mime="application/jsonl",
+        on_click="ignore",
+    )

@@ -13,93 +13,154 @@ from webapp import render, state
 st.title("Overview")
 ch: state.Choices = st.session_state["choices"]
 if not ch.runs:
-    st.info("Choose one or more runs with messages in the sidebar (or import one on the Data page).")
+    st.info(
+        "Choose one or more runs with messages in the sidebar (or import one on the Data page)."
+    )
     st.stop()
 state.simulated_banner(ch.runs)
-ov = state.overview(ch.db, ch.v, tuple(ch.runs),
-                        tuple(state.judge_for(ch, r) for r in ch.runs), ch.opts)
-st.caption(ch.describe() + f". Mean ± std over profiles, bootstrap 95% interval "
-           f"({ov.metrics[0].bootstrap}). {ov.note}.")
+ov = state.overview(
+    ch.db, ch.v, tuple(ch.runs), tuple(state.judge_for(ch, r) for r in ch.runs), ch.opts
+)
+st.caption(
+    ch.describe() + f". Mean ± std over profiles, bootstrap 95% interval "
+    f"({ov.metrics[0].bootstrap}). {ov.note}."
+)
 table = ov.table.copy()
-show = pd.DataFrame({
-    "run": table["run"], "model": table["model"], "level": table["level"], "judge": table["judge"],
-    "profiles": table["profiles"], "n": table["n"],
-    "Violation@n %": table["violation_mean"].round(2),
-    "± std": table["violation_std"].round(2),
-    "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(table["violation_lo"], table["violation_hi"])],
-    "Completeness %": table["completeness_mean"].round(2),
-    "± std ": table["completeness_std"].round(2),
-    "95% CI ": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(table["completeness_lo"],
-                                                         table["completeness_hi"])],
-    "per-message leak %": table["leak_rate_per_message"].round(2),
-})
+show = pd.DataFrame(
+    {
+        "run": table["run"],
+        "model": table["model"],
+        "level": table["level"],
+        "judge": table["judge"],
+        "profiles": table["profiles"],
+        "n": table["n"],
+        "Violation@n %": table["violation_mean"].round(2),
+        "± std": table["violation_std"].round(2),
+        "95% CI": [
+            f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(table["violation_lo"], table["violation_hi"])
+        ],
+        "Completeness %": table["completeness_mean"].round(2),
+        "± std ": table["completeness_std"].round(2),
+        "95% CI ": [
+            f"[{lo:.2f}, {hi:.2f}]"
+            for lo, hi in zip(table["completeness_lo"], table["completeness_hi"])
+        ],
+        "per-message leak %": table["leak_rate_per_message"].round(2),
+    }
+)
 for col in table.columns:
     if col.endswith("_common"):
         show[col.replace("_", " ")] = table[col].round(2)
 show["simulated"] = table["simulated"]
 st.dataframe(show, hide_index=True)
 c1, c2 = st.columns(2)
-c1.download_button("Table as CSV", show.to_csv(index=False), file_name="cimem_table.csv",
-                   mime="text/csv", on_click="ignore")
-c2.download_button("Table as LaTeX (booktabs)",
-                   to_latex(show.drop(columns=["simulated"]),
-                            caption=f"CIMemories results ({ch.opts.mode} mode, label rule"
-                                    f" {ch.opts.label_rule})"),
-                   file_name="cimem_table.tex", mime="text/x-tex", on_click="ignore")
+c1.download_button(
+    "Table as CSV",
+    show.to_csv(index=False),
+    file_name="cimem_table.csv",
+    mime="text/csv",
+    on_click="ignore",
+)
+c2.download_button(
+    "Table as LaTeX (booktabs)",
+    to_latex(
+        show.drop(columns=["simulated"]),
+        caption=f"CIMemories results ({ch.opts.mode} mode, label rule {ch.opts.label_rule})",
+    ),
+    file_name="cimem_table.tex",
+    mime="text/x-tex",
+    on_click="ignore",
+)
 
 st.subheader("Trade-off: violation against completeness")
-with_paper = st.toggle("Show the published Table 1 as a reference layer", value=False,
-                       help=TABLE1_NOTE)
-points = [(r, v, c) for r, v, c in zip(table["run"], table["violation_mean"],
-                                       table["completeness_mean"])]
+with_paper = st.toggle(
+    "Show the published Table 1 as a reference layer", value=False, help=TABLE1_NOTE
+)
+points = [
+    (r, v, c) for r, v, c in zip(table["run"], table["violation_mean"], table["completeness_mean"])
+]
 front = set(pareto_front(points))
-data = pd.DataFrame({"name": table["run"], "violation": table["violation_mean"],
-                     "completeness": table["completeness_mean"], "source": "this database",
-                     "pareto": [r in front for r in table["run"]]})
+data = pd.DataFrame(
+    {
+        "name": table["run"],
+        "violation": table["violation_mean"],
+        "completeness": table["completeness_mean"],
+        "source": "this database",
+        "pareto": [r in front for r in table["run"]],
+    }
+)
 if with_paper:
-    paper = pd.DataFrame([{"name": m, "violation": v, "completeness": c,
-                           "source": "published Table 1", "pareto": False} for m, v, c in TABLE1])
+    paper = pd.DataFrame(
+        [
+            {
+                "name": m,
+                "violation": v,
+                "completeness": c,
+                "source": "published Table 1",
+                "pareto": False,
+            }
+            for m, v, c in TABLE1
+        ]
+    )
     data = pd.concat([data, paper], ignore_index=True)
 base = alt.Chart(data).encode(
     x=alt.X("violation:Q", title="Violation@n (%) — lower is better"),
     y=alt.Y("completeness:Q", title="Completeness (%) — higher is better"),
-    color=alt.Color("source:N"), tooltip=["name", "violation", "completeness", "source"])
+    color=alt.Color("source:N"),
+    tooltip=["name", "violation", "completeness", "source"],
+)
 layers = base.mark_circle(size=120) + base.mark_text(dx=8, align="left").encode(text="name")
 front_data = data[data["pareto"]].sort_values("violation")
 if len(front_data) > 1:
     layers = layers + alt.Chart(front_data).mark_line(strokeDash=[4, 3], color="gray").encode(
-        x="violation:Q", y="completeness:Q")
+        x="violation:Q", y="completeness:Q"
+    )
 render.chart(layers.properties(height=380), "tradeoff", "tradeoff")
-st.caption("Dashed: the Pareto front of the runs in this database (no other run has both lower"
-           " violation and higher completeness).")
+st.caption(
+    "Dashed: the Pareto front of the runs in this database (no other run has both lower"
+    " violation and higher completeness)."
+)
 
 st.subheader("Discard report and the two modes")
 other = "definition" if ch.opts.mode == "official" else "official"
 rows = []
 for r, m in zip(ch.runs, ov.metrics):
-    alt_m = state.metrics(ch.db, ch.v, r, state.judge_for(ch, r),
-                              MetricOptions(mode=other, label_rule=ch.opts.label_rule))
+    alt_m = state.metrics(
+        ch.db,
+        ch.v,
+        r,
+        state.judge_for(ch, r),
+        MetricOptions(mode=other, label_rule=ch.opts.label_rule),
+    )
     by_mode = {ch.opts.mode: m, other: alt_m}
     d = m.discarded
-    rows.append({
-        "run": m.run,
-        "official V %": round(100 * by_mode["official"].violation.mean, 2),
-        "definition V %": round(100 * by_mode["definition"].violation.mean, 2),
-        "official C %": round(100 * by_mode["official"].completeness.mean, 2),
-        "definition C %": round(100 * by_mode["definition"].completeness.mean, 2),
-        "share pairs": d["pairs"]["share"], "private pairs": d["pairs"]["private"],
-        "ambiguous pairs": d["pairs"]["ambiguous"],
-        "identity-filtered private pairs": by_mode["official"].discarded.get(
-            "identity_filter", {}).get("private_pairs_removed", 0),
-        "contexts dropped (official)": by_mode["official"].discarded["contexts_dropped"]["count"],
-        "parse failures": d["trials"]["parse_failures"],
-        "failed generations": d["trials"]["failed_generations"],
-    })
+    rows.append(
+        {
+            "run": m.run,
+            "official V %": round(100 * by_mode["official"].violation.mean, 2),
+            "definition V %": round(100 * by_mode["definition"].violation.mean, 2),
+            "official C %": round(100 * by_mode["official"].completeness.mean, 2),
+            "definition C %": round(100 * by_mode["definition"].completeness.mean, 2),
+            "share pairs": d["pairs"]["share"],
+            "private pairs": d["pairs"]["private"],
+            "ambiguous pairs": d["pairs"]["ambiguous"],
+            "identity-filtered private pairs": by_mode["official"]
+            .discarded.get("identity_filter", {})
+            .get("private_pairs_removed", 0),
+            "contexts dropped (official)": by_mode["official"].discarded["contexts_dropped"][
+                "count"
+            ],
+            "parse failures": d["trials"]["parse_failures"],
+            "failed generations": d["trials"]["failed_generations"],
+        }
+    )
 st.dataframe(pd.DataFrame(rows), hide_index=True)
-st.caption("Official mode drops private attributes whose key contains name/address/sex/age, "
-           "drops contexts without a needed or a private attribute, and counts parse failures as "
-           "nothing revealed; definition mode applies the paper's definitions literally. "
-           "Ambiguous pairs are out of both.")
+st.caption(
+    "Official mode drops private attributes whose key contains name/address/sex/age, "
+    "drops contexts without a needed or a private attribute, and counts parse failures as "
+    "nothing revealed; definition mode applies the paper's definitions literally. "
+    "Ambiguous pairs are out of both."
+)
 with st.expander("Dropped contexts (official mode)"):
     for m in ov.metrics:
         off = m if ch.opts.mode == "official" else None
