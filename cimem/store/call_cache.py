@@ -13,22 +13,30 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import orjson
-
-if TYPE_CHECKING:  # the store opens the journal; the journal only needs its type
-    from cimem.store.database import Store
 
 CacheRow = tuple[str, str | None, str, str, str | None, int, int, datetime]
 BATCH = 256
 
 
-def journal_path(store: Store) -> Path | None:
+class CacheTable(Protocol):
+    """What the journal needs of the database: its path and the cache table's two statements.
+    `Store` satisfies it; naming the protocol here keeps the store free of an import cycle."""
+
+    path: str
+
+    def cache_get(self, keys: list[str]) -> dict[str, tuple[str, str | None, int, int]]: ...
+
+    def cache_put_many(self, rows: list[CacheRow]) -> None: ...
+
+
+def journal_path(store: CacheTable) -> Path | None:
     return None if store.path == ":memory:" else Path(store.path + ".calls")
 
 
-def recover(store: Store) -> int:
+def recover(store: CacheTable) -> int:
     """Merge a journal left by a stopped process into the database; returns the calls merged.
     A torn last line (the process died mid-write) is ignored: that call was never complete."""
     path = journal_path(store)
@@ -49,7 +57,7 @@ def recover(store: Store) -> int:
 class CallCache:
     """Look calls up; record completed ones (journal at once, database in batches)."""
 
-    def __init__(self, store: Store, batch: int = BATCH):
+    def __init__(self, store: CacheTable, batch: int = BATCH):
         self.store, self.batch = store, batch
         self.path = journal_path(store)
         self.pending: dict[str, CacheRow] = {}
