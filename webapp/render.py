@@ -1,7 +1,11 @@
 """Drawing helpers shared by the pages: safe text, highlighted messages, chart downloads.
 
-Model messages are untrusted: they are shown escaped (markdown specials backslash-escaped, HTML
-never enabled), so a message with <script> or markdown shows as the text it is.
+Every text that came from data or the URL (messages, evidence, run, judge, profile, attribute,
+recipient and task names, paths, error messages that quote them) is untrusted: pages pass it
+through :func:`escape_md` before it reaches markdown, captions, titles, alerts or widget labels
+(markdown specials backslash-escaped, HTML never enabled), so ``<script>``, a markdown image or a
+link shows as the text it is and the browser fetches nothing. Selectbox and multiselect options
+are plain text already and are not escaped.
 """
 
 from __future__ import annotations
@@ -12,12 +16,19 @@ import altair as alt
 import streamlit as st
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=^&\"'])")
+# Streamlit's markdown turns URLs, www. names and e-mail addresses in plain text into links after
+# parsing, so backslashes do not stop it: an invisible word joiner inside "://", "www." and
+# before "@" does (the text reads the same).
+_AUTOLINK = re.compile(r"(?i)(?=://)|(?<=\bwww)(?=\.)|(?=@)")
+_JOINER = "\u2060"
 
 
-def escape_md(text: str) -> str:
-    """Text that Streamlit's markdown shows literally."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", text or "")
-    return escaped.replace("\n", "  \n")
+def escape_md(text: object) -> str:
+    """Text that Streamlit's markdown shows literally (None shows as nothing): every markdown
+    special is backslash-escaped and URLs are kept from becoming links, so
+    ``R![i](http://h/r.png)`` is no image, no link and no fetch."""
+    plain = _AUTOLINK.sub(_JOINER, "" if text is None else str(text))
+    return _MD_SPECIAL.sub(r"\\\1", plain).replace("\n", "  \n")
 
 
 def highlighted(message: str, sentences: list[str]) -> str:

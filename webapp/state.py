@@ -17,6 +17,7 @@ from cimem.analysis.labels import LabelRule
 from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics, compute
 from cimem.errors import CimemError
 from cimem.store import Store
+from webapp.render import escape_md
 
 REPO = Path(__file__).resolve().parent
 DEMO_DB = REPO / "local" / "demo.duckdb"
@@ -51,7 +52,7 @@ def store() -> Store:
     try:
         return _store(db_path())
     except CimemError as exc:
-        st.error(str(exc))
+        st.error(escape_md(exc))
         st.stop()
 
 
@@ -223,16 +224,16 @@ class Choices:
     def describe(self, m: RunMetrics | None = None) -> str:
         """How the numbers on screen were computed."""
         o = self.opts
-        parts = [f"mode **{o.mode}**", f"label rule **{o.label_rule}**"]
+        parts = [f"mode **{o.mode}**", f"label rule **{escape_md(o.label_rule)}**"]
         if m is not None:
-            parts += [f"judge **{m.judge}**", f"n = **{m.n_trials}**", f"k = **{m.k}**"]
+            parts += [f"judge **{escape_md(m.judge)}**", f"n = **{m.n_trials}**", f"k = **{m.k}**"]
         if o.mode == "definition":
             parts.append(
                 "parse failures "
                 + ("excluded" if o.parse_failures == "exclude" else "counted as nothing revealed")
             )
             if o.exclude:
-                parts.append("excluded keys " + ", ".join(o.exclude))
+                parts.append("excluded keys " + escape_md(", ".join(o.exclude)))
         return ", ".join(parts)
 
 
@@ -248,7 +249,7 @@ def sidebar() -> Choices:
     runs = runs_frame(path, v)
     with_messages = runs[runs["messages"] > 0] if not runs.empty else runs
     with st.sidebar:
-        st.caption(f"Database: `{path}`")
+        st.caption(f"Database: {escape_md(path)}")
         run_ids: list[int] = []
         judge_id = None
         if with_messages.empty:
@@ -293,7 +294,7 @@ def sidebar() -> Choices:
         try:
             rule = LabelRule.parse(rule_text).name
         except ValueError as exc:
-            st.error(str(exc))
+            st.error(escape_md(exc))
             rule = "unanimous"
         parse_failures, exclude = "exclude", ()
         if mode == "definition":

@@ -60,7 +60,9 @@ if detail["prompt"]:
     with st.expander("Prompt as sent"):
         st.code(detail["prompt"], language=None, wrap_lines=True)
 if detail["status"] != "ok":
-    st.error(f"The generation failed: {detail['error']}. There is no message to audit.")
+    st.error(
+        f"The generation failed: {render.escape_md(detail['error'])}. There is no message to audit."
+    )
     st.stop()
 
 judges = state.judges_of(ch.db, ch.v, run_id)
@@ -82,7 +84,7 @@ with st.container(border=True):
     render.show_message(detail["text"], ev)
 if shown is not None and judgments.get(shown, ("ok",))[0] != "ok":
     status, raw = judgments[shown]
-    st.warning(f"Judge {shown}: {status}. Raw reply:")
+    st.warning(f"Judge {shown}: {render.escape_md(status)}. Raw reply:")
     st.code(raw or "", language=None, wrap_lines=True)
 
 rule = LabelRule.parse(ch.opts.label_rule)
@@ -176,14 +178,14 @@ if judge is not None and st.button("Run it on this message", type="primary", key
             outcome, seconds = judge_message(store, detail["message_id"], judge)
         st.session_state["live"] = (detail["message_id"], outcome, seconds)
     except CimemError as exc:
-        st.error(str(exc))
+        st.error(render.escape_md(exc))
 live = st.session_state.get("live")
 if live and live[0] == detail["message_id"] and judge is not None:
     _, outcome, seconds = live
     st.caption(
-        f"{seconds:.2f} s; status {outcome.status}"
+        f"{seconds:.2f} s; status {render.escape_md(outcome.status)}"
         + (
-            f"; keys the judge named that are no attribute: {', '.join(outcome.unmatched)}"
+            f"; keys the judge named that are no attribute: {render.escape_md(', '.join(outcome.unmatched))}"
             if outcome.unmatched
             else ""
         )
@@ -277,5 +279,7 @@ else:
         ),
         hide_index=True,
     )
-    st.caption(f"Label rule {ag.label_rule}; messages either judge failed to parse are left out.")
+    st.caption(
+        f"Label rule {render.escape_md(ag.label_rule)}; messages either judge failed to parse are left out."
+    )
     st.dataframe(pd.DataFrame(ag.disagreements), hide_index=True)

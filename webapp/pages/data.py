@@ -10,12 +10,12 @@ import streamlit as st
 from cimem.errors import CimemError
 from cimem.ingest import ingest_or_find
 from cimem.ingest.export import export_official
-from webapp import state
+from webapp import render, state
 
 st.title("Data")
 store = state.store()
 st.caption(
-    f"Database: `{state.db_path()}`. Open another with `?db=PATH` in the URL or the "
+    f"Database: {render.escape_md(state.db_path())}. Open another with `?db=PATH` in the URL or the "
     "CIMEM_DB environment variable."
 )
 
@@ -54,14 +54,17 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
         state.changed()
         if res.created:
             st.success(
-                f"Run {res.run_id} ({res.name}): {res.profiles} profiles, {res.messages} "
+                f"Run {res.run_id} ({render.escape_md(res.name)}): {res.profiles} profiles, {res.messages} "
                 f"messages, {res.verdicts} verdicts."
             )
         else:
-            st.info(f"Already imported as run {res.run_id} ({res.name}); nothing added.")
+            st.info(
+                f"Already imported as run {res.run_id} ({render.escape_md(res.name)});"
+                " nothing added."
+            )
     except (CimemError, ValueError, FileNotFoundError) as exc:
         bar.empty()
-        st.error(f"Import failed, nothing was written: {exc}")
+        st.error(f"Import failed, nothing was written: {render.escape_md(exc)}")
     finally:
         if upload is not None:
             Path(tmp.name).unlink(missing_ok=True)

@@ -42,7 +42,8 @@ by = st.radio("Lines", ("one line per k", "one line per T"), horizontal=True)
 
 g = state.growth_curve(ch.db, ch.v, ch.run, ch.judge, ch.opts, order, samples, method, max_t, max_k)
 st.caption(
-    ch.describe() + f"; judge {g.judge}; order **{g.order}**, method **{g.method}**, "
+    ch.describe()
+    + f"; judge {render.escape_md(g.judge)}; order **{g.order}**, method **{g.method}**, "
     f"samples **{g.samples}**; {g.n_tasks} tasks, n = {g.n_trials}. Theory: "
     "1-(1-p)^k with p = c/n per attribute and task (a plug-in estimate from the same "
     "samples)."
@@ -124,7 +125,7 @@ if comp is not None:
     )
     st.caption(
         f"Each task's needed memories are kept and withheld ones added in steps; judge "
-        f"{comp.judge}, parsed judgments only. These messages are not part of Violation@n"
+        f"{render.escape_md(comp.judge)}, parsed judgments only. These messages are not part of Violation@n"
         " or Completeness above, which use full-memory trials."
     )
 
@@ -135,13 +136,13 @@ profile = pc1.selectbox("Profile", names)
 ranked = state.ranked_attributes(ch.db, ch.v, ch.run, ch.judge, ch.opts)
 keys = ranked[ranked["profile"] == profile]["key"].tolist()
 if not keys:
-    st.info(f"No attribute of {profile} is private in a task with samples.")
+    st.info(f"No attribute of {render.escape_md(profile)} is private in a task with samples.")
     st.stop()
 key = pc2.selectbox("Attribute (most leaked first)", keys)
 try:
     view = state.attribute_view(ch.db, ch.v, ch.run, ch.judge, ch.opts, profile, key)
 except LookupError as exc:
-    st.info(str(exc))
+    st.info(render.escape_md(exc))
     st.stop()
 st.markdown(
     f"Private in **{len(view.tasks)}** tasks; first leak in the listed order: "

@@ -13,7 +13,9 @@ ch, cube = state.labelled_run(
 )
 m = state.metrics(ch.db, ch.v, ch.run, ch.judge, ch.opts)
 st.caption(
-    f"Run {m.run}; " + ch.describe(m) + ". A leak: a withheld attribute that the judge "
+    f"Run {render.escape_md(m.run)}; "
+    + ch.describe(m)
+    + ". A leak: a withheld attribute that the judge "
     "found in a sample. Frequencies are leaks / samples."
 )
 pairs = state.pairs(ch.db, ch.v, ch.run, ch.judge, ch.opts)

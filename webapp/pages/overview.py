@@ -23,7 +23,7 @@ ov = state.overview(
 )
 st.caption(
     ch.describe() + f". Mean ± std over profiles, bootstrap 95% interval "
-    f"({ov.metrics[0].bootstrap}). {ov.note}."
+    f"({ov.metrics[0].bootstrap}). {render.escape_md(ov.note)}."
 )
 table = ov.table.copy()
 show = pd.DataFrame(

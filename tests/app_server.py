@@ -1,0 +1,152 @@
+"""Start the app as the README says (`streamlit run app.py` from the repository, so
+.streamlit/config.toml applies) on a free local port, and a small logging HTTP server: the
+browser tests' shared pieces."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+]
+REPO = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_app(env: dict[str, str], *args: str) -> Iterator[str]:
+    """`streamlit run app.py` in the repository with ``env`` added; yields the base URL."""
+    port = free_port()
+    streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent)) or "streamlit"
+    proc = subprocess.Popen(
+        [
+            streamlit,
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            *args,
+        ],
+        cwd=REPO,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
+            break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail(
+            "streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:]
+        )
+    try:
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+class RequestLog:
+    """Every request a logging HTTP server on 127.0.0.1 received: (method, path, headers, body)."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
+        self.lock = threading.Lock()
+
+    def add(self, method: str, path: str, headers: dict[str, str], body: bytes) -> None:
+        with self.lock:
+            self.requests.append((method, path, headers, body))
+
+    def text(self) -> str:
+        """Everything received, as one string (to search for a key)."""
+        with self.lock:
+            return "\n".join(
+                f"{m} {p} {h} {b.decode(errors='replace')}" for m, p, h, b in self.requests
+            )
+
+
+@contextmanager
+def logging_server(reply: bytes = b"{}") -> Iterator[tuple[str, RequestLog]]:
+    """An HTTP server on 127.0.0.1 that logs every request and answers ``reply`` as JSON."""
+    log = RequestLog()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _any(self) -> None:
+            n = int(self.headers.get("content-length") or 0)
+            log.add(self.command, self.path, dict(self.headers), self.rfile.read(n) if n else b"")
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        do_GET = do_POST = do_PUT = do_HEAD = _any
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}", log
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def chromium_or_skip() -> list:
+    """pytest marks for a browser test: skipped with a reason when chromium is absent (an
+    error in CI, which installs it)."""
+    if Path(CHROMIUM).exists():
+        return [pytest.mark.browser]
+    if os.environ.get("CI"):
+        raise RuntimeError(f"{CHROMIUM} is missing in CI: .ci/run must install Debian's chromium")
+    return [
+        pytest.mark.browser,
+        pytest.mark.skip(
+            reason="Debian's chromium is not installed (apt-get install chromium); .ci/run installs it"
+        ),
+    ]
+
+
+@contextmanager
+def chromium() -> Iterator:
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()

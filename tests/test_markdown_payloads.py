@@ -1,0 +1,82 @@
+"""A real browser: names from data carrying markdown images and links (a run, a judge, a profile,
+a recipient) load no external resource and show as the text they are, on every page."""
+
+from __future__ import annotations
+
+import pytest
+from app_server import chromium, chromium_or_skip, logging_server, running_app
+
+from cimem.ingest import ingest_file
+from cimem.judges.base import OfflineJudge, rejudge
+from cimem.store import Store
+
+from fixtures import small_profile, write_jsonl
+
+pytestmark = chromium_or_skip()
+PAGES = {
+    "": "Overview",
+    "leaks": "Leaks",
+    "growth": "Growth",
+    "audit": "Audit",
+    "learn": "Learn the metrics",
+    "data": "Data",
+}
+
+
+def shown(page) -> str:
+    """The page's text as a reader sees it (escaping keeps URLs from becoming links with an
+    invisible word joiner)."""
+    return page.locator("body").inner_text().replace("\u2060", "")
+
+
+def wait_shown(page, text: str) -> None:
+    """Wait until the page shows ``text`` (the page may still be running)."""
+    for _ in range(120):
+        if text in shown(page):
+            return
+        page.wait_for_timeout(500)
+    assert text in shown(page)
+
+
+def payload(url: str, what: str) -> str:
+    return f"{what}![i]({url}/{what}.png) [link]({url}/{what}) <img src={url}/{what}-html.png>"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("payloads")
+    with logging_server() as (url, log):
+        obj = small_profile(payload(url, "profile"))
+        obj["contexts"][0]["recipient"] = payload(url, "recipient")
+        db = tmp / "app.duckdb"
+        with Store.open(db) as s:
+            run = ingest_file(s, write_jsonl(tmp / "p.jsonl", [obj])).run_id
+            s.rename_run(run, payload(url, "run"))
+            judge = rejudge(s, run, OfflineJudge(name=payload(url, "judge"))).judge_id
+        with running_app({"CIMEM_DB": str(db), "CIMEM_DATA_DIR": str(tmp)}) as base:
+            yield base, url, log, f"runs={run}&judge={judge}"
+
+
+def test_no_page_fetches_a_payload_and_names_show_literally(served):
+    base, url, log, query = served
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        seen: list[str] = []
+        page.on("request", lambda r: seen.append(r.url))
+        for path, heading in PAGES.items():
+            page.goto(f"{base}/{path}?{query}")
+            page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=60000)
+            page.wait_for_timeout(2000)  # let the page finish its run
+            assert page.locator('[data-testid="stException"]').count() == 0, path
+            assert page.locator(f'img[src^="{url}"]').count() == 0, path
+            assert page.locator(f'a[href^="{url}"]').count() == 0, path
+            # the run's name is in the sidebar on every page, as the text it is
+            wait_shown(page, payload(url, "run"))
+        page.goto(f"{base}/leaks?{query}")
+        page.get_by_role("heading", name="Leaks", exact=True).first.wait_for(timeout=60000)
+        # the Leaks caption names the run and the judge, the message list the profile and
+        # the recipient: literally, brackets and all
+        for what in ("run", "judge", "profile", "recipient"):
+            wait_shown(page, payload(url, what))
+    assert [u for u in seen if u.startswith(url)] == []
+    assert log.requests == []
