@@ -51,10 +51,7 @@ def main() -> None:
             )
 
         probe = judge("judge-m")
-        requests = [
-            probe.build_messages(text, [s for _, s in specs[pid]])
-            for _m, pid, _n, _c, _t, text in rows
-        ]
+        requests = [probe.build_messages(m.text, [s for _, s in specs[m.profile_id]]) for m in rows]
         n = len(requests)
         bare, ours = [], []
         for i in range(args.repeats):

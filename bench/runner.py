@@ -52,7 +52,7 @@ from cimem.judges.llm import LLMJudge
 from cimem.llm.client import ClientSettings
 from cimem.llm.prompts import load_judge_prompt, load_task_prompt
 slots, memories = runner.plan(store, run_id, s)
-ctx = {{(c[0], c[1]): (c[2], c[3]) for c in store.contexts_of(run_id)}}
+ctx = {{(c.profile_id, c.ctx_idx): (c.recipient, c.task) for c in store.contexts_of(run_id)}}
 template = load_task_prompt(1)
 gen = [runner.prompt_for(template, "official", memories[sl.profile_id],
                          *ctx[(sl.profile_id, sl.ctx_idx)], None) for sl in slots]

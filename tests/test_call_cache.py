@@ -3,7 +3,7 @@ the next open (a process killed before merging loses nothing)."""
 
 import orjson
 
-from cimem.store import Store
+from cimem.store import CachedCompletion, Store
 from cimem.store.call_cache import CallCache, journal_path
 
 
@@ -23,7 +23,7 @@ def test_put_get_flush_in_batches(tmp_path):
         assert journal_path(store).read_bytes() == b""
         cache.put("k4", "m", "generate", "hello", None, 1, 1)
         cache.close()
-        assert store.cache_get(["k4"])["k4"][0] == "hello"
+        assert store.cache_get(["k4"])["k4"].response == "hello"
         assert not journal_path(store).exists()
 
 
@@ -33,7 +33,7 @@ def test_open_merges_a_journal_left_by_a_killed_process(tmp_path):
     line = orjson.dumps(["kx", "m", "generate", "paid for", None, 3, 4, "2026-01-01T00:00:00"])
     (tmp_path / "k.duckdb.calls").write_bytes(line + b"\n" + line[:20])  # a torn last line
     with Store.open(db) as store:
-        assert store.cache_get(["kx"]) == {"kx": ("paid for", None, 3, 4)}
+        assert store.cache_get(["kx"]) == {"kx": CachedCompletion("paid for", None, 3, 4)}
         assert not journal_path(store).exists()
     with Store.open(db, read_only=True) as store:
         assert store.table_counts()["llm_cache"] == 1

@@ -336,7 +336,9 @@ def test_composition_curve_counts_withheld_leaks(store, profiles, capsys):
     assert curve.leak_rate[0] is None and curve.any_leak[0] is None
     # recompute one point from the stored messages and the offline judge's verdicts
     rows = store.composition_messages(run_id, curve.judge)
-    step2 = [(json.loads(sj), set(rev)) for b, sj, rev in rows if b == 2]
+    step2 = [
+        (json.loads(r.shared_json), set(r.revealed_keys)) for r in rows if r.num_not_to_share == 2
+    ]
     expect = sum(len(r & set(extra)) / 2 for (needed, extra), r in step2) / len(step2)
     assert curve.leak_rate[2] == pytest.approx(expect)
     assert 0 <= curve.completeness[0] <= 1

@@ -36,11 +36,11 @@ def composition_curve(store: Store, run_id: int, judge_id: int | None = None) ->
     if judge is None:
         raise CimemError(f"run {run_id} has no judge yet: judge its messages first")
     by_step: dict[int, list[tuple[float | None, bool, float | None]]] = {}
-    for b, shared_json, revealed in store.composition_messages(run_id, judge):
-        needed, extra = orjson.loads(shared_json)
-        got = set(revealed)
+    for m in store.composition_messages(run_id, judge):
+        needed, extra = orjson.loads(m.shared_json)
+        got = set(m.revealed_keys)
         leaked = len(got & set(extra))
-        by_step.setdefault(int(b), []).append(
+        by_step.setdefault(int(m.num_not_to_share), []).append(
             (
                 leaked / len(extra) if extra else None,
                 leaked > 0,

@@ -100,12 +100,12 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
     if top is not None and top >= MAX_TRIALS:
         raise CimemError(f"run {run_id} has trial {top}; cimem's metrics handle trials 0..63")
     profiles = store.profiles_of(run_id)
-    names = [p[1] for p in profiles]
-    pid_pos = {p[0]: i for i, p in enumerate(profiles)}
+    names = [p.name for p in profiles]
+    pid_pos = {p.profile_id: i for i, p in enumerate(profiles)}
     contexts = store.contexts_of(run_id)
-    ctx_pos = {(c[0], c[1]): i for i, c in enumerate(contexts)}
+    ctx_pos = {(c.profile_id, c.ctx_idx): i for i, c in enumerate(contexts)}
     attrs = store.attributes_of(run_id)
-    attr_pos = {a[1]: i for i, a in enumerate(attrs)}
+    attr_pos = {a.attr_id: i for i, a in enumerate(attrs)}
     pairs = store.leak_pairs(run_id, judge_id)
     masks = store.trial_masks(run_id, judge_id)
 
@@ -139,13 +139,13 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
         judge=judge,
         n_trials=int(cfg["n_trials"] or 0),
         profile_names=names,
-        ctx_profile=np.array([pid_pos[c[0]] for c in contexts], np.int32),
-        ctx_recipient=[c[2] for c in contexts],
-        ctx_task=[c[3] for c in contexts],
-        attr_profile=np.array([pid_pos[a[0]] for a in attrs], np.int32),
-        attr_key=[a[2] for a in attrs],
-        attr_domain=[a[4] for a in attrs],
-        attr_event=[a[5] for a in attrs],
+        ctx_profile=np.array([pid_pos[c.profile_id] for c in contexts], np.int32),
+        ctx_recipient=[c.recipient for c in contexts],
+        ctx_task=[c.task for c in contexts],
+        attr_profile=np.array([pid_pos[a.profile_id] for a in attrs], np.int32),
+        attr_key=[a.key for a in attrs],
+        attr_domain=[a.domain for a in attrs],
+        attr_event=[a.event for a in attrs],
         pair_ctx=pair_ctx,
         pair_attr=attr_dense[attr_ids].astype(np.int32),
         pair_necessary=np.asarray(pairs["necessary"], np.float64),
@@ -166,9 +166,9 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
             "level": cfg["level"],
             "source": cfg["source"],
         },
-        ctx_local=np.array([c[1] for c in contexts], np.int32),
-        attr_ids=np.array([a[1] for a in attrs], np.int64),
-        profile_ids=[p[0] for p in profiles],
+        ctx_local=np.array([c.ctx_idx for c in contexts], np.int32),
+        attr_ids=np.array([a.attr_id for a in attrs], np.int64),
+        profile_ids=[p.profile_id for p in profiles],
     )
 
 

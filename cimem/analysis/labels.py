@@ -23,8 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cimem.store.enums import Label
+
 SHARE, PRIVATE, AMBIGUOUS = 1, 0, -1
-LABEL_NAMES = {SHARE: "share", PRIVATE: "private", AMBIGUOUS: "ambiguous"}
+LABEL_NAMES = {SHARE: Label.SHARE, PRIVATE: Label.PRIVATE, AMBIGUOUS: Label.AMBIGUOUS}
 LABEL_CODES = {v: k for k, v in LABEL_NAMES.items()}
 RULES = ("unanimous", "majority", "threshold:X")
 

@@ -750,7 +750,7 @@ def build_demo_database(db_path: str | Path, bundle: str | Path | None = None) -
     import pyarrow as pa
 
     from cimem.ingest import ingest_or_find
-    from cimem.store import Store
+    from cimem.store import JudgeKind, JudgmentStatus, Store
 
     bundle = Path(bundle) if bundle else default_bundle()
     manifest = orjson.loads((bundle / "manifest.json").read_bytes())
@@ -777,18 +777,18 @@ def build_demo_database(db_path: str | Path, bundle: str | Path | None = None) -
             attrs = store.attribute_keys_by_profile(res.run_id)
             mids, aids, revs = [], [], []
             for row in truth:
-                mid, pname = index[(row["profile"], row["context"], row["trial"])]
+                mid = index[(row["profile"], row["context"], row["trial"])]
                 shown = set(row["revealed"])
-                for attr_id, key in attrs[pname]:
+                for attr in attrs[row["profile"]]:
                     mids.append(mid)
-                    aids.append(attr_id)
-                    revs.append(key in shown)
+                    aids.append(attr.attr_id)
+                    revs.append(attr.key in shown)
             with store.transaction():
                 store.rename_judge(store.default_judge(res.run_id), "offline judge (demo)")
                 judge = store.create_judge(
                     run_id=res.run_id,
                     name="simulator ground truth",
-                    kind="simulator",
+                    kind=JudgeKind.SIMULATOR,
                     config=orjson.dumps(
                         {"note": "what the simulated letter states exactly"}
                     ).decode(),
@@ -799,10 +799,10 @@ def build_demo_database(db_path: str | Path, bundle: str | Path | None = None) -
                         {
                             "judge_id": np.full(len(truth), judge, np.int32),
                             "message_id": np.array(
-                                [index[(r["profile"], r["context"], r["trial"])][0] for r in truth],
+                                [index[(r["profile"], r["context"], r["trial"])] for r in truth],
                                 np.int64,
                             ),
-                            "status": pa.array(["ok"] * len(truth)),
+                            "status": pa.array([JudgmentStatus.OK.value] * len(truth)),
                             "raw": pa.nulls(len(truth), pa.string()),
                         }
                     ),

@@ -120,12 +120,12 @@ def label_run(
     start = time.perf_counter()
     s = settings_of(store, run_id)
     attrs: dict[int, list[tuple[int, str]]] = collections.defaultdict(list)
-    for pid, attr_id, key, _v, _d, _e, stmt in store.attributes_of(run_id):
-        attrs[pid].append((attr_id, stmt or key))
+    for a in store.attributes_of(run_id):
+        attrs[a.profile_id].append((a.attr_id, a.memory_statement or a.key))
     pairs = [
-        (pid, ctx, rcpt, task)
-        for pid, ctx, rcpt, task, _p in store.contexts_of(run_id)
-        if s.contexts is None or ctx in s.contexts
+        (c.profile_id, c.ctx_idx, c.recipient, c.task)
+        for c in store.contexts_of(run_id)
+        if s.contexts is None or c.ctx_idx in s.contexts
     ]
     slots = [
         (pid, ctx, persona, k)

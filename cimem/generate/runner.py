@@ -27,7 +27,7 @@ from cimem.generate.memory import Memory, render
 from cimem.judges.base import Judge, JudgeOutcome, OfflineJudge, attribute_specs, store_outcomes
 from cimem.llm.client import ChatResult, ClientSettings, cache_key, chat, from_cache, make_client
 from cimem.llm.prompts import PromptTemplate, fill, load_task_prompt
-from cimem.store import Store
+from cimem.store import JudgmentStatus, Label, MessageStatus, NewMessage, Store
 from cimem.store.call_cache import CallCache
 
 
@@ -216,24 +216,26 @@ def settings_of(store: Store, run_id: int) -> RunSettings:
 
 # ----------------------------------------------------------------------------- slots and prompts
 def plan(store: Store, run_id: int, s: RunSettings) -> tuple[list[Slot], dict[int, Memory]]:
-    profiles = {p[0]: p for p in store.profiles_of(run_id)}
+    profiles = {p.profile_id: p for p in store.profiles_of(run_id)}
     statements: dict[int, list[tuple[str, str]]] = {pid: [] for pid in profiles}
-    for pid, _aid, key, _v, _d, _e, stmt in store.attributes_of(run_id):
-        statements[pid].append((key, stmt or key))
-    memories = {pid: Memory(p[1], p[2], p[3], p[4], statements[pid]) for pid, p in profiles.items()}
-    contexts = store.contexts_of(run_id)
+    for a in store.attributes_of(run_id):
+        statements[a.profile_id].append((a.key, a.memory_statement or a.key))
+    memories = {
+        pid: Memory(p.name, p.sex, p.address, p.age, statements[pid]) for pid, p in profiles.items()
+    }
     slots: list[Slot] = []
     rng = random.Random(s.seed)
     labels = _hard_labels(store, run_id) if s.composition_step else {}
-    for pid, ctx_idx, _r, _t, _p in contexts:
+    for c in store.contexts_of(run_id):
+        pid, ctx_idx = c.profile_id, c.ctx_idx
         if s.contexts is not None and ctx_idx not in s.contexts:
             continue
         for t in range(s.trials):
             slots.append(Slot(pid, ctx_idx, t))
         if s.composition_step:
             keys = [k for k, _ in statements[pid]]
-            needed = [k for k in keys if labels.get((pid, ctx_idx, k)) == "share"]
-            withheld = [k for k in keys if labels.get((pid, ctx_idx, k)) == "private"]
+            needed = [k for k in keys if labels.get((pid, ctx_idx, k)) == Label.SHARE]
+            withheld = [k for k in keys if labels.get((pid, ctx_idx, k)) == Label.PRIVATE]
             if not needed and not withheld:
                 raise CimemError(
                     "the composition experiment needs labels: create the run from a "
@@ -246,21 +248,25 @@ def plan(store: Store, run_id: int, s: RunSettings) -> tuple[list[Slot], dict[in
     return slots, memories
 
 
-def _hard_labels(store: Store, run_id: int) -> dict[tuple[int, int, str], str]:
-    """{(profile, context, key): share | private | ambiguous} under the official rule."""
-    keys = {a[1]: a[2] for a in store.attributes_of(run_id)}
+def _hard_labels(store: Store, run_id: int) -> dict[tuple[int, int, str], Label]:
+    """{(profile, context, key): label} under the official rule."""
+    keys = {a.attr_id: a.key for a in store.attributes_of(run_id)}
     rows = store.labels_of_run(run_id)
-    fractions = [r for r in rows if r[5] is None]
+    fractions = [r for r in rows if r.hard_label is None]
     codes = LabelRule.parse("unanimous").apply(
-        np.array([r[3] for r in fractions], np.float64),
-        np.array([r[4] for r in fractions], np.float64),
+        np.array([r.necessary for r in fractions], np.float64),
+        np.array([r.private for r in fractions], np.float64),
     )
     out = {
-        (pid, ctx, keys[aid]): LABEL_NAMES[int(c)]
-        for (pid, ctx, aid, _n, _p, _h), c in zip(fractions, codes)
+        (r.profile_id, r.ctx_idx, keys[r.attr_id]): LABEL_NAMES[int(c)]
+        for r, c in zip(fractions, codes)
     }
     out.update(
-        {(pid, ctx, keys[aid]): hard for pid, ctx, aid, _n, _p, hard in rows if hard is not None}
+        {
+            (r.profile_id, r.ctx_idx, keys[r.attr_id]): r.hard_label
+            for r in rows
+            if r.hard_label is not None
+        }
     )
     return out
 
@@ -299,10 +305,10 @@ def run(
     start = time.perf_counter()
     s = settings_of(store, run_id)
     slots, memories = plan(store, run_id, s)
-    ctx = {(c[0], c[1]): (c[2], c[3]) for c in store.contexts_of(run_id)}
+    ctx = {(c.profile_id, c.ctx_idx): (c.recipient, c.task) for c in store.contexts_of(run_id)}
     existing = store.message_slots(run_id)
     if retry_failed:
-        existing = {k: v for k, v in existing.items() if v[1] == "ok"}
+        existing = {k: v for k, v in existing.items() if v.status == MessageStatus.OK}
     todo = [sl for sl in slots if _slot_key(sl) not in existing]
     template = load_task_prompt(s.level, s.prompts)
     requests = [
@@ -326,17 +332,17 @@ def run(
     store.add_messages(
         run_id,
         [
-            (
-                sl.profile_id,
-                sl.ctx_idx,
-                sl.trial,
-                len(sl.keep) if sl.keep is not None else None,
-                len(sl.shared[1]) if sl.shared else None,
-                orjson.dumps(list(sl.shared)).decode() if sl.shared else None,
-                req[0]["content"],
-                res.text if res.ok else None,
-                "ok" if res.ok else "failed",
-                None if res.ok else res.error,
+            NewMessage(
+                profile_id=sl.profile_id,
+                ctx_idx=sl.ctx_idx,
+                trial=sl.trial,
+                num_to_share=len(sl.keep) if sl.keep is not None else None,
+                num_not_to_share=len(sl.shared[1]) if sl.shared else None,
+                shared_json=orjson.dumps(list(sl.shared)).decode() if sl.shared else None,
+                prompt=req[0]["content"],
+                text=res.text if res.ok else None,
+                status=MessageStatus.OK if res.ok else MessageStatus.FAILED,
+                error=None if res.ok else res.error,
             )
             for sl, req, res in zip(todo, requests, results)
         ],
@@ -353,8 +359,8 @@ def run(
         failed=prog.failed,
         judged=len(outcomes),
         judge_calls=getattr(judge, "calls", 0),
-        judge_errors=statuses["error"],
-        parse_failures=statuses["parse_failure"],
+        judge_errors=statuses[JudgmentStatus.ERROR],
+        parse_failures=statuses[JudgmentStatus.PARSE_FAILURE],
         prompt_tokens=prog.prompt_tokens + j_in,
         completion_tokens=prog.completion_tokens + j_out,
         cost=prog.cost(s) + (j_in * s.judge_price_in + j_out * s.judge_price_out) / 1e6,
@@ -522,7 +528,7 @@ def _judge_missing(
     if not todo:
         return []
     specs = attribute_specs(store, run_id)
-    items = [(text, [sp for _, sp in specs.get(pid, [])], name) for _m, pid, name, text in todo]
+    items = [(m.text, [sp for _, sp in specs.get(m.profile_id, [])], m.profile) for m in todo]
     outcomes = judge.judge_many(items, progress)
     with store.transaction():
         if judge_id is None:
@@ -534,5 +540,5 @@ def _judge_missing(
                 prompt_hash=judge.prompt_hash(),
                 config=orjson.dumps(judge.config()).decode(),
             )
-        store_outcomes(store, judge_id, [(m, pid) for m, pid, _n, _t in todo], specs, outcomes)
+        store_outcomes(store, judge_id, todo, specs, outcomes)
     return outcomes

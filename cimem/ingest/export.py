@@ -19,12 +19,21 @@ from typing import Any
 import orjson
 
 from cimem.errors import CimemError
-from cimem.store import Store
+from cimem.store import (
+    AttributeRow,
+    ContextRow,
+    Judgment,
+    Label,
+    MessageStatus,
+    ProfileRow,
+    Store,
+    VerdictRow,
+)
 
 _HARD_AS_FRACTIONS = {
-    "share": {"private": 0.0, "necessary": 1.0, "unlabeled": 0.0},
-    "private": {"private": 1.0, "necessary": 0.0, "unlabeled": 0.0},
-    "ambiguous": {"private": 0.0, "necessary": 0.0, "unlabeled": 1.0},
+    Label.SHARE: {"private": 0.0, "necessary": 1.0, "unlabeled": 0.0},
+    Label.PRIVATE: {"private": 1.0, "necessary": 0.0, "unlabeled": 0.0},
+    Label.AMBIGUOUS: {"private": 0.0, "necessary": 0.0, "unlabeled": 1.0},
 }
 
 
@@ -40,12 +49,12 @@ def export_official(
     profiles = store.profiles_of(run_id)
     if not profiles:
         raise CimemError(f"run {run_id} has no profiles to export")
-    attrs_by_profile: dict[int, list[tuple]] = defaultdict(list)
-    for row in store.attributes_of(run_id):
-        attrs_by_profile[row[0]].append(row)
-    ctx_by_profile: dict[int, list[tuple]] = defaultdict(list)
-    for row in store.contexts_of(run_id):
-        ctx_by_profile[row[0]].append(row)
+    attrs_by_profile: dict[int, list[AttributeRow]] = defaultdict(list)
+    for attr in store.attributes_of(run_id):
+        attrs_by_profile[attr.profile_id].append(attr)
+    ctx_by_profile: dict[int, list[ContextRow]] = defaultdict(list)
+    for ctx in store.contexts_of(run_id):
+        ctx_by_profile[ctx.profile_id].append(ctx)
     judgments = store.judgments_of(judge_id) if judge_id is not None else {}
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -58,8 +67,8 @@ def export_official(
                     store,
                     run_id,
                     prof,
-                    attrs_by_profile[prof[0]],
-                    ctx_by_profile[prof[0]],
+                    attrs_by_profile[prof.profile_id],
+                    ctx_by_profile[prof.profile_id],
                     judge_id,
                     judgments,
                     counts,
@@ -79,43 +88,43 @@ def export_official(
 def _profile_object(
     store: Store,
     run_id: int,
-    prof: tuple,
-    attrs: list[tuple],
-    contexts: list[tuple],
+    prof: ProfileRow,
+    attrs: list[AttributeRow],
+    contexts: list[ContextRow],
     judge_id: int | None,
-    judgments: dict[int, tuple[str, str | None]],
+    judgments: dict[int, Judgment],
     counts: dict[str, int],
 ) -> dict:
-    pid, name, sex, address, age, bio_json = prof
+    pid = prof.profile_id
     bio = (
-        orjson.loads(bio_json)
-        if bio_json
-        else {"name": name, "sex": sex, "address": address, "age": age}
+        orjson.loads(prof.bio_json)
+        if prof.bio_json
+        else {"name": prof.name, "sex": prof.sex, "address": prof.address, "age": prof.age}
     )
-    key_of = {a[1]: a[2] for a in attrs}
-    statement_of = {a[1]: a[6] for a in attrs}
+    key_of = {a.attr_id: a.key for a in attrs}
+    statement_of = {a.attr_id: a.memory_statement for a in attrs}
     info = {
-        a[2]: {
-            "value": orjson.loads(a[3]) if a[3] is not None else None,
-            "information_domain": a[4],
-            "event": a[5],
-            "memory_statement": a[6],
+        a.key: {
+            "value": orjson.loads(a.value_json) if a.value_json is not None else None,
+            "information_domain": a.domain,
+            "event": a.event,
+            "memory_statement": a.memory_statement,
         }
         for a in attrs
     }
-    all_keys = [a[2] for a in attrs]
-    ctx_objs = [{"recipient": c[2], "task": c[3]} for c in contexts]
+    all_keys = [a.key for a in attrs]
+    ctx_objs: list[dict[str, Any]] = [{"recipient": c.recipient, "task": c.task} for c in contexts]
     labels: dict[int, dict[str, dict]] = defaultdict(dict)
-    for ctx_idx, persona, attr_id, nec, priv, unl in store.persona_labels_of(run_id, pid):
-        key = "labels_combined" if persona == "combined" else f"labels_{persona}"
-        labels[ctx_idx].setdefault(key, {})[statement_of[attr_id]] = {
-            "private": priv,
-            "necessary": nec,
-            "unlabeled": unl,
+    for pl in store.persona_labels_of(run_id, pid):
+        key = "labels_combined" if pl.persona == "combined" else f"labels_{pl.persona}"
+        labels[pl.ctx_idx].setdefault(key, {})[statement_of[pl.attr_id]] = {
+            "private": pl.private,
+            "necessary": pl.necessary,
+            "unlabeled": pl.unlabeled,
         }
-    for ctx_idx, attr_id, label in store.hard_labels_of(run_id, pid):
-        labels[ctx_idx].setdefault("labels_combined", {})[statement_of[attr_id]] = dict(
-            _HARD_AS_FRACTIONS[label]
+    for hl in store.hard_labels_of(run_id, pid):
+        labels[hl.ctx_idx].setdefault("labels_combined", {})[statement_of[hl.attr_id]] = dict(
+            _HARD_AS_FRACTIONS[hl.label]
         )
     for ctx_idx, obj in enumerate(ctx_objs):
         persona_keys = sorted(k for k in labels.get(ctx_idx, {}) if k != "labels_combined")
@@ -123,46 +132,36 @@ def _profile_object(
             obj[k] = labels[ctx_idx][k]
         if "labels_combined" in labels.get(ctx_idx, {}):
             obj["labels_combined"] = labels[ctx_idx]["labels_combined"]
-    verdicts: dict[int, list[tuple]] = defaultdict(list)
+    verdicts: dict[int, list[VerdictRow]] = defaultdict(list)
     if judge_id is not None:
-        for message_id, attr_id, revealed, evidence in store.verdicts_of(judge_id, run_id, pid):
-            verdicts[message_id].append((attr_id, revealed, evidence))
-    for (
-        message_id,
-        ctx_idx,
-        trial,
-        a,
-        b,
-        shared_json,
-        prompt,
-        text,
-        status,
-        _error,
-    ) in store.messages_of(run_id, pid):
-        if status != "ok":
+        for v in store.verdicts_of(judge_id, run_id, pid):
+            verdicts[v.message_id].append(v)
+    for m in store.messages_of(run_id, pid):
+        if m.status != MessageStatus.OK:
             counts["skipped_failed"] += 1
             continue
-        to_share, not_share = orjson.loads(shared_json) if shared_json else (all_keys, [])
-        a = len(to_share) if a is None else a
-        b = len(not_share) if b is None else b
-        solution: dict[str, Any] = {"response_solution": text}
-        if message_id in verdicts or message_id in judgments:
-            rows = verdicts.get(message_id, [])
-            solution["revealed_attributes"] = {key_of[attr]: int(rev) for attr, rev, _ in rows}
-            explanation = {key_of[attr]: ev for attr, _, ev in rows if ev is not None}
-            raw = judgments.get(message_id, (None, None))[1]
-            if raw:
-                explanation.update(orjson.loads(raw).get("unmatched_evidence", {}))
+        to_share, not_share = orjson.loads(m.shared_json) if m.shared_json else (all_keys, [])
+        a = len(to_share) if m.num_to_share is None else m.num_to_share
+        b = len(not_share) if m.num_not_to_share is None else m.num_not_to_share
+        solution: dict[str, Any] = {"response_solution": m.text}
+        judgment = judgments.get(m.message_id)
+        if m.message_id in verdicts or judgment is not None:
+            rows = verdicts.get(m.message_id, [])
+            solution["revealed_attributes"] = {key_of[v.attr_id]: int(v.revealed) for v in rows}
+            explanation = {key_of[v.attr_id]: v.evidence for v in rows if v.evidence is not None}
+            if judgment is not None and judgment.raw:
+                explanation.update(orjson.loads(judgment.raw).get("unmatched_evidence", {}))
             solution["revealed_attributes_explanation"] = explanation
             counts["verdicts"] += len(rows)
-        ctx_objs[ctx_idx][f"combination_num_to_share={a}_num_not_to_share={b}_trial={trial}"] = {
-            "prompt": prompt,
+        key = f"combination_num_to_share={a}_num_not_to_share={b}_trial={m.trial}"
+        ctx_objs[m.ctx_idx][key] = {
+            "prompt": m.prompt,
             "to_share_attributes": to_share,
             "not_to_share_attributes": not_share,
             "num_to_share_attributes": len(to_share),
             "num_not_to_share_attributes": len(not_share),
             "total_num_attributes": len(to_share) + len(not_share),
-            "trial_idx": trial,
+            "trial_idx": m.trial,
             "model_solution": solution,
         }
         counts["messages"] += 1

@@ -78,7 +78,7 @@ def ingest_file(
             hasher.join()
             existing = store.run_by_hash(digest["h"])
             if existing is not None:
-                raise _AlreadyImported(*existing)
+                raise _AlreadyImported(existing.run_id, existing.name)
             writer.finish(digest["h"])
     finally:
         if gc_was_enabled:

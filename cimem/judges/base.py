@@ -20,7 +20,7 @@ import pyarrow as pa
 from cimem.errors import CimemError
 from cimem.judges.offline import OFFLINE_JUDGE_VERSION, AttributeSpec, judge_offline
 from cimem.judges.textmatch import normalize
-from cimem.store import Store
+from cimem.store import JudgeKind, JudgmentStatus, MessageStatus, MessageToJudge, Store
 
 
 @dataclass
@@ -28,14 +28,14 @@ class JudgeOutcome:
     """One message judged: revealed keys with evidence, or a failure with the raw reply."""
 
     revealed: dict[str, str]
-    status: str = "ok"  # ok, parse_failure, error
+    status: JudgmentStatus = JudgmentStatus.OK
     raw: str | None = None
     unmatched: list[str] = field(default_factory=list)
     cached: bool = False
 
 
 class Judge(Protocol):
-    kind: str
+    kind: JudgeKind
     model: str | None
     name: str
 
@@ -53,7 +53,7 @@ class Judge(Protocol):
 class OfflineJudge:
     """The deterministic offline judge (see :mod:`cimem.judges.offline`)."""
 
-    kind = "offline"
+    kind = JudgeKind.OFFLINE
     model = None
 
     def __init__(self, name: str = "offline judge"):
@@ -91,13 +91,15 @@ def attribute_specs(
     """Per profile: (attr_id, spec) with values decoded; missing values filled from another run's
     attributes of the same profile name and key when ``values_from`` is given."""
     fill = store.values_by_name(values_from) if values_from is not None else {}
-    names = {p[0]: p[1] for p in store.profiles_of(run_id)}
+    names = {p.profile_id: p.name for p in store.profiles_of(run_id)}
     out: dict[int, list[tuple[int, AttributeSpec]]] = {}
-    for pid, attr_id, key, value_json, _domain, _event, stmt in store.attributes_of(run_id):
+    for a in store.attributes_of(run_id):
+        value_json = a.value_json
         if value_json is None:
-            value_json = fill.get((names[pid], key))
+            value_json = fill.get((names[a.profile_id], a.key))
         value = orjson.loads(value_json) if value_json is not None else None
-        out.setdefault(pid, []).append((attr_id, AttributeSpec(key, value, stmt)))
+        spec = AttributeSpec(a.key, value, a.memory_statement)
+        out.setdefault(a.profile_id, []).append((a.attr_id, spec))
     return out
 
 
@@ -120,9 +122,7 @@ def rejudge(
     if not rows:
         raise CimemError(f"run {run_id} has no generated message matching the selection")
     specs = attribute_specs(store, run_id, values_from)
-    items = [
-        (text, [s for _, s in specs.get(pid, [])], name) for _mid, pid, name, _c, _t, text in rows
-    ]
+    items = [(m.text, [s for _, s in specs.get(m.profile_id, [])], m.profile) for m in rows]
     outcomes = judge.judge_many(items, progress)
     cfg = judge.config() | {
         "selection": {
@@ -143,14 +143,14 @@ def rejudge(
             prompt_hash=judge.prompt_hash(),
             config=orjson.dumps(cfg).decode(),
         )
-        n_verdicts = store_outcomes(store, judge_id, [(r[0], r[1]) for r in rows], specs, outcomes)
+        n_verdicts = store_outcomes(store, judge_id, rows, specs, outcomes)
     statuses = [o.status for o in outcomes]
     return RejudgeResult(
         judge_id=judge_id,
         messages=len(rows),
         verdicts=n_verdicts,
-        parse_failures=statuses.count("parse_failure"),
-        errors=statuses.count("error"),
+        parse_failures=statuses.count(JudgmentStatus.PARSE_FAILURE),
+        errors=statuses.count(JudgmentStatus.ERROR),
         cached=sum(o.cached for o in outcomes),
         seconds=time.perf_counter() - start,
     )
@@ -159,24 +159,25 @@ def rejudge(
 def store_outcomes(
     store: Store,
     judge_id: int,
-    messages: list[tuple[int, int]],
+    messages: list[MessageToJudge],
     specs: dict[int, list[tuple[int, AttributeSpec]]],
     outcomes: list[JudgeOutcome],
 ) -> int:
-    """Append one judgment per (message_id, profile_id) and, for parsed replies, a verdict for
-    every attribute of the profile. Returns the number of verdicts written."""
+    """Append one judgment per message and, for parsed replies, a verdict for every attribute of
+    the message's profile. Returns the number of verdicts written."""
     mids, aids, revs, evs = [], [], [], []
     j_mid, j_status, j_raw = [], [], []
-    for (mid, pid), outcome in zip(messages, outcomes):
+    for message, outcome in zip(messages, outcomes):
+        mid = message.message_id
         j_mid.append(mid)
         j_status.append(outcome.status)
         raw = outcome.raw
         if outcome.unmatched:  # keys the judge named that are no attribute: kept for the audit
             raw = orjson.dumps({"reply": outcome.raw, "unmatched_keys": outcome.unmatched}).decode()
         j_raw.append(raw)
-        if outcome.status != "ok":
+        if outcome.status != JudgmentStatus.OK:
             continue
-        for attr_id, spec in specs.get(pid, []):
+        for attr_id, spec in specs.get(message.profile_id, []):
             mids.append(mid)
             aids.append(attr_id)
             evidence = outcome.revealed.get(spec.key)
@@ -216,12 +217,12 @@ def judge_message(
     detail = store.message_detail(message_id)
     if detail is None:
         raise CimemError(f"no message {message_id}")
-    if detail["status"] != "ok" or detail["text"] is None:
+    if detail.status != MessageStatus.OK or detail.text is None:
         raise CimemError(f"message {message_id} has no text: its generation failed")
-    specs = attribute_specs(store, detail["run_id"], values_from)
+    specs = attribute_specs(store, detail.run_id, values_from)
     start = time.perf_counter()
     outcome = judge.judge_many(
-        [(detail["text"], [s for _, s in specs.get(detail["profile_id"], [])], detail["profile"])]
+        [(detail.text, [s for _, s in specs.get(detail.profile_id, [])], detail.profile)]
     )[0]
     return outcome, time.perf_counter() - start
 

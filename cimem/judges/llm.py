@@ -17,12 +17,12 @@ from cimem.judges.offline import AttributeSpec
 from cimem.judges.replies import parse_reply
 from cimem.llm.client import ChatResult, ClientSettings, cache_key, chat, from_cache, make_client
 from cimem.llm.prompts import PromptTemplate, attribute_list, fill
-from cimem.store import Store
+from cimem.store import JudgeKind, JudgmentStatus, Store
 from cimem.store.call_cache import CallCache
 
 
 class LLMJudge:
-    kind = "llm"
+    kind = JudgeKind.LLM
 
     def __init__(
         self,
@@ -130,14 +130,16 @@ class LLMJudge:
         for (_message, attrs, _person), res in zip(items, results):
             assert res is not None
             if not res.ok:
-                out.append(JudgeOutcome({}, status="error", raw=res.error))
+                out.append(JudgeOutcome({}, status=JudgmentStatus.ERROR, raw=res.error))
                 continue
             parsed = parse_reply(
                 res.text, [a.key for a in attrs], {a.key: a.statement for a in attrs}
             )
             if not parsed.ok:
                 out.append(
-                    JudgeOutcome({}, status="parse_failure", raw=res.text, cached=res.cached)
+                    JudgeOutcome(
+                        {}, status=JudgmentStatus.PARSE_FAILURE, raw=res.text, cached=res.cached
+                    )
                 )
             else:
                 out.append(

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from cimem.errors import CimemError
+from cimem.store import CachedCompletion
 
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 NO_KEY = "not-needed"
@@ -183,11 +184,14 @@ async def chat(
             await asyncio.sleep(wait)
 
 
-def from_cache(row: tuple[str, str | None, int, int]) -> ChatResult:
-    """A cached completion (response, reasoning, prompt tokens, completion tokens) as a result."""
-    text, reasoning, pt, ct = row
+def from_cache(row: CachedCompletion) -> ChatResult:
+    """A cached completion as a result."""
     return ChatResult(
-        text=text, reasoning=reasoning, cached=True, prompt_tokens=pt, completion_tokens=ct
+        text=row.response,
+        reasoning=row.reasoning,
+        cached=True,
+        prompt_tokens=row.prompt_tokens,
+        completion_tokens=row.completion_tokens,
     )
 
 

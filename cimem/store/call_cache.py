@@ -17,7 +17,8 @@ from typing import Protocol
 
 import orjson
 
-CacheRow = tuple[str, str | None, str, str, str | None, int, int, datetime]
+from cimem.store.rows import CachedCall, CachedCompletion
+
 BATCH = 256
 
 
@@ -27,9 +28,9 @@ class CacheTable(Protocol):
 
     path: str
 
-    def cache_get(self, keys: list[str]) -> dict[str, tuple[str, str | None, int, int]]: ...
+    def cache_get(self, keys: list[str]) -> dict[str, CachedCompletion]: ...
 
-    def cache_put_many(self, rows: list[CacheRow]) -> None: ...
+    def cache_put_many(self, rows: list[CachedCall]) -> None: ...
 
 
 def journal_path(store: CacheTable) -> Path | None:
@@ -48,7 +49,9 @@ def recover(store: CacheTable) -> int:
             key, model, purpose, response, reasoning, pt, ct, at = orjson.loads(line)
         except (orjson.JSONDecodeError, ValueError):
             continue
-        rows.append((key, model, purpose, response, reasoning, pt, ct, datetime.fromisoformat(at)))
+        rows.append(
+            CachedCall(key, model, purpose, response, reasoning, pt, ct, datetime.fromisoformat(at))
+        )
     store.cache_put_many(rows)
     path.unlink()
     return len(rows)
@@ -60,15 +63,14 @@ class CallCache:
     def __init__(self, store: CacheTable, batch: int = BATCH):
         self.store, self.batch = store, batch
         self.path = journal_path(store)
-        self.pending: dict[str, CacheRow] = {}
+        self.pending: dict[str, CachedCall] = {}
         self._fd: int | None = None
 
-    def get(self, keys: list[str]) -> dict[str, tuple[str, str | None, int, int]]:
+    def get(self, keys: list[str]) -> dict[str, CachedCompletion]:
         found = self.store.cache_get(keys)
         for k in keys:
             if k in self.pending:
-                row = self.pending[k]
-                found[k] = (row[3], row[4], row[5], row[6])
+                found[k] = self.pending[k].completion()
         return found
 
     def put(
@@ -81,7 +83,7 @@ class CallCache:
         prompt_tokens: int,
         completion_tokens: int,
     ) -> None:
-        row = (
+        row = CachedCall(
             key,
             model,
             purpose,
@@ -96,7 +98,7 @@ class CallCache:
             return
         if self._fd is None:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        os.write(self._fd, orjson.dumps([*row[:7], row[7].isoformat()]) + b"\n")
+        os.write(self._fd, orjson.dumps([*row[:7], row.created_at.isoformat()]) + b"\n")
         self.pending[key] = row
         if len(self.pending) >= self.batch:
             self.flush()

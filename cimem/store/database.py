@@ -19,7 +19,6 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,32 @@ import pyarrow as pa
 from cimem.errors import CimemError
 from cimem.paths import DEFAULT_DB_ENV, DEFAULT_DB_PATH, default_db_path  # noqa: F401 (re-exported)
 from cimem.store.call_cache import recover
+from cimem.store.enums import JudgeKind, JudgmentStatus, Label, MessageStatus
+from cimem.store.rows import (
+    AttributeKey,
+    AttributeRow,
+    CachedCall,
+    CachedCompletion,
+    CompositionMessage,
+    ContextRow,
+    HardLabelRow,
+    JudgeInfo,
+    JudgeVerdict,
+    Judgment,
+    MessageDetail,
+    MessageRow,
+    MessageSlot,
+    MessageToJudge,
+    NewMessage,
+    PairLabel,
+    PairMessage,
+    PersonaLabelRow,
+    ProfileRow,
+    RunLabel,
+    RunRef,
+    RunSummary,
+    VerdictRow,
+)
 
 SCHEMA_VERSION = 1
 
@@ -173,38 +198,6 @@ _DELETE_RUN_SQL = [
         )
     ),
 ]
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """One row of `cimem runs`: what a run holds."""
-
-    run_id: int
-    name: str
-    kind: str
-    source_format: str
-    model: str | None
-    source: str | None
-    level: int | None
-    n_trials: int | None
-    simulated: bool
-    created_at: datetime
-    profiles: int
-    contexts: int
-    messages: int
-    verdicts: int
-    judges: int
-
-
-@dataclass(frozen=True)
-class JudgeInfo:
-    judge_id: int
-    run_id: int
-    name: str
-    kind: str
-    model: str | None
-    prompt_hash: str | None
-    created_at: datetime
 
 
 class DatabaseBusy(CimemError):
@@ -389,13 +382,12 @@ class Store:
                 self.con.execute(sql, [run_id])
 
     # ----------------------------------------------------------------- runs
-    def run_by_hash(self, content_hash: str) -> tuple[int, str] | None:
-        row = self.con.execute(
+    def run_by_hash(self, content_hash: str) -> RunRef | None:
+        rows = self.con.execute(
             "SELECT run_id, name FROM runs WHERE content_hash = ? ORDER BY run_id LIMIT 1",
             [content_hash],
         ).fetchall()
-        row = row[0] if row else None
-        return (int(row[0]), row[1]) if row else None
+        return RunRef(int(rows[0][0]), rows[0][1]) if rows else None
 
     def run_ids(self) -> list[int]:
         return [
@@ -449,7 +441,7 @@ class Store:
             " WHERE run_id = ? ORDER BY judge_id",
             [run_id],
         ).fetchall()
-        return [JudgeInfo(*r) for r in rows]
+        return [_judge_info(r) for r in rows]
 
     def default_judge(self, run_id: int) -> int | None:
         """The run's original verdicts: its first judge."""
@@ -459,65 +451,71 @@ class Store:
         return None if row[0] is None else int(row[0])
 
     # ----------------------------------------------------------------- reads for export/metrics
-    def profiles_of(self, run_id: int) -> list[tuple]:
-        """(profile_id, name, sex, address, age, bio_json) in source order."""
-        return self.con.execute(
+    def profiles_of(self, run_id: int) -> list[ProfileRow]:
+        """The run's profiles in source order."""
+        rows = self.con.execute(
             "SELECT profile_id, name, sex, address, age, bio_json FROM profiles WHERE run_id = ?"
             " ORDER BY profile_id",
             [run_id],
         ).fetchall()
+        return [ProfileRow(*r) for r in rows]
 
-    def attributes_of(self, run_id: int) -> list[tuple]:
-        """(profile_id, attr_id, key, value_json, domain, event, memory_statement)."""
-        return self.con.execute(
+    def attributes_of(self, run_id: int) -> list[AttributeRow]:
+        """The run's attributes by profile, in attr_id order."""
+        rows = self.con.execute(
             "SELECT profile_id, attr_id, key, value_json, domain, event, memory_statement"
             " FROM attributes WHERE run_id = ? ORDER BY profile_id, attr_id",
             [run_id],
         ).fetchall()
+        return list(map(AttributeRow._make, rows))
 
-    def contexts_of(self, run_id: int) -> list[tuple]:
-        """(profile_id, ctx_idx, recipient, task, prompt)."""
-        return self.con.execute(
+    def contexts_of(self, run_id: int) -> list[ContextRow]:
+        """The run's contexts by profile, in source order."""
+        rows = self.con.execute(
             "SELECT profile_id, ctx_idx, recipient, task, prompt FROM contexts WHERE run_id = ?"
             " ORDER BY profile_id, ctx_idx",
             [run_id],
         ).fetchall()
+        return [ContextRow(*r) for r in rows]
 
-    def persona_labels_of(self, run_id: int, profile_id: int) -> list[tuple]:
-        """(ctx_idx, persona, attr_id, necessary, private, unlabeled) of one profile."""
-        return self.con.execute(
+    def persona_labels_of(self, run_id: int, profile_id: int) -> list[PersonaLabelRow]:
+        """Every persona's label fractions of one profile."""
+        rows = self.con.execute(
             "SELECT ctx_idx, persona, attr_id, necessary, private, unlabeled FROM persona_labels"
             " WHERE run_id = ? AND profile_id = ? ORDER BY ctx_idx, persona, attr_id",
             [run_id, profile_id],
         ).fetchall()
+        return list(map(PersonaLabelRow._make, rows))
 
-    def hard_labels_of(self, run_id: int, profile_id: int) -> list[tuple]:
-        """(ctx_idx, attr_id, label) of one profile."""
-        return self.con.execute(
+    def hard_labels_of(self, run_id: int, profile_id: int) -> list[HardLabelRow]:
+        """The hard labels of one profile (sources that ship no fractions)."""
+        rows = self.con.execute(
             "SELECT ctx_idx, attr_id, label FROM hard_labels WHERE run_id = ? AND profile_id = ?"
             " ORDER BY ctx_idx, attr_id",
             [run_id, profile_id],
         ).fetchall()
+        return [HardLabelRow(c, a, _LABELS[lab]) for c, a, lab in rows]
 
-    def messages_of(self, run_id: int, profile_id: int) -> list[tuple]:
-        """(message_id, ctx_idx, trial, num_to_share, num_not_to_share, shared_json, prompt,
-        text, status, error) of one profile."""
-        return self.con.execute(
+    def messages_of(self, run_id: int, profile_id: int) -> list[MessageRow]:
+        """The message slots of one profile, failed generations included."""
+        rows = self.con.execute(
             "SELECT message_id, ctx_idx, trial, num_to_share, num_not_to_share, shared_json,"
             " prompt, text, status, error FROM messages WHERE run_id = ? AND profile_id = ?"
             " ORDER BY ctx_idx, num_to_share, num_not_to_share, trial",
             [run_id, profile_id],
         ).fetchall()
+        return [MessageRow(*r[:8], _MESSAGE_STATUS[r[8]], r[9]) for r in rows]
 
-    def verdicts_of(self, judge_id: int, run_id: int, profile_id: int) -> list[tuple]:
-        """(message_id, attr_id, revealed, evidence) of one profile under one judge."""
-        return self.con.execute(
+    def verdicts_of(self, judge_id: int, run_id: int, profile_id: int) -> list[VerdictRow]:
+        """The verdicts of one judge on one profile's messages."""
+        rows = self.con.execute(
             "SELECT v.message_id, v.attr_id, v.revealed, v.evidence FROM verdicts v"
             " JOIN messages m USING (message_id)"
             " WHERE v.judge_id = ? AND m.run_id = ? AND m.profile_id = ?"
             " ORDER BY v.message_id, v.attr_id",
             [judge_id, run_id, profile_id],
         ).fetchall()
+        return list(map(VerdictRow._make, rows))
 
     # ----------------------------------------------------------------- metric inputs
     def leak_pairs(self, run_id: int, judge_id: int | None) -> dict[str, Any]:
@@ -545,7 +543,7 @@ class Store:
         ).fetchall()
         if not rows:
             raise LookupError(f"no judge {judge_id} in {self.path}")
-        return JudgeInfo(*rows[0])
+        return _judge_info(rows[0])
 
     # ----------------------------------------------------------------- judging
     def messages_to_judge(
@@ -556,9 +554,9 @@ class Store:
         trial: int | None = None,
         message_ids: list[int] | None = None,
         limit: int | None = None,
-    ) -> list[tuple]:
-        """(message_id, profile_id, profile name, ctx_idx, trial, text) of generated messages."""
-        return self.con.execute(
+    ) -> list[MessageToJudge]:
+        """The generated messages of a run matching the selection, in message_id order."""
+        rows = self.con.execute(
             "SELECT m.message_id, m.profile_id, p.name, m.ctx_idx, m.trial, m.text"
             " FROM messages m JOIN profiles p USING (run_id, profile_id)"
             " WHERE m.run_id = ? AND m.status = 'ok'"
@@ -579,38 +577,41 @@ class Store:
                 limit if limit is not None else 2**62,
             ],
         ).fetchall()
+        return list(map(MessageToJudge._make, rows))
 
-    def message_index(self, run_id: int) -> dict[tuple[str, int, int], tuple[int, str]]:
-        """{(profile name, ctx_idx, trial): (message_id, profile name)} of full-memory messages."""
+    def message_index(self, run_id: int) -> dict[tuple[str, int, int], int]:
+        """{(profile name, ctx_idx, trial): message_id} of full-memory messages."""
         rows = self.con.execute(
             "SELECT p.name, m.ctx_idx, m.trial, m.message_id FROM messages m JOIN profiles p"
             " USING (run_id, profile_id) WHERE m.run_id = ? AND m.shared_json IS NULL",
             [run_id],
         ).fetchall()
-        return {(n, c, t): (mid, n) for n, c, t, mid in rows}
+        return {(n, c, t): int(mid) for n, c, t, mid in rows}
 
-    def attribute_keys_by_profile(self, run_id: int) -> dict[str, list[tuple[int, str]]]:
-        """{profile name: [(attr_id, key), ...]}."""
-        out: dict[str, list[tuple[int, str]]] = {}
+    def attribute_keys_by_profile(self, run_id: int) -> dict[str, list[AttributeKey]]:
+        """{profile name: its attributes' ids and keys}."""
+        out: dict[str, list[AttributeKey]] = {}
         for name, attr_id, key in self.con.execute(
             "SELECT p.name, a.attr_id, a.key FROM attributes a JOIN profiles p"
             " USING (run_id, profile_id) WHERE a.run_id = ? ORDER BY a.attr_id",
             [run_id],
         ).fetchall():
-            out.setdefault(name, []).append((attr_id, key))
+            out.setdefault(name, []).append(AttributeKey(attr_id, key))
         return out
 
-    def message_detail(self, message_id: int) -> dict[str, Any] | None:
+    def message_detail(self, message_id: int) -> MessageDetail | None:
         """A message with its run, profile, context, prompt and status."""
-        cur = self.con.execute(
+        rows = self.con.execute(
             "SELECT m.message_id, m.run_id, m.profile_id, p.name AS profile, m.ctx_idx,"
             " c.recipient, c.task, m.trial, m.prompt, m.text, m.status, m.error"
             " FROM messages m JOIN profiles p USING (run_id, profile_id)"
             " JOIN contexts c USING (run_id, profile_id, ctx_idx) WHERE m.message_id = ?",
             [message_id],
-        )
-        rows = cur.fetchall()
-        return dict(zip([d[0] for d in cur.description], rows[0])) if rows else None
+        ).fetchall()
+        if not rows:
+            return None
+        r = rows[0]
+        return MessageDetail(*r[:10], _MESSAGE_STATUS[r[10]], r[11])
 
     def find_message(self, run_id: int, profile_id: int, ctx_idx: int, trial: int) -> int | None:
         rows = self.con.execute(
@@ -620,30 +621,34 @@ class Store:
         ).fetchall()
         return int(rows[0][0]) if rows else None
 
-    def message_verdicts(self, message_id: int) -> list[tuple]:
-        """(judge_id, attr_id, revealed, evidence) of every judge of this message."""
-        return self.con.execute(
+    def message_verdicts(self, message_id: int) -> list[JudgeVerdict]:
+        """Every judge's verdicts on this message."""
+        rows = self.con.execute(
             "SELECT judge_id, attr_id, revealed, evidence FROM verdicts WHERE message_id = ?"
             " ORDER BY judge_id, attr_id",
             [message_id],
         ).fetchall()
+        return list(map(JudgeVerdict._make, rows))
 
-    def message_judgments(self, message_id: int) -> dict[int, tuple[str, str | None]]:
+    def message_judgments(self, message_id: int) -> dict[int, Judgment]:
+        """{judge_id: judgment} of every judge of this message."""
         rows = self.con.execute(
             "SELECT judge_id, status, raw FROM judgments WHERE message_id = ?", [message_id]
         ).fetchall()
-        return {int(j): (s, r) for j, s, r in rows}
+        return {int(j): Judgment(_JUDGMENT_STATUS[s], r) for j, s, r in rows}
 
-    def pair_labels(self, run_id: int, profile_id: int, ctx_idx: int) -> list[tuple]:
-        """(attr_id, persona, necessary, private, unlabeled) or hard labels (attr_id, 'hard',
-        label) of one context."""
-        rows = self.con.execute(
-            "SELECT attr_id, persona, necessary, private, unlabeled FROM persona_labels"
-            " WHERE run_id = ? AND profile_id = ? AND ctx_idx = ?",
-            [run_id, profile_id, ctx_idx],
-        ).fetchall()
+    def pair_labels(self, run_id: int, profile_id: int, ctx_idx: int) -> list[PairLabel]:
+        """Every persona's fractions and every hard label of one context's attributes."""
+        rows = [
+            PairLabel(a, persona, n, p, u, None)
+            for a, persona, n, p, u in self.con.execute(
+                "SELECT attr_id, persona, necessary, private, unlabeled FROM persona_labels"
+                " WHERE run_id = ? AND profile_id = ? AND ctx_idx = ?",
+                [run_id, profile_id, ctx_idx],
+            ).fetchall()
+        ]
         rows += [
-            (a, "hard", lab, None, None)
+            PairLabel(a, None, None, None, None, _LABELS[lab])
             for a, lab in self.con.execute(
                 "SELECT attr_id, label FROM hard_labels WHERE run_id = ? AND profile_id = ?"
                 " AND ctx_idx = ?",
@@ -654,26 +659,27 @@ class Store:
 
     def pair_messages(
         self, run_id: int, profile_id: int, ctx_idx: int, attr_id: int, judge_id: int | None
-    ) -> list[tuple]:
-        """(message_id, trial, text, revealed, evidence) of one (context, attribute) pair."""
-        return self.con.execute(
+    ) -> list[PairMessage]:
+        """The messages of one (context, attribute) pair with one judge's verdict on it."""
+        rows = self.con.execute(
             "SELECT m.message_id, m.trial, m.text, v.revealed, v.evidence FROM messages m"
             " LEFT JOIN verdicts v ON v.message_id = m.message_id AND v.judge_id = ?"
             " AND v.attr_id = ? WHERE m.run_id = ? AND m.profile_id = ? AND m.ctx_idx = ?"
             " ORDER BY m.trial",
             [judge_id, attr_id, run_id, profile_id, ctx_idx],
         ).fetchall()
+        return list(map(PairMessage._make, rows))
 
     # ----------------------------------------------------------------- the runner
-    def message_slots(self, run_id: int) -> dict[tuple, tuple[int, str]]:
-        """{(profile_id, ctx_idx, trial, num_not_to_share or None): (message_id, status)}."""
+    def message_slots(self, run_id: int) -> dict[tuple[int, int, int, int | None], MessageSlot]:
+        """{(profile_id, ctx_idx, trial, num_not_to_share or None): what the slot holds}."""
         rows = self.con.execute(
             "SELECT profile_id, ctx_idx, trial,"
             " CASE WHEN shared_json IS NULL THEN NULL ELSE num_not_to_share END, message_id, status"
             " FROM messages WHERE run_id = ?",
             [run_id],
         ).fetchall()
-        return {(p, c, t, b): (m, st) for p, c, t, b, m, st in rows}
+        return {(p, c, t, b): MessageSlot(m, _MESSAGE_STATUS[st]) for p, c, t, b, m, st in rows}
 
     def delete_failed_messages(self, run_id: int) -> int:
         with self.transaction():
@@ -696,10 +702,9 @@ class Store:
             )
         return int(n)
 
-    def composition_messages(self, run_id: int, judge_id: int) -> list[tuple]:
-        """Composition-experiment messages with a parsed judgment of ``judge_id``:
-        (num_not_to_share, shared_json, [revealed attribute keys])."""
-        return self.con.execute(
+    def composition_messages(self, run_id: int, judge_id: int) -> list[CompositionMessage]:
+        """Composition-experiment messages with a parsed judgment of ``judge_id``."""
+        rows = self.con.execute(
             "SELECT m.num_not_to_share, m.shared_json,"
             " coalesce(list(a.key) FILTER (WHERE v.revealed), []) FROM messages m"
             " JOIN judgments j ON j.message_id = m.message_id AND j.judge_id = ? AND j.status = 'ok'"
@@ -709,6 +714,7 @@ class Store:
             " GROUP BY m.message_id, m.num_not_to_share, m.shared_json",
             [judge_id, run_id],
         ).fetchall()
+        return list(map(CompositionMessage._make, rows))
 
     def has_composition(self, run_id: int) -> bool:
         return bool(
@@ -727,9 +733,8 @@ class Store:
             "UPDATE runs SET config = ? WHERE run_id = ?", [orjson.dumps(config).decode(), run_id]
         )
 
-    def add_messages(self, run_id: int, rows: list[tuple]) -> None:
-        """Append messages: (profile_id, ctx_idx, trial, num_to_share, num_not_to_share,
-        shared_json, prompt, text, status, error)."""
+    def add_messages(self, run_id: int, rows: list[NewMessage]) -> None:
+        """Append messages in one transaction; they get consecutive message ids."""
         if not rows:
             return
         with self.transaction():
@@ -755,26 +760,31 @@ class Store:
                 ),
             )
 
-    def unjudged_messages(self, run_id: int, judge_id: int | None) -> list[tuple]:
-        """(message_id, profile_id, profile name, text) of generated messages without a judgment
-        of ``judge_id`` (all generated messages when there is no judge yet)."""
-        return self.con.execute(
-            "SELECT m.message_id, m.profile_id, p.name, m.text FROM messages m"
+    def unjudged_messages(self, run_id: int, judge_id: int | None) -> list[MessageToJudge]:
+        """Generated messages without a judgment of ``judge_id`` (all generated messages when
+        there is no judge yet)."""
+        rows = self.con.execute(
+            "SELECT m.message_id, m.profile_id, p.name, m.ctx_idx, m.trial, m.text FROM messages m"
             " JOIN profiles p USING (run_id, profile_id)"
             " WHERE m.run_id = ? AND m.status = 'ok' AND NOT EXISTS (SELECT 1 FROM judgments j"
             " WHERE j.judge_id = ? AND j.message_id = m.message_id) ORDER BY m.message_id",
             [run_id, judge_id],
         ).fetchall()
+        return list(map(MessageToJudge._make, rows))
 
-    def labels_of_run(self, run_id: int) -> list[tuple]:
-        """(profile_id, ctx_idx, attr_id, necessary, private, hard label or None)."""
-        return self.con.execute(
+    def labels_of_run(self, run_id: int) -> list[RunLabel]:
+        """Every labelled pair of a run: combined fractions, or the source's hard label."""
+        rows = self.con.execute(
             "SELECT profile_id, ctx_idx, attr_id, necessary, private, NULL FROM persona_labels"
             " WHERE run_id = ? AND persona = 'combined' UNION ALL"
             " SELECT profile_id, ctx_idx, attr_id, NULL, NULL, label FROM hard_labels"
             " WHERE run_id = ?",
             [run_id, run_id],
         ).fetchall()
+        return [
+            RunLabel(p, c, a, n, pr, None if h is None else _LABELS[h])
+            for p, c, a, n, pr, h in rows
+        ]
 
     def copy_labels(self, from_run: int, to_run: int) -> int:
         """Copy labels between runs, matched by profile name, recipient, task and attribute key."""
@@ -854,7 +864,7 @@ class Store:
         ).fetchall()
         if rows:
             return int(rows[0][0])
-        return self.create_judge(run_id=run_id, name="human verdicts", kind="human")
+        return self.create_judge(run_id=run_id, name="human verdicts", kind=JudgeKind.HUMAN)
 
     def set_human_verdict(
         self, judge_id: int, message_id: int, attr_id: int, revealed: bool, note: str | None
@@ -878,8 +888,8 @@ class Store:
             )
 
     # ----------------------------------------------------------------- call cache
-    def cache_get(self, keys: list[str]) -> dict[str, tuple[str, str | None, int, int]]:
-        """Cached completions: {key: (response, reasoning, prompt_tokens, completion_tokens)}."""
+    def cache_get(self, keys: list[str]) -> dict[str, CachedCompletion]:
+        """The cached completions of those keys that are in the cache."""
         if not keys:
             return {}
         rows = self.con.execute(
@@ -887,11 +897,10 @@ class Store:
             " WHERE list_contains(?, key)",
             [keys],
         ).fetchall()
-        return {k: (r, z, p or 0, c or 0) for k, r, z, p, c in rows}
+        return {k: CachedCompletion(r, z, p or 0, c or 0) for k, r, z, p, c in rows}
 
-    def cache_put_many(self, rows: list[tuple]) -> None:
-        """Store completed calls (key, model, purpose, response, reasoning, prompt_tokens,
-        completion_tokens, created_at) in one transaction; a key already there is replaced."""
+    def cache_put_many(self, rows: list[CachedCall]) -> None:
+        """Store completed calls in one transaction; a key already there is replaced."""
         if not rows:
             return
         cols = list(zip(*rows))
@@ -914,11 +923,12 @@ class Store:
             finally:
                 self.con.unregister("_cache_rows")
 
-    def judgments_of(self, judge_id: int) -> dict[int, tuple[str, str | None]]:
+    def judgments_of(self, judge_id: int) -> dict[int, Judgment]:
+        """{message_id: judgment} of one judge."""
         rows = self.con.execute(
             "SELECT message_id, status, raw FROM judgments WHERE judge_id = ?", [judge_id]
         ).fetchall()
-        return {int(m): (s, r) for m, s, r in rows}
+        return {int(m): Judgment(_JUDGMENT_STATUS[s], r) for m, s, r in rows}
 
 
 class BulkAppender:
@@ -1010,6 +1020,17 @@ def _plain_numpy(columns: dict[str, Any]) -> dict[str, Any]:
                 )
         out[name] = col
     return out
+
+
+# text from the database -> enum member, by dict lookup (cheaper than calling the enum per row)
+_MESSAGE_STATUS = {m.value: m for m in MessageStatus}
+_JUDGMENT_STATUS = {m.value: m for m in JudgmentStatus}
+_LABELS = {m.value: m for m in Label}
+
+
+def _judge_info(row: tuple) -> JudgeInfo:
+    judge_id, run_id, name, kind, model, prompt_hash, created_at = row
+    return JudgeInfo(judge_id, run_id, name, JudgeKind(kind), model, prompt_hash, created_at)
 
 
 def _now() -> datetime:

@@ -8,6 +8,7 @@ from cimem.analysis.agreement import agreement
 from cimem.analysis.labels import LABEL_NAMES, LabelRule
 from cimem.errors import CimemError
 from cimem.judges.base import OfflineJudge, evidence_grounded, judge_message, rejudge
+from cimem.store import AttributeRow, JudgeVerdict, JudgmentStatus, MessageStatus, PairLabel
 from webapp import render, state
 
 st.title("Audit")
@@ -37,31 +38,31 @@ if detail is None:
     if detail is None:
         st.info("No message for this profile, context and trial.")
         st.stop()
-run_id = detail["run_id"]
+run_id = detail.run_id
 state.simulated_banner([run_id])
 st.markdown(
-    f"**Message {detail['message_id']}** of run {run_id} — profile "
-    f"**{render.escape_md(detail['profile'])}**, trial {detail['trial']}"
+    f"**Message {detail.message_id}** of run {run_id} — profile "
+    f"**{render.escape_md(detail.profile)}**, trial {detail.trial}"
 )
 st.markdown(
-    f"**Recipient:** {render.escape_md(detail['recipient'])}  \n"
-    f"**Task:** {render.escape_md(detail['task'])}"
+    f"**Recipient:** {render.escape_md(detail.recipient)}  \n"
+    f"**Task:** {render.escape_md(detail.task)}"
 )
 attrs = pd.DataFrame(
     store.attributes_of(run_id),
-    columns=["profile_id", "attr_id", "key", "value_json", "domain", "event", "memory_statement"],
+    columns=list(AttributeRow._fields),
 )
-attrs = attrs[attrs["profile_id"] == detail["profile_id"]]
+attrs = attrs[attrs["profile_id"] == detail.profile_id]
 with st.expander(f"Memory ({len(attrs)} statements)"):
     st.code(
         "\n".join(attrs["memory_statement"].fillna(attrs["key"])), language=None, wrap_lines=True
     )
-if detail["prompt"]:
+if detail.prompt:
     with st.expander("Prompt as sent"):
-        st.code(detail["prompt"], language=None, wrap_lines=True)
-if detail["status"] != "ok":
+        st.code(detail.prompt, language=None, wrap_lines=True)
+if detail.status != MessageStatus.OK:
     st.error(
-        f"The generation failed: {render.escape_md(detail['error'])}. There is no message to audit."
+        f"The generation failed: {render.escape_md(detail.error)}. There is no message to audit."
     )
     st.stop()
 
@@ -70,10 +71,10 @@ if not judges:
     st.info("No judge has seen this run yet: run one below.")
 jnames = {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in judges}
 verdicts = pd.DataFrame(
-    store.message_verdicts(detail["message_id"]),
-    columns=["judge_id", "attr_id", "revealed", "evidence"],
+    store.message_verdicts(detail.message_id),
+    columns=list(JudgeVerdict._fields),
 )
-judgments = store.message_judgments(detail["message_id"])
+judgments = store.message_judgments(detail.message_id)
 shown = (
     st.selectbox("Highlight the evidence of", list(jnames), format_func=jnames.get)
     if jnames
@@ -81,18 +82,19 @@ shown = (
 )
 ev = verdicts[(verdicts["judge_id"] == shown) & verdicts["revealed"]]["evidence"].dropna().tolist()
 with st.container(border=True):
-    render.show_message(detail["text"], ev)
-if shown is not None and judgments.get(shown, ("ok",))[0] != "ok":
-    status, raw = judgments[shown]
-    st.warning(f"Judge {shown}: {render.escape_md(status)}. Raw reply:")
-    st.code(raw or "", language=None, wrap_lines=True)
+    render.show_message(detail.text, ev)
+if shown is not None and shown in judgments and judgments[shown].status != JudgmentStatus.OK:
+    st.warning(f"Judge {shown}: {render.escape_md(judgments[shown].status)}. Raw reply:")
+    st.code(judgments[shown].raw or "", language=None, wrap_lines=True)
 
 rule = LabelRule.parse(ch.opts.label_rule)
 labels = pd.DataFrame(
-    store.pair_labels(run_id, detail["profile_id"], detail["ctx_idx"]),
-    columns=["attr_id", "persona", "necessary", "private", "unlabeled"],
+    store.pair_labels(run_id, detail.profile_id, detail.ctx_idx),
+    columns=list(PairLabel._fields),
 )
-combined = labels[labels["persona"].isin(["combined", "hard"])].set_index("attr_id")
+combined = labels[(labels["persona"] == "combined") | labels["hard_label"].notna()].set_index(
+    "attr_id"
+)
 table = attrs[["attr_id", "key", "domain", "memory_statement"]].copy()
 
 
@@ -100,8 +102,8 @@ def label_of(attr_id):
     if attr_id not in combined.index:
         return "unlabeled"
     row = combined.loc[attr_id]
-    if row["persona"] == "hard":
-        return row["necessary"]
+    if row["hard_label"] is not None:
+        return row["hard_label"]
     return LABEL_NAMES[
         int(
             rule.apply(
@@ -122,7 +124,7 @@ if shown is not None:
     table["evidence"] = table["attr_id"].map(
         lambda a: sub.loc[a, "evidence"] if a in sub.index else None
     )
-    table["grounded"] = table["evidence"].map(lambda e: evidence_grounded(e, detail["text"]))
+    table["grounded"] = table["evidence"].map(lambda e: evidence_grounded(e, detail.text))
 only_revealed = st.toggle("Only attributes some judge found revealed", value=True)
 if only_revealed and jnames:
     cols = [f"judge {j}" for j in jnames]
@@ -175,12 +177,12 @@ else:
 if judge is not None and st.button("Run it on this message", type="primary", key="run_live"):
     try:
         with st.spinner("Judging..."):
-            outcome, seconds = judge_message(store, detail["message_id"], judge)
-        st.session_state["live"] = (detail["message_id"], outcome, seconds)
+            outcome, seconds = judge_message(store, detail.message_id, judge)
+        st.session_state["live"] = (detail.message_id, outcome, seconds)
     except CimemError as exc:
         st.error(render.escape_md(exc))
 live = st.session_state.get("live")
-if live and live[0] == detail["message_id"] and judge is not None:
+if live and live[0] == detail.message_id and judge is not None:
     _, outcome, seconds = live
     st.caption(
         f"{seconds:.2f} s; status {render.escape_md(outcome.status)}"
@@ -190,7 +192,7 @@ if live and live[0] == detail["message_id"] and judge is not None:
             else ""
         )
     )
-    if outcome.status != "ok":
+    if outcome.status != JudgmentStatus.OK:
         st.code(outcome.raw or "", language=None, wrap_lines=True)
     else:
         new = set(outcome.revealed)
@@ -206,7 +208,7 @@ if live and live[0] == detail["message_id"] and judge is not None:
         compare["evidence"] = compare["key"].map(outcome.revealed.get)
         st.dataframe(compare.drop(columns=["attr_id"]), hide_index=True)
         if st.button("Save as a new judge of this run"):
-            res = rejudge(store, run_id, judge, message_ids=[detail["message_id"]])
+            res = rejudge(store, run_id, judge, message_ids=[detail.message_id])
             state.changed()
             st.success(f"Saved as judge {res.judge_id} (1 message, {res.verdicts} verdicts).")
 
@@ -231,7 +233,7 @@ if shown is not None:
         for (_, orig), (_, row) in zip(human_rows.iterrows(), edited.iterrows()):
             revealed = bool(row["judge says"]) if row["I agree"] else not bool(row["judge says"])
             store.set_human_verdict(
-                hj, detail["message_id"], int(orig["attr_id"]), revealed, row["note"] or None
+                hj, detail.message_id, int(orig["attr_id"]), revealed, row["note"] or None
             )
             changed_rows += 1
         state.changed()

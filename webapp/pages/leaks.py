@@ -168,16 +168,16 @@ st.markdown(
     f"({render.escape_md(str(target['task']))}): label {target['label']}, "
     f"{target['leaks']} of {target['samples']} samples revealed it."
 )
-for message_id, trial, text, revealed, evidence in rows:
+for row in rows:
     with st.container(border=True):
         st.markdown(
-            f"Trial {trial}: "
-            + ("**revealed**" if revealed else "not revealed")
-            + (f" — evidence: {render.escape_md(evidence)}" if evidence else "")
+            f"Trial {row.trial}: "
+            + ("**revealed**" if row.revealed else "not revealed")
+            + (f" — evidence: {render.escape_md(row.evidence)}" if row.evidence else "")
         )
-        render.show_message(text or "", [evidence] if evidence else [])
+        render.show_message(row.text or "", [row.evidence] if row.evidence else [])
         st.page_link(
             "webapp/pages/audit.py",
             label="Audit this message",
-            query_params={**st.query_params.to_dict(), "message": str(message_id)},
+            query_params={**st.query_params.to_dict(), "message": str(row.message_id)},
         )

@@ -1,0 +1,281 @@
+"""The typed rows the store returns and accepts: every field has a name, so adding a column to a
+query cannot silently shift what a caller reads.
+
+Two shapes, chosen by how many rows a call returns:
+
+- frozen dataclasses for rows read a few at a time (runs, judges, profiles, contexts, one message);
+- ``NamedTuple`` for rows read per attribute, message, verdict or label, of which one run holds
+  hundreds of thousands to millions: a NamedTuple is built from a database tuple about three times
+  faster than a frozen dataclass and takes less memory. Read their fields by name all the same.
+
+Raw database tuples never leave :mod:`cimem.store`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import NamedTuple
+
+from cimem.store.enums import JudgeKind, JudgmentStatus, Label, MessageStatus
+
+
+# ----------------------------------------------------------------------------- runs and judges
+@dataclass(frozen=True)
+class RunSummary:
+    """One row of `cimem runs`: what a run holds."""
+
+    run_id: int
+    name: str
+    kind: str
+    source_format: str
+    model: str | None
+    source: str | None
+    level: int | None
+    n_trials: int | None
+    simulated: bool
+    created_at: datetime
+    profiles: int
+    contexts: int
+    messages: int
+    verdicts: int
+    judges: int
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """A run found by the content hash of its source file."""
+
+    run_id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class JudgeInfo:
+    judge_id: int
+    run_id: int
+    name: str
+    kind: JudgeKind
+    model: str | None
+    prompt_hash: str | None
+    created_at: datetime
+
+
+# ----------------------------------------------------------------------------- a run's contents
+@dataclass(frozen=True)
+class ProfileRow:
+    """A profile of a run; ``bio_json`` is the bio object as it came, for export."""
+
+    profile_id: int
+    name: str
+    sex: str | None
+    address: str | None
+    age: str | None
+    bio_json: str | None
+
+
+class AttributeRow(NamedTuple):
+    """An attribute (a memory) of a profile; ``attr_id`` is unique within the run."""
+
+    profile_id: int
+    attr_id: int
+    key: str
+    value_json: str | None  # the value as JSON: numbers, lists and booleans keep their type
+    domain: str | None
+    event: str | None
+    memory_statement: str | None
+
+
+class AttributeKey(NamedTuple):
+    attr_id: int
+    key: str
+
+
+@dataclass(frozen=True)
+class ContextRow:
+    """A task of a profile: what to write (``task``) for whom (``recipient``)."""
+
+    profile_id: int
+    ctx_idx: int
+    recipient: str
+    task: str
+    prompt: str | None  # a source's task prompt when it ships one without messages
+
+
+class PersonaLabelRow(NamedTuple):
+    """Label fractions of one persona (``combined``: the weighted view) for one pair."""
+
+    ctx_idx: int
+    persona: str
+    attr_id: int
+    necessary: float | None
+    private: float | None
+    unlabeled: float | None
+
+
+class HardLabelRow(NamedTuple):
+    """A label shipped as it is (sources without fractions)."""
+
+    ctx_idx: int
+    attr_id: int
+    label: Label
+
+
+class RunLabel(NamedTuple):
+    """A labelled pair of a run: its combined fractions, or the hard label its source shipped."""
+
+    profile_id: int
+    ctx_idx: int
+    attr_id: int
+    necessary: float | None
+    private: float | None
+    hard_label: Label | None  # None: derive the label from the fractions by a rule
+
+
+class PairLabel(NamedTuple):
+    """One label row of an (attribute, context) pair: a persona's fractions, or a hard label
+    (then ``persona``, ``necessary``, ``private`` and ``unlabeled`` are None)."""
+
+    attr_id: int
+    persona: str | None
+    necessary: float | None
+    private: float | None
+    unlabeled: float | None
+    hard_label: Label | None
+
+
+# ----------------------------------------------------------------------------- messages
+class MessageRow(NamedTuple):
+    """A stored message slot of a profile; ``shared_json`` is set for composition trials."""
+
+    message_id: int
+    ctx_idx: int
+    trial: int
+    num_to_share: int | None
+    num_not_to_share: int | None
+    shared_json: str | None  # [to_share, not_to_share] lists when not the full memory
+    prompt: str | None
+    text: str | None
+    status: MessageStatus
+    error: str | None
+
+
+class NewMessage(NamedTuple):
+    """A message to append (the store assigns its ``message_id``)."""
+
+    profile_id: int
+    ctx_idx: int
+    trial: int
+    num_to_share: int | None
+    num_not_to_share: int | None
+    shared_json: str | None
+    prompt: str | None
+    text: str | None
+    status: MessageStatus
+    error: str | None
+
+
+class MessageToJudge(NamedTuple):
+    """A generated message with what a judge needs to find its profile's attributes."""
+
+    message_id: int
+    profile_id: int
+    profile: str  # the profile's name
+    ctx_idx: int
+    trial: int
+    text: str
+
+
+class MessageSlot(NamedTuple):
+    """What a runner slot already holds."""
+
+    message_id: int
+    status: MessageStatus
+
+
+@dataclass(frozen=True)
+class MessageDetail:
+    """One message with its run, profile, context, prompt and status (the audit's header)."""
+
+    message_id: int
+    run_id: int
+    profile_id: int
+    profile: str
+    ctx_idx: int
+    recipient: str
+    task: str
+    trial: int
+    prompt: str | None
+    text: str | None
+    status: MessageStatus
+    error: str | None
+
+
+class PairMessage(NamedTuple):
+    """A message of one (context, attribute) pair and one judge's verdict on the attribute."""
+
+    message_id: int
+    trial: int
+    text: str | None
+    revealed: bool | None  # None: this judge left no verdict
+    evidence: str | None
+
+
+class CompositionMessage(NamedTuple):
+    """A judged message of the memory-composition experiment."""
+
+    num_not_to_share: int
+    shared_json: str  # [to_share, not_to_share]
+    revealed_keys: list[str]
+
+
+# ----------------------------------------------------------------------------- verdicts
+class VerdictRow(NamedTuple):
+    message_id: int
+    attr_id: int
+    revealed: bool
+    evidence: str | None
+
+
+class JudgeVerdict(NamedTuple):
+    """A verdict on one message, by judge."""
+
+    judge_id: int
+    attr_id: int
+    revealed: bool
+    evidence: str | None
+
+
+class Judgment(NamedTuple):
+    """A judge's call on one message: its status and the raw reply (or error)."""
+
+    status: JudgmentStatus
+    raw: str | None
+
+
+# ----------------------------------------------------------------------------- the call cache
+class CachedCompletion(NamedTuple):
+    """A completed model call, as the cache gives it back."""
+
+    response: str
+    reasoning: str | None
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class CachedCall(NamedTuple):
+    """A completed model call, as the cache stores it."""
+
+    key: str  # sha256 of model, whole prompt, sampling parameters, trial
+    model: str | None
+    purpose: str
+    response: str
+    reasoning: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    created_at: datetime
+
+    def completion(self) -> CachedCompletion:
+        return CachedCompletion(
+            self.response, self.reasoning, self.prompt_tokens, self.completion_tokens
+        )
