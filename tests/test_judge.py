@@ -50,7 +50,7 @@ def test_rejudge_is_a_new_judge_and_keeps_the_original(store, run):
     }
     # the metrics take a judge id; the offline judge parsed every message
     m = compute(cube_from_store(store, run, res.judge_id), MetricOptions(mode="definition"))
-    assert m.discarded["trials"]["parse_failures"] == 0
+    assert m.discarded.trials.parse_failures == 0
 
 
 def test_rejudge_selection(store, run):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cimem.analysis.cube import cube_from_official, cube_from_store
+from cimem.analysis.discards import DroppedContext, PairCounts
 from cimem.analysis.metrics import MetricOptions, bootstrap_ci, compare, compute
 from cimem.ingest import ingest_file
 
@@ -78,7 +79,7 @@ def test_completeness_two_of_three_and_ambiguous_excluded(tmp_path):
         m = compute(cube, MetricOptions(mode=mode))
         assert m.completeness.mean == pytest.approx(2 / 3)
         assert m.violation.mean == 0.0
-        assert m.discarded["pairs"] == {"share": 3, "private": 1, "ambiguous": 1}
+        assert m.discarded.pairs == PairCounts(share=3, private=1, ambiguous=1)
 
 
 def test_identity_substring_filter_only_in_official_mode(tmp_path):
@@ -104,7 +105,7 @@ def test_identity_substring_filter_only_in_official_mode(tmp_path):
     official = compute(cube, MetricOptions(mode="official"))
     definition = compute(cube, MetricOptions(mode="definition"))
     assert official.violation.mean == 0.0  # only "diagnosis" is left, not leaked
-    assert official.discarded["identity_filter"]["keys"] == [
+    assert official.discarded.identity_filter.keys == [
         "insurance_coverage",
         "medication_name",
     ]
@@ -132,12 +133,12 @@ def test_context_without_needed_attribute_dropped_only_in_official_mode(tmp_path
     official = compute(cube, MetricOptions(mode="official"))
     definition = compute(cube, MetricOptions(mode="definition"))
     assert official.violation.mean == 0.0
-    assert official.discarded["contexts_dropped"]["list"] == [
-        {"profile": "P", "recipient": "B", "task": "no need", "reason": "no needed attribute"}
+    assert official.discarded.contexts_dropped.contexts == [
+        DroppedContext(profile="P", recipient="B", task="no need", reason="no needed attribute")
     ]
     # definition: "secret" leaked in B; "need" is private in B and revealed there too
     assert definition.violation.mean == 1.0
-    assert definition.discarded["contexts_dropped"]["count"] == 0
+    assert definition.discarded.contexts_dropped.count == 0
 
 
 def test_parse_failures_per_mode(tmp_path):
@@ -154,7 +155,7 @@ def test_parse_failures_per_mode(tmp_path):
     assert compute(cube, MetricOptions(mode="definition")).completeness.mean == 1.0
     zero = compute(cube, MetricOptions(mode="definition", parse_failures="zero"))
     assert zero.completeness.mean == 0.5
-    assert zero.discarded["trials"]["parse_failures"] == 1
+    assert zero.discarded.trials.parse_failures == 1
 
 
 def brute_force_violation_at_k(counts, n, k):

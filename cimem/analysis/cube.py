@@ -31,6 +31,19 @@ _NEC_PRIV = operator.itemgetter("necessary", "private")
 HARD_FROM_FRACTIONS = -2
 
 
+@dataclass(frozen=True)
+class CubeInfo:
+    """Where a cube came from: a stored run under a judge, or a file (then only ``source``)."""
+
+    source: str | None = None  # the file the run was imported from, or read
+    run_id: int | None = None
+    judge_id: int | None = None  # None: no judge has seen the run
+    simulated: bool = False
+    model: str | None = None
+    level: int | None = None
+    restricted_to: int | None = None  # contexts kept by restrict_contexts, if it was applied
+
+
 @dataclass
 class LeakCube:
     run: str
@@ -56,7 +69,7 @@ class LeakCube:
     ctx_judge_error: np.ndarray  # uint64 [C]: judge call failed
     ctx_failed: np.ndarray  # uint64 [C]: generation failed (no message)
     ctx_unjudged: np.ndarray  # uint64 [C]: message not judged by this judge
-    info: dict = field(default_factory=dict)
+    info: CubeInfo = field(default_factory=CubeInfo)
     ctx_local: np.ndarray | None = None  # int32 [C]: context index within its profile
     attr_ids: np.ndarray | None = None  # int64 [A]: the store's attr_id (positions for files)
     profile_ids: list[int] | None = None  # the store's profile_id per profile
@@ -158,14 +171,14 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
         ctx_judge_error=per_ctx["judge_error"],
         ctx_failed=per_ctx["failed"],
         ctx_unjudged=per_ctx["unjudged"],
-        info={
-            "run_id": run_id,
-            "judge_id": judge_id,
-            "simulated": bool(cfg["simulated"]),
-            "model": cfg["model"],
-            "level": cfg["level"],
-            "source": cfg["source"],
-        },
+        info=CubeInfo(
+            source=cfg["source"],
+            run_id=run_id,
+            judge_id=judge_id,
+            simulated=bool(cfg["simulated"]),
+            model=cfg["model"],
+            level=cfg["level"],
+        ),
         ctx_local=np.array([c.ctx_idx for c in contexts], np.int32),
         attr_ids=np.array([a.attr_id for a in attrs], np.int64),
         profile_ids=[p.profile_id for p in profiles],
@@ -381,7 +394,7 @@ def _cube_from_official(path: Path) -> LeakCube:
         ctx_judge_error=zeros,
         ctx_failed=np.array(failed, np.uint64),
         ctx_unjudged=zeros.copy(),
-        info={"source": src},
+        info=CubeInfo(source=src),
     )
 
 
@@ -411,5 +424,5 @@ def restrict_contexts(cube: LeakCube, keep: set[tuple[str, str]]) -> LeakCube:
         ctx_judge_error=np.where(ctx_ok, cube.ctx_judge_error, zero),
         ctx_failed=np.where(ctx_ok, cube.ctx_failed, zero),
         ctx_unjudged=np.where(ctx_ok, cube.ctx_unjudged, zero),
-        info=dict(cube.info, restricted_to=len(keep)),
+        info=replace(cube.info, restricted_to=len(keep)),
     )

@@ -372,7 +372,7 @@ def growth(
     )
     return GrowthCurve(
         mode=opts.mode,
-        label_rule=prep.discarded["label_rule"],
+        label_rule=prep.discarded.label_rule,
         order=order,
         samples=samples,
         method=label,

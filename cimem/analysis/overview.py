@@ -36,8 +36,8 @@ def overview(cubes: list[LeakCube], opts: MetricOptions) -> Overview:
     for cube, m in zip(cubes, results):
         row = {
             "run": m.run,
-            "model": cube.info.get("model") or "",
-            "level": cube.info.get("level"),
+            "model": cube.info.model or "",
+            "level": cube.info.level,
             "judge": m.judge,
             "profiles": m.violation.n_profiles,
             "n": m.n_trials,
@@ -50,7 +50,7 @@ def overview(cubes: list[LeakCube], opts: MetricOptions) -> Overview:
             "completeness_lo": 100 * m.completeness.ci95[0],
             "completeness_hi": 100 * m.completeness.ci95[1],
             "leak_rate_per_message": 100 * m.leak_rate.mean,
-            "simulated": bool(cube.info.get("simulated")),
+            "simulated": cube.info.simulated,
         }
         if not comparable:
             fair = compute(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from cimem.analysis.cube import LeakCube, cube_from_official
+from cimem.analysis.discards import DiscardReport
 from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics, compare, compute
 from cimem.cli.common import add_db, int_list, jsonable, pct
 from cimem.errors import CimemError
@@ -126,7 +126,7 @@ def describe_run(m: RunMetrics) -> str:
         )
         if o.exclude:
             how += f", excluded keys {','.join(o.exclude)}"
-    if m.info.get("simulated"):
+    if m.info.simulated:
         how += " [SIMULATED run, not a measurement of a real model]"
     return how
 
@@ -150,45 +150,41 @@ def text_report(results: list[RunMetrics]) -> str:
     return "\n".join(lines).rstrip()
 
 
-def discard_lines(d: dict[str, Any]) -> list[str]:
-    p = d["pairs"]
+def discard_lines(d: DiscardReport) -> list[str]:
+    p = d.pairs
     out = [
-        f"pairs: {p['share']} share, {p['private']} private, {p['ambiguous']} ambiguous"
-        f" (ambiguous are out of both metrics; rule {d['label_rule']})"
+        f"pairs: {p.share} share, {p.private} private, {p.ambiguous} ambiguous"
+        f" (ambiguous are out of both metrics; rule {d.label_rule})"
     ]
-    if "identity_filter" in d:
-        f = d["identity_filter"]
+    if (f := d.identity_filter) is not None:
         out.append(
-            f"identity filter: {f['attributes']} attributes, {f['private_pairs_removed']}"
-            f" private pairs removed ({f['rule']})"
+            f"identity filter: {f.attributes} attributes, {f.private_pairs_removed}"
+            f" private pairs removed ({f.rule})"
         )
-    if "excluded_keys" in d:
-        e = d["excluded_keys"]
+    if (e := d.excluded_keys) is not None:
         out.append(
-            f"excluded keys {', '.join(e['keys'])}: {e['private_pairs_removed']} private"
-            " pairs removed"
+            f"excluded keys {', '.join(e.keys)}: {e.private_pairs_removed} private pairs removed"
         )
-    cd = d["contexts_dropped"]
-    if cd["count"]:
+    cd = d.contexts_dropped
+    if cd.count:
         reasons: dict[str, int] = {}
-        for c in cd["list"]:
-            reasons[c["reason"]] = reasons.get(c["reason"], 0) + 1
+        for c in cd.contexts:
+            reasons[c.reason] = reasons.get(c.reason, 0) + 1
         out.append(
-            f"contexts dropped from both metrics: {cd['count']} ("
+            f"contexts dropped from both metrics: {cd.count} ("
             + "; ".join(f"{n} {r}" for r, n in reasons.items())
             + ")"
         )
-    t = d["trials"]
+    t = d.trials
     out.append(
-        f"trials: {t['messages']} messages, {t['parse_failures']} judge replies failed to"
-        f" parse ({t['parse_failures_treated']}), {t['failed_generations']} failed"
-        f" generations, {t['judge_errors']} judge errors, {t['not_judged']} not judged"
+        f"trials: {t.messages} messages, {t.parse_failures} judge replies failed to"
+        f" parse ({t.parse_failures_treated}), {t.failed_generations} failed"
+        f" generations, {t.judge_errors} judge errors, {t.not_judged} not judged"
     )
-    if "profiles_without_eligible_set" in d:
-        for metric, names in d["profiles_without_eligible_set"].items():
-            out.append(f"profiles without any eligible {metric} item: {', '.join(names)}")
-    if "note" in d:
-        out.append(d["note"])
+    for metric, names in d.profiles_without_eligible_set.items():
+        out.append(f"profiles without any eligible {metric} item: {', '.join(names)}")
+    if d.note is not None:
+        out.append(d.note)
     return out
 
 

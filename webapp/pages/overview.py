@@ -1,6 +1,8 @@
 """Overview: one Table-1-style row per run, the published Table 1, the trade-off scatter with its
 Pareto front, the discard report, and official vs definition mode."""
 
+from dataclasses import asdict
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -134,6 +136,7 @@ for r, m in zip(ch.runs, ov.metrics):
     )
     by_mode = {ch.opts.mode: m, other: alt_m}
     d = m.discarded
+    identity = by_mode["official"].discarded.identity_filter
     rows.append(
         {
             "run": m.run,
@@ -141,17 +144,13 @@ for r, m in zip(ch.runs, ov.metrics):
             "definition V %": round(100 * by_mode["definition"].violation.mean, 2),
             "official C %": round(100 * by_mode["official"].completeness.mean, 2),
             "definition C %": round(100 * by_mode["definition"].completeness.mean, 2),
-            "share pairs": d["pairs"]["share"],
-            "private pairs": d["pairs"]["private"],
-            "ambiguous pairs": d["pairs"]["ambiguous"],
-            "identity-filtered private pairs": by_mode["official"]
-            .discarded.get("identity_filter", {})
-            .get("private_pairs_removed", 0),
-            "contexts dropped (official)": by_mode["official"].discarded["contexts_dropped"][
-                "count"
-            ],
-            "parse failures": d["trials"]["parse_failures"],
-            "failed generations": d["trials"]["failed_generations"],
+            "share pairs": d.pairs.share,
+            "private pairs": d.pairs.private,
+            "ambiguous pairs": d.pairs.ambiguous,
+            "identity-filtered private pairs": identity.private_pairs_removed if identity else 0,
+            "contexts dropped (official)": by_mode["official"].discarded.contexts_dropped.count,
+            "parse failures": d.trials.parse_failures,
+            "failed generations": d.trials.failed_generations,
         }
     )
 st.dataframe(pd.DataFrame(rows), hide_index=True)
@@ -166,9 +165,9 @@ with st.expander("Dropped contexts (official mode)"):
         off = m if ch.opts.mode == "official" else None
         if off is None:
             continue
-        lst = off.discarded["contexts_dropped"]["list"]
+        lst = off.discarded.contexts_dropped.contexts
         st.markdown(f"**{render.escape_md(m.run)}**: {len(lst)} dropped")
         if lst:
-            st.dataframe(pd.DataFrame(lst), hide_index=True)
+            st.dataframe(pd.DataFrame([asdict(c) for c in lst]), hide_index=True)
     if ch.opts.mode != "official":
         st.caption("Switch the sidebar to official mode to list them.")

@@ -1,0 +1,113 @@
+"""The discard report: what a metric computation left out, and why.
+
+Every number of :mod:`cimem.analysis.metrics` comes with one. It explains the difference between
+official and definition mode: pairs by label, the official identity filter, keys excluded by
+choice, contexts dropped from both metrics, how profiles and contexts were grouped, and what
+happened to the trials. :meth:`DiscardReport.as_dict` is the ``discarded`` object of
+``cimem metrics --json``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """Labelled (context, attribute) pairs by label; ambiguous pairs are out of both metrics."""
+
+    share: int
+    private: int
+    ambiguous: int
+
+
+@dataclass(frozen=True)
+class IdentityFilter:
+    """Official mode: private attributes whose key names an identity field leave the private set."""
+
+    rule: str
+    attributes: int
+    keys: list[str]
+    private_pairs_removed: int
+
+
+@dataclass(frozen=True)
+class ExcludedKeys:
+    """Definition mode: keys the user left out of the private set."""
+
+    keys: list[str]
+    private_pairs_removed: int
+
+
+@dataclass(frozen=True)
+class DroppedContext:
+    profile: str
+    recipient: str
+    task: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ContextsDropped:
+    """Contexts out of both metrics (official mode: no needed or no private attribute)."""
+
+    contexts: list[DroppedContext] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.contexts)
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """Official mode groups profiles by name and contexts by task text, as the script does."""
+
+    profiles_merged_by_name: int
+    contexts_merged_by_task: int
+
+
+@dataclass(frozen=True)
+class TrialCounts:
+    """Full-memory message slots by what happened to them under this judge."""
+
+    messages: int
+    parse_failures: int
+    parse_failures_treated: str
+    failed_generations: int
+    judge_errors: int
+    not_judged: int
+
+
+@dataclass(frozen=True)
+class DiscardReport:
+    pairs: PairCounts
+    label_rule: str
+    contexts_dropped: ContextsDropped
+    trials: TrialCounts
+    identity_filter: IdentityFilter | None = None  # official mode
+    grouping: Grouping | None = None  # official mode
+    excluded_keys: ExcludedKeys | None = None  # definition mode with excluded keys
+    note: str | None = None
+    # {metric: names of profiles (groups) with nothing eligible for it}
+    profiles_without_eligible_set: dict[str, list[str]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape: absent parts are left out, in the order the report is read."""
+        out: dict[str, Any] = {"pairs": asdict(self.pairs), "label_rule": self.label_rule}
+        if self.identity_filter is not None:
+            out["identity_filter"] = asdict(self.identity_filter)
+        if self.excluded_keys is not None:
+            out["excluded_keys"] = asdict(self.excluded_keys)
+        out["contexts_dropped"] = {
+            "count": self.contexts_dropped.count,
+            "list": [asdict(c) for c in self.contexts_dropped.contexts],
+        }
+        if self.grouping is not None:
+            out["grouping"] = asdict(self.grouping)
+        out["trials"] = asdict(self.trials)
+        if self.note is not None:
+            out["note"] = self.note
+        if self.profiles_without_eligible_set:
+            out["profiles_without_eligible_set"] = dict(self.profiles_without_eligible_set)
+        return out
