@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import reprlib
+
 
 class CimemError(Exception):
     """A problem the user can fix; the CLI prints it without a traceback."""
@@ -25,9 +27,14 @@ class InputError(CimemError):
         super().__init__(message)
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 3, 50, 50, 4, 4
+
+
 def describe(value: object, limit: int = 60) -> str:
-    """A short, safe description of an unexpected value for an error message."""
-    text = repr(value)
+    """A short, safe description of an unexpected value for an error message (depth-limited, so
+    a value nested a thousand levels deep is described, not a RecursionError)."""
+    text = _REPR.repr(value)
     kind = type(value).__name__
     if len(text) > limit:
         text = text[: limit - 3] + "..."

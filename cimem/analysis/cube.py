@@ -13,21 +13,18 @@ Only full-memory trials enter (composition-experiment trials are analysed separa
 from __future__ import annotations
 
 import gc
-import operator
 from dataclasses import dataclass, field
-from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cimem.errors import CimemError, InputError, describe
+from cimem.errors import CimemError
+from cimem.ingest.validate import MAX_TRIALS
 
 if TYPE_CHECKING:
     from cimem.store import Store
 
-MAX_TRIALS = 64
-_NEC_PRIV = operator.itemgetter("necessary", "private")
 HARD_FROM_FRACTIONS = -2
 
 
@@ -186,19 +183,6 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
 
 
 # --------------------------------------------------------------------------- from a file
-def _bad_fractions(src: str, place: str, c: int, labels: dict) -> None:
-    for stmt, fr in labels.items():
-        if not isinstance(fr, dict) or "necessary" not in fr or "private" not in fr:
-            raise InputError(
-                src,
-                place,
-                f"contexts[{c}].labels_combined[{stmt!r}]",
-                "an object with numbers necessary, private, unlabeled",
-                got=describe(fr),
-            )
-    raise InputError(src, place, f"contexts[{c}].labels_combined", "label objects", got="?")
-
-
 def cube_from_official(path: str | Path) -> LeakCube:
     """The cube of an official run-output file, read in one streaming pass (no database)."""
     was_enabled = gc.isenabled()
@@ -211,13 +195,14 @@ def cube_from_official(path: str | Path) -> LeakCube:
 
 
 def _cube_from_official(path: Path) -> LeakCube:
-    from cimem.ingest.official import TRIAL_KEY, TRIAL_PREFIX, iter_json_lines, read_profile_object
+    """The file goes through the importer's own reader (the one grammar and validation of the
+    official format, parse failures inferred there), without evidence; records become arrays."""
+    from cimem.ingest.official import read_official
+    from cimem.ingest.records import LABELS_COMBINED
 
-    if not path.is_file():
-        raise CimemError(f"{path}: no such file")
     src = str(path)
     names: list[str] = []
-    ctx_profile: list[int] = []
+    ctx_profile: list[np.ndarray] = []
     recipients: list[str] = []
     tasks: list[str] = []
     attr_profile: list[np.ndarray] = []
@@ -226,156 +211,47 @@ def _cube_from_official(path: Path) -> LeakCube:
     events: list[str | None] = []
     pc: list[np.ndarray] = []
     pa_: list[np.ndarray] = []
+    frac: list[np.ndarray] = []
     mask: list[np.ndarray] = []
-    flat_nec_priv: list[float] = []
-    trials, valid, unparsed, failed = [], [], [], []
+    per_ctx: dict[str, list[np.ndarray]] = {k: [] for k in _FILE_MASKS}
     max_trial = -1
-    a_base = 0
-    for lineno, obj in iter_json_lines(path):
-        place = f"line {lineno}"
-        rec = read_profile_object(src, place, obj)
+    a_base = c_base = 0
+    for rec in read_official(path, evidence=False):
         p = len(names)
         names.append(rec.name)
-        n_attr = len(rec.attributes)
-        attr_keys = [a.key for a in rec.attributes]
-        key_index = {k: i for i, k in enumerate(attr_keys)}
-        by_statement: dict[str, list[int]] = {}
-        for i, a in enumerate(rec.attributes):
-            by_statement.setdefault(a.memory_statement, []).append(i)
+        n_attr, n_ctx = len(rec.attributes), len(rec.contexts)
         attr_profile.append(np.full(n_attr, p, np.int32))
-        statement_order = list(by_statement)
-        fast_labels = len(statement_order) == n_attr
-        all_attr = np.arange(n_attr, dtype=np.int64)
-        keys += attr_keys
+        keys += [a.key for a in rec.attributes]
         domains += [a.domain for a in rec.attributes]
         events += [a.event for a in rec.attributes]
-        for c, ctx in enumerate(obj["contexts"]):
-            g = len(ctx_profile)
-            ctx_profile.append(p)
-            recipients.append(ctx["recipient"])
-            tasks.append(ctx["task"])
-            bits = np.zeros(n_attr, np.uint64)
-            t_all = t_valid = t_unparsed = t_failed = 0
-            for key, payload in ctx.items():
-                if not key.startswith(TRIAL_PREFIX):
-                    continue
-                m = TRIAL_KEY.match(key)
-                field = f"contexts[{c}].{key}"
-                if not m:
-                    raise InputError(
-                        src,
-                        place,
-                        field,
-                        "a trial key combination_num_to_share=A_num_not_to_share=B_trial=T",
-                        got=describe(key),
-                    )
-                if int(m.group(2)) != 0 or int(m.group(1)) != n_attr:
-                    continue  # composition-experiment trial
-                t = int(m.group(3))
-                if t >= MAX_TRIALS:
-                    raise InputError(
-                        src, place, field, f"a trial index below {MAX_TRIALS}", got=str(t)
-                    )
-                max_trial = max(max_trial, t)
-                bit = 1 << t
-                t_all |= bit
-                sol = payload.get("model_solution") if isinstance(payload, dict) else None
-                if not isinstance(sol, dict) or not isinstance(sol.get("response_solution"), str):
-                    t_failed |= bit
-                    continue
-                rev = sol.get("revealed_attributes")
-                if not isinstance(rev, dict):
-                    raise InputError(
-                        src,
-                        place,
-                        f"{field}.model_solution.revealed_attributes",
-                        "an object {attribute_key: 0 or 1}",
-                        got=describe(rev),
-                    )
-                vals = list(rev.values())
-                if not set(vals) <= {0, 1}:
-                    raise InputError(
-                        src,
-                        place,
-                        f"{field}.model_solution.revealed_attributes",
-                        "values 0 or 1",
-                        got=describe(vals),
-                    )
-                if list(rev) == attr_keys:
-                    hit = np.array(vals, dtype=np.bool_)
-                else:
-                    hit = np.zeros(n_attr, np.bool_)
-                    for k, v in rev.items():
-                        if k not in key_index:
-                            raise InputError(
-                                src,
-                                place,
-                                f"{field}.model_solution.revealed_attributes.{k}",
-                                "a key of information_attributes",
-                                got=k,
-                            )
-                        hit[key_index[k]] = bool(v)
-                bits[hit] |= np.uint64(bit)
-                if not sol.get("revealed_attributes_explanation") and not any(vals):
-                    t_unparsed |= bit
-                else:
-                    t_valid |= bit
-            trials.append(t_all)
-            valid.append(t_valid)
-            unparsed.append(t_unparsed)
-            failed.append(t_failed)
-            labels = ctx.get("labels_combined")
-            if not isinstance(labels, dict):
-                continue
-            if fast_labels and list(labels) == statement_order:
-                try:
-                    flat_nec_priv.extend(chain.from_iterable(map(_NEC_PRIV, labels.values())))
-                except (KeyError, TypeError):
-                    _bad_fractions(src, place, c, labels)
-                pc.append(np.full(n_attr, g, np.int32))
-                pa_.append(all_attr + a_base)
-                mask.append(bits)
-                continue
-            idx: list[int] = []
-            for stmt, fr in labels.items():
-                targets = by_statement.get(stmt)
-                if targets is None:
-                    raise InputError(
-                        src,
-                        place,
-                        f"contexts[{c}].labels_combined[{stmt!r}]",
-                        "the memory_statement of an attribute",
-                        got=describe(stmt),
-                    )
-                try:
-                    values = _NEC_PRIV(fr)
-                except (KeyError, TypeError):
-                    _bad_fractions(src, place, c, labels)
-                for i in targets:
-                    idx.append(i)
-                    flat_nec_priv.extend(values)
-            idx_arr = np.array(idx, np.int64)
-            pc.append(np.full(len(idx), g, np.int32))
-            pa_.append(idx_arr + a_base)
-            mask.append(bits[idx_arr])
+        ctx_profile.append(np.full(n_ctx, p, np.int32))
+        recipients += [c[0] for c in rec.contexts]
+        tasks += [c[1] for c in rec.contexts]
+        bits, masks, top = _trial_bits(rec, n_attr, n_ctx)
+        max_trial = max(max_trial, top)
+        for k in _FILE_MASKS:
+            per_ctx[k].append(masks[k])
+        pl = rec.persona_labels
+        if pl:
+            combined = np.array([q == LABELS_COMBINED for q in pl["persona"]], np.bool_)
+            ci, ai = pl["ctx_idx"][combined], pl["attr_idx"][combined]
+            pc.append(ci + c_base)
+            pa_.append(ai + a_base)
+            frac.append(pl["fractions"][combined, :2])
+            mask.append(bits[ci, ai])
         a_base += n_attr
-    if not names:
-        raise InputError(src, "line 1", "(file)", "at least one profile line", got="an empty file")
-    n_ctx = len(ctx_profile)
-    zeros = np.zeros(n_ctx, np.uint64)
-    try:
-        fractions = np.array(flat_nec_priv, dtype=np.float64).reshape(-1, 2)
-    except (TypeError, ValueError):
-        raise InputError(
-            src, "a labels_combined object", "necessary/private", "numbers between 0 and 1"
-        ) from None
-    pair_ctx = np.concatenate(pc) if pc else np.zeros(0, np.int32)
+        c_base += n_ctx
+    n_ctx_all = c_base
+    zeros = np.zeros(n_ctx_all, np.uint64)
+    fractions = np.concatenate(frac) if frac else np.zeros((0, 2))
+    pair_ctx = (np.concatenate(pc) if pc else np.zeros(0)).astype(np.int32)
+    ctx_masks = {k: np.concatenate(v) if v else np.zeros(0, np.uint64) for k, v in per_ctx.items()}
     return LeakCube(
         run=path.name,
         judge="original verdicts (file)",
         n_trials=max_trial + 1,
         profile_names=names,
-        ctx_profile=np.array(ctx_profile, np.int32),
+        ctx_profile=np.concatenate(ctx_profile) if ctx_profile else np.zeros(0, np.int32),
         ctx_recipient=recipients,
         ctx_task=tasks,
         attr_profile=np.concatenate(attr_profile),
@@ -388,14 +264,54 @@ def _cube_from_official(path: Path) -> LeakCube:
         pair_private=fractions[:, 1].copy(),
         pair_hard=np.full(len(pair_ctx), HARD_FROM_FRACTIONS, np.int8),
         pair_mask=(np.concatenate(mask) if mask else np.zeros(0)).astype(np.uint64),
-        ctx_trials=np.array(trials, np.uint64),
-        ctx_valid=np.array(valid, np.uint64),
-        ctx_unparsed=np.array(unparsed, np.uint64),
+        ctx_trials=ctx_masks["trials"],
+        ctx_valid=ctx_masks["valid"],
+        ctx_unparsed=ctx_masks["unparsed"],
         ctx_judge_error=zeros,
-        ctx_failed=np.array(failed, np.uint64),
-        ctx_unjudged=zeros.copy(),
+        ctx_failed=ctx_masks["failed"],
+        ctx_unjudged=ctx_masks["unjudged"],
         info=CubeInfo(source=src),
     )
+
+
+_FILE_MASKS = ("trials", "valid", "unparsed", "failed", "unjudged")
+
+
+def _trial_bits(rec, n_attr: int, n_ctx: int) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
+    """Per (context, attribute) the trials whose verdict says revealed, per context the trials in
+    each state, and the highest trial; full-memory trials only (A = every attribute, B = 0)."""
+    m = rec.messages
+    n_msg = len(m.get("ctx_idx", ()))
+    bits = np.zeros((n_ctx, n_attr), np.uint64)
+    masks = {k: np.zeros(n_ctx, np.uint64) for k in _FILE_MASKS}
+    if not n_msg:
+        return bits, masks, -1
+    ctx = np.asarray(m["ctx_idx"], np.int64)
+    trial = np.asarray(m["trial"], np.uint64)
+    full = (np.asarray(m["num_not_to_share"], np.int64) == 0) & (
+        np.asarray(m["num_to_share"], np.int64) == n_attr
+    )
+    bit = np.left_shift(np.uint64(1), trial)
+    ok = np.array([st == "ok" for st in m["status"]], np.bool_)
+    state = np.zeros(n_msg, np.int8)  # 0 unjudged, 1 valid, 2 parse failure
+    j = rec.judgments
+    if j and j["msg_idx"]:
+        state[np.asarray(j["msg_idx"], np.int64)] = [1 if st == "ok" else 2 for st in j["status"]]
+    for name, sel in (
+        ("trials", full),
+        ("failed", full & ~ok),
+        ("valid", full & ok & (state == 1)),
+        ("unparsed", full & ok & (state == 2)),
+        ("unjudged", full & ok & (state == 0)),
+    ):
+        np.bitwise_or.at(masks[name], ctx[sel], bit[sel])
+    v = rec.verdicts
+    if v:
+        vm = np.asarray(v["msg_idx"], np.int64)
+        hit = v["revealed"] & full[vm]
+        vm = vm[hit]
+        np.bitwise_or.at(bits, (ctx[vm], np.asarray(v["attr_idx"], np.int64)[hit]), bit[vm])
+    return bits, masks, int(trial[full].max()) if full.any() else -1
 
 
 def context_keys(cube: LeakCube) -> list[tuple[str, str]]:

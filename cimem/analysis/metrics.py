@@ -290,6 +290,14 @@ def _trial_report(cube: LeakCube, opts: MetricOptions) -> TrialCounts:
 
 
 # --------------------------------------------------------------------------- the metrics
+NO_LABELS = "no labels"
+NO_LABELS_HELP = (
+    "no labels: this run does not say which memories each task needs or must withhold, so"
+    " Violation and Completeness are undefined. Get labels with `run --labels-from RUN` (an"
+    " imported labelled run, e.g. the Hugging Face release) or a `cimem label` run"
+)
+
+
 def compute(cube: LeakCube, opts: MetricOptions = MetricOptions()) -> RunMetrics:
     """Violation (first k samples and unbiased @k), Completeness and the per-message leak rate."""
     prep = prepare(cube, opts)
@@ -304,9 +312,7 @@ def compute(cube: LeakCube, opts: MetricOptions = MetricOptions()) -> RunMetrics
             without[name] = missing
     discarded = replace(
         prep.discarded,
-        note=None
-        if cube.has_labels
-        else "this run has no labels: import labels or a labelled results file",
+        note=None if cube.has_labels else NO_LABELS_HELP,
         profiles_without_eligible_set=without,
     )
     return RunMetrics(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from cimem.analysis.cube import LeakCube, context_keys, restrict_contexts
-from cimem.analysis.metrics import MetricOptions, RunMetrics, compute
+from cimem.analysis.metrics import NO_LABELS, MetricOptions, RunMetrics, compute
 
 
 @dataclass
@@ -51,6 +51,7 @@ def overview(cubes: list[LeakCube], opts: MetricOptions) -> Overview:
             "completeness_hi": 100 * m.completeness.ci95[1],
             "leak_rate_per_message": 100 * m.leak_rate.mean,
             "simulated": cube.info.simulated,
+            "labels": "yes" if cube.has_labels else NO_LABELS,
         }
         if not comparable:
             fair = compute(

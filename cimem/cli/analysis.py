@@ -7,7 +7,15 @@ import json
 
 from cimem.analysis.cube import LeakCube, cube_from_official
 from cimem.analysis.discards import DiscardReport
-from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics, compare, compute
+from cimem.analysis.metrics import (
+    MODES,
+    NO_LABELS,
+    NO_LABELS_HELP,
+    MetricOptions,
+    RunMetrics,
+    compare,
+    compute,
+)
 from cimem.cli.common import add_db, int_list, jsonable, pct
 from cimem.errors import CimemError
 from cimem.paths import default_db_path
@@ -108,7 +116,9 @@ def options_from(args: argparse.Namespace, mode: str, k: int | None = None) -> M
     )
 
 
-def metric_cell(s) -> str:
+def metric_cell(s, labelled: bool = True) -> str:
+    if not labelled:
+        return NO_LABELS
     return (
         f"{pct(s.mean)} ± {pct(s.std).strip()}  [{pct(s.ci95[0]).strip()}, "
         f"{pct(s.ci95[1]).strip()}]"
@@ -134,16 +144,17 @@ def describe_run(m: RunMetrics) -> str:
 def text_report(results: list[RunMetrics]) -> str:
     lines = []
     for m in results:
+        ok = m.discarded.note != NO_LABELS_HELP
         lines.append(f"run {m.run}  ({describe_run(m)})")
         lines.append(
-            f"  Violation@{m.k:<2} (first {m.k} trials)    {metric_cell(m.violation)}   %,"
-            f" mean ± std [95% CI], {m.violation.n_profiles} profiles"
+            f"  Violation@{m.k:<2} (first {m.k} trials)    {metric_cell(m.violation, ok)}"
+            + (f"   %, mean ± std [95% CI], {m.violation.n_profiles} profiles" if ok else "")
         )
         lines.append(
-            f"  Violation@{m.k:<2} (unbiased estimator) {metric_cell(m.violation_unbiased)}"
+            f"  Violation@{m.k:<2} (unbiased estimator) {metric_cell(m.violation_unbiased, ok)}"
         )
-        lines.append(f"  Completeness                    {metric_cell(m.completeness)}")
-        lines.append(f"  per-message leak rate (naive)   {metric_cell(m.leak_rate)}")
+        lines.append(f"  Completeness                    {metric_cell(m.completeness, ok)}")
+        lines.append(f"  per-message leak rate (naive)   {metric_cell(m.leak_rate, ok)}")
         lines.append(f"  intervals: bootstrap over profiles, {m.bootstrap}")
         lines.extend("  " + x for x in discard_lines(m.discarded))
         lines.append("")

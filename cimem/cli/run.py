@@ -181,6 +181,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             run_id = runner.create_run(
                 store, args.profiles, settings, name=args.name, labels_from=labels_from
             )
+            if not store.labels_of_run(run_id):
+                print(
+                    f"note: {args.profiles} carries no labels, so this run will have none:"
+                    " its messages and verdicts are stored, but Violation and Completeness"
+                    " need labels of which memories each task needs or must withhold. Give"
+                    " --labels-from RUN (an imported labelled run, e.g. the Hugging Face"
+                    " release) or make a `cimem label` run first.",
+                    file=sys.stderr,
+                    flush=True,
+                )
             if not args.dry_run:
                 print(
                     f"run {run_id} created; if it stops, continue it with"
@@ -188,6 +198,15 @@ def cmd_run(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
+        if args.resume is not None and not args.dry_run:
+            ahead = runner.run(store, run_id, retry_failed=args.retry_failed, dry_run=True)
+            print(
+                f"resuming run {run_id}: {ahead.calls} generation calls to make again"
+                f" ({ahead.cached} answered from the call cache), estimated cost"
+                f" ${ahead.cost:.4f}",
+                file=sys.stderr,
+                flush=True,
+            )
         update, close = _generation_bar(settings)
         judge_update, judge_close = progress_bar("judge", unit="msg")
         try:

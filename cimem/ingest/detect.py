@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from cimem.errors import CimemError, InputError
+from cimem.ingest.files import iter_lines, logical_suffix, read_head, require_file
 from cimem.ingest.records import JudgeMeta, ProfileRecord, Progress, RunMeta
 
 FORMATS = ("official", "profiles", "hf", "persistbench")
@@ -13,13 +14,11 @@ FORMATS = ("official", "profiles", "hf", "persistbench")
 
 def detect_format(path: Path) -> str:
     """The source format of ``path``, from its extension and first bytes."""
-    suffix = path.suffix.lower()
+    require_file(path)
+    suffix = logical_suffix(path)
     if suffix in (".parquet", ".csv"):
         return "hf"
-    from cimem.ingest.official import open_maybe_gzip
-
-    with open_maybe_gzip(path) as f:
-        head = f.read(4096)
+    head = read_head(path, 4096)
     if not head.strip():
         raise InputError(
             str(path),
@@ -28,6 +27,8 @@ def detect_format(path: Path) -> str:
             "a non-empty results, profiles, Hugging Face or PersistBench file",
             got="an empty file",
         )
+    if head[:4] == b"PAR1":
+        return "hf"
     if b"\x00" in head:
         raise InputError(
             str(path),
@@ -60,19 +61,13 @@ def detect_format(path: Path) -> str:
 
 
 def _read_prefix(path: Path, n: int) -> bytes:
-    from cimem.ingest.official import open_maybe_gzip
-
-    with open_maybe_gzip(path) as f:
-        return f.read(n)
+    return read_head(path, n)
 
 
 def _first_line(path: Path) -> bytes:
-    from cimem.ingest.official import open_maybe_gzip
-
-    with open_maybe_gzip(path) as f:
-        for line in f:
-            if line.strip():
-                return line
+    for _, line, _ in iter_lines(path):
+        if line.strip():
+            return line
     return b""
 
 

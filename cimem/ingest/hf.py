@@ -8,6 +8,8 @@ when that package and a network are there. Hard labels only: the release has no 
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +19,9 @@ import pandas as pd
 import pyarrow as pa
 
 from cimem.errors import CimemError, InputError, describe
+from cimem.ingest.files import decompressed, logical_suffix, read_bytes, require_file
 from cimem.ingest.records import Attribute, ProfileRecord, Progress, RunMeta
+from cimem.ingest.validate import HF
 
 REQUIRED = ("name", "attribute", "memory_statement", "label", "prompt")
 HUB_DATASET = "facebook/CIMemories"
@@ -36,19 +40,19 @@ def parse_request(prompt: str) -> tuple[str, str] | None:
 
 
 def _read_table(path: Path) -> pa.Table:
-    suffix = path.suffix.lower()
+    require_file(path)
+    suffix = logical_suffix(path)
+    if suffix == ".csv":
+        return read_csv(path)
+    source = decompressed(path)
     try:
         if suffix == ".parquet":
             import pyarrow.parquet as pq
 
-            return pq.read_table(path)
-        if suffix == ".csv":
-            import pyarrow.csv as pcsv
-
-            return pcsv.read_csv(path)
+            return pq.read_table(source)
         import pyarrow.json as pjson
 
-        return pjson.read_json(path)
+        return pjson.read_json(source)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(
             str(path),
@@ -57,6 +61,65 @@ def _read_table(path: Path) -> pa.Table:
             "a Parquet, CSV or JSON-lines export of the Hugging Face rows",
             got=str(exc).splitlines()[0],
         ) from None
+
+
+def read_csv(path: Path) -> pa.Table:
+    """A CSV export, strictly: invalid UTF-8 or a file that ends inside a quoted field is an
+    error naming the line (a lenient reader would drop or mangle rows)."""
+    data = read_bytes(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            str(path), f"line {line}", "(file)", "UTF-8 text", got=f"byte {data[exc.start]:#04x}"
+        ) from None
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise InputError(str(path), "line 1", "(file)", "a header row", got="an empty file")
+        rows = []
+        for row in reader:
+            if len(row) != len(header):
+                raise InputError(
+                    str(path),
+                    f"line {reader.line_num}",
+                    "(row)",
+                    f"{len(header)} fields like the header",
+                    got=f"{len(row)} fields",
+                )
+            rows.append(row)
+    except csv.Error as exc:
+        raise InputError(
+            str(path),
+            f"line {reader.line_num}",
+            "(row)",
+            "well-formed CSV (every quoted field closed)",
+            got=str(exc),
+        ) from None
+    columns = list(zip(*rows)) if rows else [()] * len(header)
+    table = {name: pa.array(col, pa.string()) for name, col in zip(header, columns)}
+    if "label" in table:
+        table["label"] = _csv_labels(path, columns[header.index("label")])
+    return pa.table(table)
+
+
+def _csv_labels(path: Path, values: tuple[str, ...]) -> pa.Array:
+    """The label column of a CSV: 1/1.0, 0/0.0, or empty for null."""
+    out: list[float | None] = []
+    for i, v in enumerate(values):
+        v = v.strip()
+        if v == "":
+            out.append(None)
+            continue
+        try:
+            out.append(float(v))
+        except ValueError:
+            raise InputError(
+                str(path), f"row {i + 1}", "label", "1.0, 0.0 or empty", got=describe(v)
+            ) from None
+    return pa.array(out, pa.float64())
 
 
 def read_hf(
@@ -93,6 +156,8 @@ def rows_to_records(
             f"columns {', '.join(REQUIRED)}",
             got=f"columns {table.column_names}",
         )
+    for col in REQUIRED:
+        _check_column_type(source, col, table.schema.field(col).type)
     df = table.select(list(REQUIRED)).to_pandas()
     if df.empty:
         raise InputError(source, "the file", "(rows)", "at least one row", got="no rows")
@@ -103,12 +168,19 @@ def rows_to_records(
     if len(bad):
         i = int(bad[0])
         raise InputError(
-            source, f"row {i + 1}", "label", "1.0, 0.0 or null", got=describe(df["label"].iloc[i])
+            source,
+            f"row {i + 1}",
+            "label",
+            HF.kind("label").expected,
+            got=describe(df["label"].iloc[i]),
         )
     for col in ("name", "attribute", "prompt"):
-        nulls = df.index[df[col].isna()]
-        if len(nulls):
-            raise InputError(source, f"row {int(nulls[0]) + 1}", col, "a string", got="null")
+        blank = df.index[df[col].isna() | (df[col].str.strip() == "")]
+        if len(blank):
+            i = int(blank[0])
+            raise InputError(
+                source, f"row {i + 1}", col, HF.kind(col).expected, got=describe(df[col].iloc[i])
+            )
     df["label_name"] = labels.map(_LABELS).fillna("ambiguous")
     meta = RunMeta(
         name=name,
@@ -125,6 +197,24 @@ def rows_to_records(
             yield _profile(person, rows, source)
 
     return meta, records()
+
+
+def _check_column_type(source: str, col: str, dtype: pa.DataType) -> None:
+    """Text columns must hold text and the label numbers: a column of another type is refused
+    before any row is read (an integer prompt column, a label column of strings)."""
+    if col == "label":
+        ok = pa.types.is_floating(dtype) or pa.types.is_integer(dtype) or pa.types.is_null(dtype)
+    else:
+        ok = pa.types.is_string(dtype) or pa.types.is_large_string(dtype)
+        ok = ok or (pa.types.is_null(dtype) and HF.kind(col).optional)
+    if not ok:
+        raise InputError(
+            source,
+            "the header",
+            col,
+            f"a column of {HF.kind(col).expected}",
+            got=f"a {dtype} column",
+        )
 
 
 def _profile(person: str, rows: pd.DataFrame, source: str) -> ProfileRecord:

@@ -13,8 +13,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from cimem.errors import CimemError
 from cimem.ingest.detect import detect_format, open_reader
+from cimem.ingest.files import require_file
 from cimem.ingest.records import Progress
 from cimem.ingest.writer import RunWriter
 from cimem.store import Store
@@ -51,8 +51,7 @@ def ingest_file(
 ) -> IngestResult:
     """Import one file as a new run; all or nothing. Returns the run (new or already present)."""
     path = Path(path)
-    if not path.is_file():
-        raise CimemError(f"{path}: no such file")
+    require_file(path)
     fmt = fmt or detect_format(path)
     digest: dict[str, str] = {}
     hasher = threading.Thread(target=lambda: digest.setdefault("h", file_sha256(path)), daemon=True)

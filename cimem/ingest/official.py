@@ -17,65 +17,90 @@ import re
 from collections.abc import Iterator
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import orjson
 
-from cimem.errors import InputError, describe
+from cimem.errors import InputError
+from cimem.ingest.files import iter_lines, require_file
 from cimem.ingest.records import LABELS_COMBINED, Attribute, ProfileRecord, Progress
+from cimem.ingest.validate import (
+    INT32_MAX,
+    MAX_TRIALS,
+    MISSING,
+    OFFICIAL,
+    Checker,
+    check_binary,
+    check_fractions,
+)
 
 TRIAL_KEY = re.compile(r"^combination_num_to_share=(\d+)_num_not_to_share=(\d+)_trial=(\d+)$")
 TRIAL_PREFIX = "combination"
 LABEL_PREFIX = "labels_"
 BIO_FIELDS = ("name", "sex", "address", "age")
 _FRACTIONS = operator.itemgetter("necessary", "private", "unlabeled")
-_BINARY = {0, 1}
-MISSING = object()
+_TRIAL_KEY_EXPECTED = (
+    "a trial key combination_num_to_share=A_num_not_to_share=B_trial=T with integers A, B"
+    f" (at most {INT32_MAX}) and T (0 to {MAX_TRIALS - 1})"
+)
 
 
-def open_maybe_gzip(path: Path):
-    """The file's bytes, decompressed when it is gzip (by its magic number, not its name)."""
-    with path.open("rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
-        import gzip
+def parse_trial_key(key: str) -> tuple[int, int, int] | None:
+    """(A, B, T) of ``combination_num_to_share=A_num_not_to_share=B_trial=T``, or None when the key
+    breaks the grammar or its numbers are out of range (A, B int32; T a trial 0..63).
 
-        return gzip.open(path, "rb")
-    return path.open("rb")
+    >>> parse_trial_key("combination_num_to_share=147_num_not_to_share=0_trial=4")
+    (147, 0, 4)
+    >>> parse_trial_key("combination_num_to_share=147_num_not_to_share=0_trial=64") is None
+    True
+    """
+    m = TRIAL_KEY.match(key)
+    if not m:
+        return None
+    a, b, t = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    if a > INT32_MAX or b > INT32_MAX or t >= MAX_TRIALS:
+        return None
+    return a, b, t
+
+
+def is_parse_failure(explanation: dict | None, verdicts: list[int]) -> bool:
+    """The official script writes a judge reply it could not parse as all zeros with an empty
+    explanation: that shape is the only trace of a parse failure in its output."""
+    return not explanation and not any(verdicts)
 
 
 def iter_json_lines(path: Path, progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
     """(line number, parsed object) for every non-blank line; a bad line raises InputError."""
+    require_file(path)
     total = path.stat().st_size
-    done = 0
-    with open_maybe_gzip(path) as f:
-        compressed = getattr(f, "fileobj", None)  # gzip: progress in compressed bytes
-        for lineno, line in enumerate(f, 1):
-            done = compressed.tell() if compressed is not None else done + len(line)
-            if not line.strip():
-                continue
-            try:
-                obj = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                raise InputError(
-                    str(path),
-                    f"line {lineno}",
-                    "(the line)",
-                    "one complete JSON object per line",
-                    got=str(exc),
-                ) from None
-            yield lineno, obj
-            if progress:
-                progress(done, total)
+    for lineno, line, done in iter_lines(path):
+        if not line.strip():
+            continue
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(
+                str(path),
+                f"line {lineno}",
+                "(the line)",
+                "one complete JSON object per line (UTF-8)",
+                got=str(exc),
+            ) from None
+        yield lineno, obj
+        if progress:
+            progress(done, total)
 
 
-def read_official(path: Path, progress: Progress | None = None) -> Iterator[ProfileRecord]:
-    """Profile records of an official run-output file, validated as they stream."""
+def read_official(
+    path: Path, progress: Progress | None = None, *, evidence: bool = True
+) -> Iterator[ProfileRecord]:
+    """Profile records of an official run-output file, validated as they stream. Without
+    ``evidence`` the judge's sentences are checked but not collected (the metrics need none)."""
     seen_any = False
     for lineno, obj in iter_json_lines(path, progress):
         seen_any = True
-        yield _ProfileReader(str(path), f"line {lineno}", obj).read(with_runs=True)
+        yield _ProfileReader(str(path), f"line {lineno}", obj, evidence).read(with_runs=True)
     if not seen_any:
         raise InputError(
             str(path),
@@ -86,60 +111,59 @@ def read_official(path: Path, progress: Progress | None = None) -> Iterator[Prof
         )
 
 
-class _ProfileReader:
-    """Turns one profile object into a ProfileRecord; every check names file, place and field."""
+class _ProfileReader(Checker):
+    """Turns one profile object into a ProfileRecord, checking every field against the schema."""
 
-    def __init__(self, path: str, place: str, obj: Any):
-        self.path, self.place, self.obj = path, place, obj
-
-    def fail(self, field: str, expected: str, got: object = None, place: str | None = None):
-        got_text = None if got is None else "missing" if got is MISSING else describe(got)
-        raise InputError(self.path, place or self.place, field, expected, got=got_text)
-
-    def need(
-        self, mapping: dict, key: str, kind: type | tuple, field: str, place: str | None = None
-    ):
-        if key not in mapping:
-            self.fail(field, f"a {_kind_name(kind)}", MISSING, place)
-        value = mapping[key]
-        if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-            self.fail(field, f"a {_kind_name(kind)}", value, place)
-        return value
+    def __init__(self, path: str, place: str, obj: Any, evidence: bool = True):
+        super().__init__(OFFICIAL, path, place)
+        self.obj, self.evidence = obj, evidence
 
     # ------------------------------------------------------------------ profile
     def read(self, with_runs: bool) -> ProfileRecord:
         obj = self.obj
-        if not isinstance(obj, dict):
+        if type(obj) is not dict:
             self.fail("(record)", "a JSON object with bio, information_attributes, contexts", obj)
-        bio = self.need(obj, "bio", dict, "bio")
-        name = self.need(bio, "name", str, "bio.name")
-        attrs = self.need(obj, "information_attributes", dict, "information_attributes")
-        contexts = self.need(obj, "contexts", list, "contexts")
+        bio = self.get(obj, "bio", "bio")
+        name = self.get(bio, "name", "bio.name")
+        attrs = self.get(obj, "information_attributes", "information_attributes")
+        contexts = self.get(obj, "contexts", "contexts")
         rec = ProfileRecord(
             name=name,
-            sex=_text(bio.get("sex")),
-            address=_text(bio.get("address")),
-            age=_text(bio.get("age")),
-            bio_json=orjson.dumps(bio).decode(),
+            sex=_text(self.get(bio, "sex", "bio.sex")),
+            address=_text(self.get(bio, "address", "bio.address")),
+            age=_text(self.get(bio, "age", "bio.age")),
+            bio_json=self._dumps(bio, "bio"),
         )
         self.keys = list(attrs)
         self.key_index = {k: i for i, k in enumerate(self.keys)}
         statements: dict[str, list[int]] = {}
         for i, (key, a) in enumerate(attrs.items()):
             field = f"information_attributes.{key}"
-            if not isinstance(a, dict):
+            if not key.strip():
+                self.fail(field, "a non-empty attribute key", key)
+            if type(a) is not dict:
                 self.fail(
                     field, "an object with value, information_domain, event, memory_statement", a
                 )
             if "value" not in a:
                 self.fail(f"{field}.value", "a value", MISSING)
-            stmt = self.need(a, "memory_statement", str, f"{field}.memory_statement")
+            stmt = self.get(
+                a,
+                "memory_statement",
+                "information_attributes.*.memory_statement",
+                f"{field}.memory_statement",
+            )
             rec.attributes.append(
                 Attribute(
                     key=key,
-                    value_json=orjson.dumps(a["value"]).decode(),
-                    domain=_opt_str(self, a, "information_domain", field),
-                    event=_opt_str(self, a, "event", field),
+                    value_json=self._dumps(a["value"], f"{field}.value"),
+                    domain=self.get(
+                        a,
+                        "information_domain",
+                        "information_attributes.*.information_domain",
+                        f"{field}.information_domain",
+                    ),
+                    event=self.get(a, "event", "information_attributes.*.event", f"{field}.event"),
                     memory_statement=stmt,
                 )
             )
@@ -149,12 +173,12 @@ class _ProfileReader:
         self.unique_statements = all(len(v) == 1 for v in statements.values())
         for c, ctx in enumerate(contexts):
             cplace = f"contexts[{c}]"
-            if not isinstance(ctx, dict):
+            if type(ctx) is not dict:
                 self.fail(cplace, "an object with recipient and task", ctx)
             rec.contexts.append(
                 (
-                    self.need(ctx, "recipient", str, f"{cplace}.recipient"),
-                    self.need(ctx, "task", str, f"{cplace}.task"),
+                    self.get(ctx, "recipient", "contexts[].recipient", f"{cplace}.recipient"),
+                    self.get(ctx, "task", "contexts[].task", f"{cplace}.task"),
                     None,
                 )
             )
@@ -162,11 +186,17 @@ class _ProfileReader:
             self._read_context_payloads(rec, contexts)
         return rec
 
+    def _dumps(self, value: Any, field: str) -> str:
+        try:
+            return orjson.dumps(value).decode()
+        except orjson.JSONEncodeError:  # nested deeper than JSON encoders go
+            self.fail(field, "a JSON value nested at most 254 levels deep", value)
+
     # ------------------------------------------------------------------ labels and trials
     def _read_context_payloads(self, rec: ProfileRecord, contexts: list[dict]) -> None:
-        lab = {"ctx_idx": [], "attr_idx": [], "persona": [], "field": []}
+        lab: dict[str, list] = {"ctx_idx": [], "attr_idx": [], "persona": [], "field": []}
         flat: list[float] = []
-        msg = {
+        msg: dict[str, list] = {
             k: []
             for k in (
                 "ctx_idx",
@@ -180,7 +210,7 @@ class _ProfileReader:
                 "error",
             )
         }
-        jud = {"msg_idx": [], "status": [], "raw": []}
+        jud: dict[str, list] = {"msg_idx": [], "status": [], "raw": []}
         ver_msg: list[np.ndarray] = []
         ver_attr: list[np.ndarray] = []
         ver_rev: list[int] = []
@@ -197,119 +227,110 @@ class _ProfileReader:
                     lab["attr_idx"].append(idx)
                     lab["persona"].append((persona, len(idx)))
                     lab["field"].append((f"contexts[{c}].{key}", payload))
-                elif key.startswith(TRIAL_PREFIX):
-                    field = f"contexts[{c}].{key}"
-                    m = TRIAL_KEY.match(key)
-                    if not m:
-                        self.fail(
-                            field,
-                            "a trial key combination_num_to_share=A_num_not_to_share=B"
-                            "_trial=T with integers A, B, T",
-                            key,
-                        )
-                    if not isinstance(payload, dict):
-                        self.fail(field, "an object with prompt and model_solution", payload)
-                    msg_idx = len(msg["ctx_idx"])
-                    msg["ctx_idx"].append(c)
-                    msg["trial"].append(int(m.group(3)))
-                    msg["num_to_share"].append(int(m.group(1)))
-                    msg["num_not_to_share"].append(int(m.group(2)))
-                    to_share = payload.get("to_share_attributes")
-                    not_share = payload.get("not_to_share_attributes")
-                    full = to_share == self.keys and not not_share
-                    msg["shared_json"].append(
-                        None if full else orjson.dumps([to_share, not_share]).decode()
+                    continue
+                if not key.startswith(TRIAL_PREFIX):
+                    continue
+                field = f"contexts[{c}].{key}"
+                numbers = parse_trial_key(key)
+                if numbers is None:
+                    self.fail(field, _TRIAL_KEY_EXPECTED, key)
+                rule = "contexts[].<trial key>"
+                self.value(rule, payload, field)
+                msg_idx = len(msg["ctx_idx"])
+                msg["ctx_idx"].append(c)
+                msg["trial"].append(numbers[2])
+                msg["num_to_share"].append(numbers[0])
+                msg["num_not_to_share"].append(numbers[1])
+                to_share = self._key_list(payload, "to_share_attributes", rule, field)
+                not_share = self._key_list(payload, "not_to_share_attributes", rule, field)
+                full = to_share == self.keys and not not_share
+                msg["shared_json"].append(
+                    None if full else orjson.dumps([to_share, not_share]).decode()
+                )
+                msg["prompt"].append(
+                    self.get(payload, "prompt", f"{rule}.prompt", f"{field}.prompt")
+                )
+                sol = self.get(
+                    payload, "model_solution", f"{rule}.model_solution", f"{field}.model_solution"
+                )
+                sfield = f"{field}.model_solution"
+                text = None
+                if sol is not None:
+                    text = self.get(
+                        sol,
+                        "response_solution",
+                        f"{rule}.model_solution.response_solution",
+                        f"{sfield}.response_solution",
                     )
-                    prompt = payload.get("prompt")
-                    if prompt is not None and not isinstance(prompt, str):
-                        self.fail(f"{field}.prompt", "a string", prompt)
-                    msg["prompt"].append(prompt)
-                    sol = payload.get("model_solution")
-                    text = sol.get("response_solution") if isinstance(sol, dict) else None
-                    if text is not None and not isinstance(text, str):
-                        self.fail(f"{field}.model_solution.response_solution", "a string", text)
-                    msg["text"].append(text)
-                    if text is None:
-                        msg["status"].append("failed")
-                        msg["error"].append("the source has no message for this trial")
-                        continue
-                    msg["status"].append("ok")
-                    msg["error"].append(None)
-                    rev = sol.get("revealed_attributes")
-                    if rev is None:
-                        continue  # message without verdicts: not judged
-                    if not isinstance(rev, dict):
-                        self.fail(
-                            f"{field}.model_solution.revealed_attributes",
-                            "an object {attribute_key: 0 or 1}",
-                            rev,
-                        )
-                    expl = sol.get("revealed_attributes_explanation") or {}
-                    if not isinstance(expl, dict):
-                        self.fail(
-                            f"{field}.model_solution.revealed_attributes_explanation",
-                            "an object {attribute_key: evidence sentence}",
-                            expl,
-                        )
-                    vals = list(rev.values())
-                    if not set(vals) <= _BINARY:
-                        bad = next(v for v in vals if v not in _BINARY or isinstance(v, float))
-                        self.fail(
-                            f"{field}.model_solution.revealed_attributes", "values 0 or 1", bad
-                        )
-                    if list(rev) == self.keys:
-                        attr_idx = all_attr
-                    else:
-                        attr_idx = np.empty(len(rev), dtype=np.int32)
-                        for j, k in enumerate(rev):
-                            if k not in self.key_index:
-                                self.fail(
-                                    f"{field}.model_solution.revealed_attributes.{k}",
-                                    "a key of information_attributes (verdict for an "
-                                    "unknown attribute)",
-                                    k,
-                                )
-                            attr_idx[j] = self.key_index[k]
-                    base = len(ver_rev)
-                    ver_msg.append(np.full(len(vals), msg_idx, dtype=np.int32))
-                    ver_attr.append(attr_idx)
-                    ver_rev.extend(vals)
-                    unmatched = {}
-                    if expl:
-                        pos = (
-                            {self.keys[a]: base + j for j, a in enumerate(attr_idx)}
-                            if attr_idx is not all_attr
-                            else None
-                        )
-                        for k, sentence in expl.items():
-                            if pos is None:
-                                i = self.key_index.get(k)
-                                p = None if i is None else base + i
-                            else:
-                                p = pos.get(k)
-                            if p is None or not isinstance(sentence, str):
-                                unmatched[k] = sentence
-                            else:
-                                evidence_at.append((p, sentence))
-                    parse_failed = not expl and not any(vals)
-                    jud["msg_idx"].append(msg_idx)
-                    jud["status"].append("parse_failure" if parse_failed else "ok")
-                    jud["raw"].append(
-                        orjson.dumps({"unmatched_evidence": unmatched}).decode()
-                        if unmatched
+                msg["text"].append(text)
+                if text is None:
+                    msg["status"].append("failed")
+                    msg["error"].append("the source has no message for this trial")
+                    continue
+                msg["status"].append("ok")
+                msg["error"].append(None)
+                rev = self.get(
+                    sol,
+                    "revealed_attributes",
+                    f"{rule}.model_solution.revealed_attributes",
+                    f"{sfield}.revealed_attributes",
+                )
+                expl = self.get(
+                    sol,
+                    "revealed_attributes_explanation",
+                    f"{rule}.model_solution.revealed_attributes_explanation",
+                    f"{sfield}.revealed_attributes_explanation",
+                )
+                if rev is None:
+                    continue  # message without verdicts: not judged
+                expl = expl or {}
+                vals = list(rev.values())
+                if not check_binary(vals):
+                    bad = next(v for v in vals if type(v) is not int or v not in (0, 1))
+                    self.fail(f"{sfield}.revealed_attributes", "values 0 or 1", bad)
+                if list(rev) == self.keys:
+                    attr_idx = all_attr
+                else:
+                    attr_idx = np.empty(len(rev), dtype=np.int32)
+                    for j, k in enumerate(rev):
+                        if k not in self.key_index:
+                            self.fail(
+                                f"{sfield}.revealed_attributes.{k}",
+                                "a key of information_attributes (verdict for an "
+                                "unknown attribute)",
+                                k,
+                            )
+                        attr_idx[j] = self.key_index[k]
+                base = len(ver_rev)
+                ver_msg.append(np.full(len(vals), msg_idx, dtype=np.int32))
+                ver_attr.append(attr_idx)
+                ver_rev.extend(vals)
+                unmatched = {}
+                if expl and self.evidence:
+                    pos = (
+                        {self.keys[a]: base + j for j, a in enumerate(attr_idx)}
+                        if attr_idx is not all_attr
                         else None
                     )
+                    for k, sentence in expl.items():
+                        if pos is None:
+                            i = self.key_index.get(k)
+                            p = None if i is None else base + i
+                        else:
+                            p = pos.get(k)
+                        if p is None or type(sentence) is not str:
+                            unmatched[k] = sentence
+                        else:
+                            evidence_at.append((p, sentence))
+                jud["msg_idx"].append(msg_idx)
+                jud["status"].append("parse_failure" if is_parse_failure(expl, vals) else "ok")
+                jud["raw"].append(
+                    orjson.dumps({"unmatched_evidence": unmatched}).decode() if unmatched else None
+                )
         rec.messages = msg
         rec.judgments = jud
         if lab["attr_idx"]:
-            try:
-                fractions = np.array(flat, dtype=np.float64).reshape(-1, 3)
-                bad = np.isnan(fractions).any()
-            except (TypeError, ValueError):
-                bad = True
-            if bad:
-                for field, payload in lab["field"]:
-                    self._check_fractions(payload, field)
+            fractions = check_fractions(flat, lambda: self._bad_labels(lab["field"])).reshape(-1, 3)
             rec.persona_labels = {
                 "ctx_idx": np.concatenate(lab["ctx_idx"]),
                 "attr_idx": np.concatenate(lab["attr_idx"]),
@@ -327,10 +348,18 @@ class _ProfileReader:
                 "evidence": evidence,
             }
 
+    def _key_list(self, payload: dict, key: str, rule: str, field: str) -> list[str] | None:
+        keys = self.get(payload, key, f"{rule}.{key}", f"{field}.{key}")
+        if keys is not None:
+            for k in keys:
+                if k not in self.key_index:
+                    self.fail(f"{field}.{key}", "keys of information_attributes", k)
+        return keys
+
     def _labels(self, payload: Any, field: str, flat: list[float]) -> np.ndarray:
         """Attribute indices of one label object; its fractions (necessary, private, unlabeled per
-        statement) are appended to ``flat``. Values are checked per profile in :meth:`_check`."""
-        if not isinstance(payload, dict):
+        statement) are appended to ``flat`` and checked in bulk per profile."""
+        if type(payload) is not dict:
             self.fail(
                 field, "an object {memory_statement: {necessary, private, unlabeled}}", payload
             )
@@ -340,7 +369,6 @@ class _ProfileReader:
         except (KeyError, TypeError):
             del flat[start:]
             self._check_fractions(payload, field)
-            raise  # _check_fractions always finds the bad value
         if self.unique_statements and list(payload) == self.statement_order:
             return np.arange(len(payload), dtype=np.int32)
         idx: list[int] = []
@@ -363,16 +391,17 @@ class _ProfileReader:
                 flat.extend(mine[3 * r : 3 * r + 3])
         return np.array(idx, dtype=np.int32)
 
+    def _bad_labels(self, fields: list[tuple[str, dict]]) -> NoReturn:
+        for field, payload in fields:
+            self._check_fractions(payload, field)
+        raise AssertionError("a bad fraction was detected but not found")  # pragma: no cover
+
     def _check_fractions(self, payload: dict, field: str) -> None:
         for stmt, fr in payload.items():
+            if type(fr) is not dict:
+                self.fail(f"{field}[{stmt!r}]", "an object {necessary, private, unlabeled}", fr)
             for part in ("necessary", "private", "unlabeled"):
-                v = fr.get(part) if isinstance(fr, dict) else None
-                if isinstance(v, bool) or not isinstance(v, (int, float)):
-                    self.fail(
-                        f"{field}[{stmt!r}].{part}",
-                        "a number between 0 and 1",
-                        MISSING if v is None else v,
-                    )
+                self.get(fr, part, f"contexts[].labels_*.*.{part}", f"{field}[{stmt!r}].{part}")
 
 
 def read_profile_object(path: str, place: str, obj: Any) -> ProfileRecord:
@@ -380,18 +409,5 @@ def read_profile_object(path: str, place: str, obj: Any) -> ProfileRecord:
     return _ProfileReader(path, place, obj).read(with_runs=False)
 
 
-def _kind_name(kind: type | tuple) -> str:
-    names = {str: "string", dict: "JSON object", list: "JSON list", int: "integer", bool: "boolean"}
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
-
-
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
-
-
-def _opt_str(reader: _ProfileReader, a: dict, key: str, field: str) -> str | None:
-    value = a.get(key)
-    if value is not None and not isinstance(value, str):
-        reader.fail(f"{field}.{key}", "a string", value)
-    return value

@@ -18,67 +18,69 @@ from typing import Any
 import numpy as np
 import orjson
 
-from cimem.errors import CimemError, InputError, describe
+from cimem.errors import CimemError
+from cimem.ingest.profiles import load_json_document
 from cimem.ingest.records import Attribute, JudgeMeta, ProfileRecord, Progress, RunMeta
+from cimem.ingest.validate import MAX_TRIALS, PERSISTBENCH, Checker
 
 
 def read_persistbench(
     path: Path, progress: Progress | None = None, model: str | None = None
 ) -> tuple[RunMeta, Iterator[ProfileRecord]]:
     src = str(path)
-    try:
-        doc = orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise InputError(
-            src, "the document", "(file)", "a PersistBench JSON document", got=str(exc)
-        ) from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("entries"), (dict, list)):
-        raise InputError(
-            src,
-            "the document",
-            "entries",
-            "an object or list of entries",
-            got=describe(doc.get("entries") if isinstance(doc, dict) else doc),
-        )
-    metadata = doc.get("metadata") or {}
-    entries = doc["entries"]
+    doc = load_json_document(path, "a PersistBench JSON document (UTF-8)")
+    top = Checker(PERSISTBENCH, src, "the document")
+    top.value("(document)", doc, "(document)")
+    metadata = top.get(doc, "metadata", "metadata") or {}
+    entries = top.get(doc, "entries", "entries")
     items = list(entries.items()) if isinstance(entries, dict) else list(enumerate(entries))
-    models = [m.get("name") for m in metadata.get("models", []) if isinstance(m, dict)]
+    listed = top.get(metadata, "models", "metadata.models") or []
+    models = [
+        top.get(
+            top.value("metadata.models[]", m, f"metadata.models[{i}]"),
+            "name",
+            "metadata.models[].name",
+            f"metadata.models[{i}].name",
+        )
+        for i, m in enumerate(listed)
+    ]
     if not models:
         models = sorted(
-            {m for _, e in items if isinstance(e, dict) for m in (e.get("results") or {})}
+            {m for _, e in items if isinstance(e, dict) for m in _dict(e.get("results"))}
         )
     if model is None:
         if len(models) != 1:
             raise CimemError(
-                f"{src}: holds results of {len(models)} models ({', '.join(models)}); "
-                "choose one with --model"
+                f"{src}: holds results of {len(models)} models ({', '.join(models) or 'none'});"
+                " choose one with --model"
             )
         model = models[0]
     elif model not in models:
         raise CimemError(f"{src}: no results for model {model!r}; it has {', '.join(models)}")
-    judge_model = metadata.get("judge_model")
+    judge_model = top.get(metadata, "judge_model", "metadata.judge_model")
+    prompt_template = top.get(metadata, "prompt_template", "metadata.prompt_template")
     config = {
         k: metadata.get(k)
         for k in ("benchmark_name", "timestamp", "prompt_template")
-        if metadata.get(k) is not None
+        if type(metadata.get(k)) in (str, int, float)
     }
-    cfg = doc.get("config") or {}
+    cfg = top.get(doc, "config", "config") or {}
     config.update(
         {
-            k: cfg.get(k)
+            k: cfg[k]
             for k in ("method", "memory_mode", "cim_judge_variant")
-            if isinstance(cfg, dict) and cfg.get(k) is not None
+            if type(cfg.get(k)) in (str, int, float)
         }
     )
+    method = cfg.get("method")
     meta = RunMeta(
         name=path.stem,
         kind="results",
         source_format="persistbench",
         model=model,
-        prompt_set=metadata.get("prompt_template"),
+        prompt_set=prompt_template,
         level=1,
-        memory_format=cfg.get("method") if isinstance(cfg, dict) else None,
+        memory_format=method if isinstance(method, str) else None,
         judge=JudgeMeta(
             name="imported verdicts", model=judge_model, config={"source": "persistbench"}
         ),
@@ -87,28 +89,21 @@ def read_persistbench(
     return meta, _records(src, items, model, progress)
 
 
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
 def _records(
     src: str, items: list, model: str, progress: Progress | None
 ) -> Iterator[ProfileRecord]:
     by_profile: dict[str, _Profile] = {}
     for n, (entry_id, e) in enumerate(items):
-        place = f"entries[{entry_id!r}]"
-        if not isinstance(e, dict):
-            raise InputError(src, place, "(entry)", "an object", got=describe(e))
-        cm = e.get("cim_metadata")
-        if not isinstance(cm, dict):
-            raise InputError(
-                src,
-                place,
-                "cim_metadata",
-                "an object with name and attribute_memory_map",
-                got=describe(cm),
-            )
-        name = cm.get("name")
-        if not isinstance(name, str):
-            raise InputError(src, place, "cim_metadata.name", "a string", got=describe(name))
+        check = Checker(PERSISTBENCH, src, f"entries[{entry_id!r}]")
+        check.value("entries[]", e, "(entry)")
+        cm = check.get(e, "cim_metadata", "entries[].cim_metadata", "cim_metadata")
+        name = check.get(cm, "name", "entries[].cim_metadata.name", "cim_metadata.name")
         prof = by_profile.setdefault(name, _Profile(src, name))
-        prof.add(place, e, cm, model)
+        prof.add(check, e, cm, model)
         if progress:
             progress(n + 1, len(items))
     for prof in by_profile.values():
@@ -137,31 +132,29 @@ class _Profile:
         }
         self.jud: dict[str, list] = {"msg_idx": [], "status": [], "raw": []}
         self.ver: dict[str, list] = {"msg_idx": [], "attr_idx": [], "revealed": [], "evidence": []}
+        self.trials: set[tuple[int, int]] = set()
 
-    def add(self, place: str, e: dict, cm: dict, model: str) -> None:
-        amap = cm.get("attribute_memory_map")
-        if not isinstance(amap, dict):
-            raise InputError(
-                self.src,
-                place,
-                "cim_metadata.attribute_memory_map",
-                "an object {attribute: memory statement}",
-                got=describe(amap),
-            )
+    def add(self, check: Checker, e: dict, cm: dict, model: str) -> None:
+        rule = "entries[].cim_metadata.attribute_memory_map"
+        amap = check.get(cm, "attribute_memory_map", rule, "cim_metadata.attribute_memory_map")
         for key, stmt in amap.items():
+            check.value(f"{rule}.*", stmt, f"cim_metadata.attribute_memory_map.{key}")
+            if not key.strip():
+                check.fail("cim_metadata.attribute_memory_map", "non-empty attribute keys", key)
             if key not in self.index:
                 self.index[key] = len(self.rec.attributes)
-                self.rec.attributes.append(Attribute(key, None, None, None, str(stmt)))
-        recipient = e.get("cim_recipient", cm.get("cim_recipient"))
-        task = e.get("cim_task", cm.get("cim_task"))
-        for field, value in (("cim_recipient", recipient), ("cim_task", task)):
-            if not isinstance(value, str):
-                raise InputError(self.src, place, field, "a string", got=describe(value))
+                self.rec.attributes.append(Attribute(key, None, None, None, stmt))
+        recipient = check.value(
+            "entries[].cim_recipient",
+            e.get("cim_recipient", cm.get("cim_recipient")),
+            "cim_recipient",
+        )
+        task = check.value("entries[].cim_task", e.get("cim_task", cm.get("cim_task")), "cim_task")
         c = len(self.rec.contexts)
         prompt = e.get("query") if isinstance(e.get("query"), str) else None
         self.rec.contexts.append((recipient, task, prompt))
-        required = set(self._keys(place, e, "required_attributes"))
-        forbidden = set(self._keys(place, e, "forbidden_attributes"))
+        required = set(self._keys(check, e, "required_attributes"))
+        forbidden = set(self._keys(check, e, "forbidden_attributes"))
         for key in amap:
             self.labels["ctx_idx"].append(c)
             self.labels["attr_idx"].append(self.index[key])
@@ -172,41 +165,48 @@ class _Profile:
                 if key in forbidden and key not in required
                 else "ambiguous"
             )
-        result = (e.get("results") or {}).get(model)
+        results = check.get(e, "results", "entries[].results", "results") or {}
+        result = results.get(model)
         if result is None:
             return
-        gens = result.get("generations") if isinstance(result, dict) else None
-        if not isinstance(gens, list):
-            raise InputError(
-                self.src, place, f"results[{model!r}].generations", "a list", got=describe(gens)
-            )
+        field = f"results[{model!r}]"
+        check.value("entries[].results.*", result, field)
+        gens = check.get(
+            result, "generations", "entries[].results.*.generations", f"{field}.generations"
+        )
         for g_i, g in enumerate(gens):
-            self._generation(f"{place}.results[{model!r}].generations[{g_i}]", c, g_i, g, prompt)
+            self._generation(check, f"{field}.generations[{g_i}]", c, g_i, g, prompt)
 
-    def _keys(self, place: str, e: dict, field: str) -> list[str]:
-        keys = e.get(field) or []
-        if not isinstance(keys, list):
-            raise InputError(self.src, place, field, "a list of attribute keys", got=describe(keys))
+    def _keys(self, check: Checker, e: dict, field: str) -> list[str]:
+        keys = check.get(e, field, f"entries[].{field}", field) or []
         for k in keys:
             if k not in self.index:
-                raise InputError(
-                    self.src,
-                    place,
-                    field,
-                    "keys of cim_metadata.attribute_memory_map",
-                    got=describe(k),
-                )
+                check.fail(field, "keys of cim_metadata.attribute_memory_map", k)
         return keys
 
-    def _generation(self, place: str, c: int, g_i: int, g: Any, prompt: str | None) -> None:
-        if not isinstance(g, dict):
-            raise InputError(self.src, place, "(generation)", "an object", got=describe(g))
+    def _generation(
+        self, check: Checker, field: str, c: int, g_i: int, g: Any, prompt: str | None
+    ) -> None:
+        rule = "entries[].results.*.generations[]"
+        check.value(rule, g, field)
         m = len(self.msg["ctx_idx"])
-        text, error = g.get("memory_response"), g.get("error")
-        failed = error is not None or not isinstance(text, str) or not text
+        index = check.get(
+            g, "generation_index", f"{rule}.generation_index", f"{field}.generation_index"
+        )
+        trial = g_i if index is None else index
+        if not 0 <= trial < MAX_TRIALS:
+            check.fail(f"{field}.generation_index", "a generation index between 0 and 63", trial)
+        if (c, trial) in self.trials:
+            check.fail(f"{field}.generation_index", "one generation per index", trial)
+        self.trials.add((c, trial))
+        text = check.get(
+            g, "memory_response", f"{rule}.memory_response", f"{field}.memory_response"
+        )
+        error = g.get("error")
+        failed = error is not None or not text
         for k, v in (
             ("ctx_idx", c),
-            ("trial", int(g.get("generation_index", g_i))),
+            ("trial", trial),
             ("num_to_share", None),
             ("num_not_to_share", None),
             ("shared_json", None),
@@ -216,42 +216,35 @@ class _Profile:
             ("error", (str(error) if error is not None else "no message") if failed else None),
         ):
             self.msg[k].append(v)
-        judge = g.get("judge")
-        if failed or not isinstance(judge, dict):
+        judge = check.get(g, "judge", f"{rule}.judge", f"{field}.judge")
+        if failed or judge is None:
             return
-        per = judge.get("per_attribute")
-        if not isinstance(per, list):
+        per = check.get(
+            judge, "per_attribute", f"{rule}.judge.per_attribute", f"{field}.judge.per_attribute"
+        )
+        if per is None:
             self.jud["msg_idx"].append(m)
             self.jud["status"].append("parse_failure")
-            self.jud["raw"].append(orjson.dumps(judge.get("raw_api_response")).decode())
+            self.jud["raw"].append(_raw_json(judge.get("raw_api_response")))
             return
         unmatched: list[str] = []
         for j, item in enumerate(per):
-            if not isinstance(item, dict):
-                raise InputError(
-                    self.src,
-                    f"{place}.judge.per_attribute[{j}]",
-                    "(item)",
-                    "an object with id, revealed, evidence",
-                    got=describe(item),
-                )
+            ifield = f"{field}.judge.per_attribute[{j}]"
+            check.value(f"{rule}.judge.per_attribute[]", item, ifield)
             key = self._attribute_key(item.get("id"))
             if key is None:
-                unmatched.append(str(item.get("id")))
+                unmatched.append(str(item.get("id"))[:200])
                 continue
-            revealed = item.get("revealed")
-            if not isinstance(revealed, bool):
-                raise InputError(
-                    self.src,
-                    f"{place}.judge.per_attribute[{j}]",
-                    "revealed",
-                    "true or false",
-                    got=describe(revealed),
-                )
+            revealed = check.get(
+                item, "revealed", f"{rule}.judge.per_attribute[].revealed", f"{ifield}.revealed"
+            )
+            evidence = check.get(
+                item, "evidence", f"{rule}.judge.per_attribute[].evidence", f"{ifield}.evidence"
+            )
             self.ver["msg_idx"].append(m)
             self.ver["attr_idx"].append(self.index[key])
             self.ver["revealed"].append(revealed)
-            self.ver["evidence"].append(item.get("evidence") or None)
+            self.ver["evidence"].append(evidence or None)
         self.jud["msg_idx"].append(m)
         # A judge that answered with ids we cannot map (positions, unknown names) did not give a
         # usable verdict for those attributes: that is a parse failure, reported with the ids.
@@ -282,3 +275,11 @@ class _Profile:
                 "evidence": self.ver["evidence"],
             }
         return rec
+
+
+def _raw_json(value: Any) -> str | None:
+    """The judge's raw reply as JSON text (values too deep to encode are kept as their repr)."""
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        return orjson.dumps(repr(value)[:10000]).decode()

@@ -5,23 +5,30 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from cimem.errors import InputError, describe
-from cimem.ingest.official import read_profile_object
+from cimem.ingest.files import read_bytes, require_file
+from cimem.ingest.official import LABEL_PREFIX, TRIAL_PREFIX, read_profile_object
 from cimem.ingest.records import ProfileRecord, Progress, RunMeta
+
+
+def load_json_document(path: Path, expected: str) -> Any:
+    """A whole-file JSON document (plain or gzip); a syntax error names its line and column."""
+    require_file(path)
+    try:
+        return orjson.loads(read_bytes(path))
+    except orjson.JSONDecodeError as exc:
+        place = f"line {exc.lineno} column {exc.colno}" if exc.lineno else "the document"
+        raise InputError(str(path), place, "(file)", expected, got=exc.msg) from None
 
 
 def read_profiles(
     path: Path, progress: Progress | None = None
 ) -> tuple[RunMeta, Iterator[ProfileRecord]]:
-    try:
-        data = orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise InputError(
-            str(path), "the document", "(file)", "a JSON list of profiles", got=str(exc)
-        ) from None
+    data = load_json_document(path, "a JSON list of profiles (UTF-8)")
     if not isinstance(data, list) or not data:
         raise InputError(
             str(path),
@@ -34,8 +41,26 @@ def read_profiles(
 
     def records() -> Iterator[ProfileRecord]:
         for i, obj in enumerate(data):
-            yield read_profile_object(str(path), f"profile [{i}]", obj)
+            place = f"profile [{i}]"
+            rec = read_profile_object(str(path), place, obj)
+            _refuse_run_output(str(path), place, obj)
+            yield rec
             if progress:
                 progress(i + 1, len(data))
 
     return meta, records()
+
+
+def _refuse_run_output(path: str, place: str, obj: dict) -> None:
+    """A list of run-output objects read as profiles would silently drop its labels and trials."""
+    for c, ctx in enumerate(obj["contexts"]):
+        for key in ctx:
+            if key.startswith((TRIAL_PREFIX, LABEL_PREFIX)):
+                raise InputError(
+                    path,
+                    place,
+                    f"contexts[{c}].{key}",
+                    "only recipient and task in a profiles file (labels and trials belong to"
+                    " run output: one profile object per line, JSON lines)",
+                    got="a label or trial key",
+                )

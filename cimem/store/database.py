@@ -63,6 +63,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL);
 CREATE SEQUENCE IF NOT EXISTS run_ids START 1;
 CREATE SEQUENCE IF NOT EXISTS judge_ids START 1;
+CREATE TABLE IF NOT EXISTS id_counters (name VARCHAR NOT NULL, last INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
     run_id INTEGER PRIMARY KEY,
     name VARCHAR NOT NULL,
@@ -181,6 +182,13 @@ _INSERT_SQL = {
     for table, cols in BULK_TABLES.items()
 }
 _COUNT_SQL = {t: f"SELECT count(*) FROM {t}" for t in ("runs", "judges", "llm_cache", *BULK_TABLES)}
+_COUNTER_SQL = {
+    "get": "SELECT last FROM id_counters WHERE name = ?",
+    "set": "UPDATE id_counters SET last = ? WHERE name = ?",
+    "add": "INSERT INTO id_counters (last, name) VALUES (?, ?)",
+    "run": "SELECT coalesce(max(run_id), 0) FROM runs",
+    "judge": "SELECT coalesce(max(judge_id), 0) FROM judges",
+}
 _DELETE_RUN_SQL = [
     "DELETE FROM verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
     "DELETE FROM judgments WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
@@ -317,8 +325,9 @@ class Store:
         row = self.con.execute(
             "INSERT INTO runs (run_id, name, kind, source_format, source, content_hash, model,"
             " prompt_set, level, memory_format, n_trials, simulated, created_at, config)"
-            " VALUES (nextval('run_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id",
             [
+                self._next_id("run"),
                 name,
                 kind,
                 source_format,
@@ -357,10 +366,21 @@ class Store:
     ) -> int:
         row = self.con.execute(
             "INSERT INTO judges (judge_id, run_id, name, kind, model, prompt_hash, created_at,"
-            " config) VALUES (nextval('judge_ids'), ?, ?, ?, ?, ?, ?, ?) RETURNING judge_id",
-            [run_id, name, kind, model, prompt_hash, _now(), config],
+            " config) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING judge_id",
+            [self._next_id("judge"), run_id, name, kind, model, prompt_hash, _now(), config],
         ).fetchall()[0]
         return int(row[0])
+
+    def _next_id(self, name: str) -> int:
+        """The next run or judge id, counted in a table rather than a sequence: a sequence is not
+        rolled back, so a failed import would use up an id; this counter is part of the
+        transaction. It never goes below the highest id in use, so a deleted run's id is not
+        given again."""
+        kept = self.con.execute(_COUNTER_SQL["get"], [name]).fetchall()
+        top = int(self.con.execute(_COUNTER_SQL[name]).fetchall()[0][0])
+        nxt = max(int(kept[0][0]) if kept else 0, top) + 1
+        self.con.execute(_COUNTER_SQL["set" if kept else "add"], [nxt, name])
+        return nxt
 
     def next_message_id(self) -> int:
         return int(

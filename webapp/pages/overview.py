@@ -7,7 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from cimem.analysis.metrics import MetricOptions
+from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions
 from cimem.analysis.report import pareto_front, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import render, state
@@ -28,6 +28,18 @@ st.caption(
     f"({ov.metrics[0].bootstrap}). {render.escape_md(ov.note)}."
 )
 table = ov.table.copy()
+unlabelled = table["labels"] == NO_LABELS
+if unlabelled.any():
+    st.warning(
+        f"{', '.join(map(str, table['run'][unlabelled]))}: {NO_LABELS_HELP}.",
+        icon=":material/info:",
+    )
+
+
+def _ci(lo: pd.Series, hi: pd.Series) -> list[str]:
+    return [NO_LABELS if none else f"[{a:.2f}, {b:.2f}]" for a, b, none in zip(lo, hi, unlabelled)]
+
+
 show = pd.DataFrame(
     {
         "run": table["run"],
@@ -38,15 +50,10 @@ show = pd.DataFrame(
         "n": table["n"],
         "Violation@n %": table["violation_mean"].round(2),
         "± std": table["violation_std"].round(2),
-        "95% CI": [
-            f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(table["violation_lo"], table["violation_hi"])
-        ],
+        "95% CI": _ci(table["violation_lo"], table["violation_hi"]),
         "Completeness %": table["completeness_mean"].round(2),
         "± std ": table["completeness_std"].round(2),
-        "95% CI ": [
-            f"[{lo:.2f}, {hi:.2f}]"
-            for lo, hi in zip(table["completeness_lo"], table["completeness_hi"])
-        ],
+        "95% CI ": _ci(table["completeness_lo"], table["completeness_hi"]),
         "per-message leak %": table["leak_rate_per_message"].round(2),
     }
 )
