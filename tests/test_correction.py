@@ -80,10 +80,11 @@ def test_suggested_audit_is_stratified(truth_cubes):
         assert stratum.sum() > 0
 
 
-def test_corrected_violation_covers_the_truth_where_the_judge_is_biased(truth_cubes):
-    prep = prepare(truth_cubes["demo: over-sharer (simulated)"], MetricOptions())
+def violation_coverage(prep: Prepared, seeds: int) -> tuple[float, float, float, float]:
+    """Share of seeds whose corrected interval covers the true Violation@n; the truth; the mean
+    error of the judge's own number and of the corrected one."""
     true_v = mean(violation_per_profile(prep))
-    seeds, covered, raw_error, corrected_error = 200, 0, [], []
+    covered, raw_error, corrected_error = 0, [], []
     for seed in range(seeds):
         judged = noisy_judge(prep, np.random.default_rng(seed))
         raw_v = mean(violation_per_profile(judged))
@@ -100,15 +101,29 @@ def test_corrected_violation_covers_the_truth_where_the_judge_is_biased(truth_cu
         covered += lo <= true_v <= hi
         raw_error.append(raw_v - true_v)
         corrected_error.append(result.violation.mean - true_v)
-    coverage = covered / seeds
+    return covered / seeds, true_v, float(np.mean(raw_error)), float(np.mean(corrected_error))
+
+
+@pytest.mark.parametrize(
+    "assistant, seeds, least",
+    [
+        ("over-sharer", 200, 0.90),  # leaks repeat across the samples of a task
+        ("erratic", 100, 0.85),  # leaks scattered at random over tasks and samples
+    ],
+)
+def test_corrected_violation_covers_the_truth_where_the_judge_is_biased(
+    truth_cubes, assistant, seeds, least
+):
+    prep = prepare(truth_cubes[f"demo: {assistant} (simulated)"], MetricOptions())
+    coverage, true_v, raw_error, corrected_error = violation_coverage(prep, seeds)
     print(
-        f"\ncorrected Violation@5: 95% interval covers the truth ({true_v:.3f}) in {coverage:.0%} of"
-        f" {seeds} seeds; mean error raw {np.mean(raw_error):+.3f}, corrected"
-        f" {np.mean(corrected_error):+.3f}"
+        f"\n{assistant}: corrected Violation@5's 95% interval covers the truth ({true_v:.3f}) in"
+        f" {coverage:.0%} of {seeds} seeds; mean error raw {raw_error:+.3f}, corrected"
+        f" {corrected_error:+.3f}"
     )
-    assert coverage >= 0.90
-    assert np.mean(raw_error) > 0.2  # the judge's false positives pile up under the maximum
-    assert abs(np.mean(corrected_error)) < 0.05
+    assert coverage >= least
+    assert raw_error > 0.2  # the judge's false positives pile up under the maximum
+    assert abs(corrected_error) < 0.07
 
 
 def test_corrected_completeness_removes_the_judges_misses(truth_cubes):
