@@ -114,7 +114,7 @@ def _generation_bar(settings: Any):
         bar.set_postfix_str(
             f"failed {prog.failed}, cached {prog.cached}, tokens "
             f"{prog.prompt_tokens + prog.completion_tokens:,}, "
-            f"${prog.cost(settings):.4f}",
+            f"${settings.cost(prog):.4f}",
             refresh=False,
         )
         bar.refresh()

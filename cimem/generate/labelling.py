@@ -6,13 +6,13 @@ memories the task needs and those the persona would not share, copied verbatim; 
 of the profile is unlabeled in that sample. Per persona the fractions over its parsed samples are
 stored, and the ``combined`` view weighs the personas 0.26 / 0.64 / 0.10 (fundamentalist, pragmatic,
 unconcerned) as the benchmark does. Memories the model returns that match none of the profile's are
-reported, never guessed. Calls go through the runner's loop: the same call cache, resume and cost
-rules (failed calls are not cached, so a resume makes them again).
+reported, never guessed. Calls go through the one call loop (:mod:`cimem.llm.calls`): the same
+call cache, resume and cost rules as a run (failed calls are not cached, so a resume makes them
+again).
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import time
 from collections.abc import Callable
@@ -23,13 +23,13 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from cimem.generate.runner import Progress, RunSettings, new_run_from_profiles, settings_of
+from cimem.generate.runner import RunSettings, new_run_from_profiles, settings_of
 from cimem.ingest.records import LABELS_COMBINED
 from cimem.judges.replies import load_json
 from cimem.judges.textmatch import normalize
+from cimem.llm.calls import CallProgress
 from cimem.llm.client import cache_key
 from cimem.store import Store
-from cimem.store.call_cache import CallCache
 
 PERSONAS: dict[str, str] = {
     "fundamentalist": (
@@ -111,12 +111,10 @@ def label_run(
     *,
     dry_run: bool = False,
     api_key: str | None = None,
-    on_progress: Callable[[Progress], None] | None = None,
+    on_progress: Callable[[CallProgress], None] | None = None,
 ) -> LabelSummary:
     """Make the missing calls, then (re)write the run's persona and combined labels from all
     answers. Safe to call again: answered calls come from the cache."""
-    from cimem.generate.runner import _generate
-
     start = time.perf_counter()
     s = settings_of(store, run_id)
     attrs: dict[int, list[tuple[int, str]]] = collections.defaultdict(list)
@@ -166,13 +164,12 @@ def label_run(
             cost=(p_in * s.price_in + p_out * s.price_out) / 1e6,
             estimated=True,
         )
-    prog = Progress(total=len(requests))
-    with CallCache(store) as cache:
-        results = asyncio.run(_generate(cache, s, requests, keys, prog, api_key, on_progress))
+    batch = s.call(store, "label", requests, keys, api_key, on_progress)
+    results, prog = batch.results, batch.progress
     summary = LabelSummary(
         run_id,
         len(pairs),
-        sum(not r.cached for r in results),
+        prog.made,
         prog.cached,
         prog.failed,
         0,
@@ -181,7 +178,7 @@ def label_run(
         0,
         prompt_tokens=prog.prompt_tokens,
         completion_tokens=prog.completion_tokens,
-        cost=prog.cost(s),
+        cost=s.cost(prog),
     )
     tables = _fractions(slots, results, attrs, summary)
     with store.transaction():

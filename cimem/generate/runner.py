@@ -9,12 +9,11 @@ with its error (never as empty text, never judged); ``--retry-failed`` tries tho
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +24,10 @@ from cimem.analysis.labels import LABEL_NAMES, LabelRule
 from cimem.errors import CimemError
 from cimem.generate.memory import Memory, render
 from cimem.judges.base import Judge, JudgeOutcome, OfflineJudge, attribute_specs, store_outcomes
-from cimem.llm.client import ChatResult, ClientSettings, cache_key, chat, from_cache, make_client
+from cimem.llm.calls import CallBatch, CallOptions, CallProgress, call_many
+from cimem.llm.client import ClientSettings, cache_key
 from cimem.llm.prompts import PromptTemplate, fill, load_task_prompt
 from cimem.store import JudgmentStatus, Label, MessageStatus, NewMessage, Store
-from cimem.store.call_cache import CallCache
 
 
 @dataclass
@@ -73,6 +72,34 @@ class RunSettings:
             backoff=self.backoff,
         )
 
+    def call(
+        self,
+        store: Store,
+        purpose: str,
+        requests: list[list[dict[str, str]]],
+        keys: list[str],
+        api_key: str | None,
+        on_progress: Callable[[CallProgress], None] | None,
+    ) -> CallBatch:
+        """The model under test answers ``requests`` through the one call loop (call cache,
+        concurrency, rpm, retries); ``purpose`` is recorded with each cached call."""
+        options = CallOptions(
+            purpose, self.temperature, self.max_tokens, self.concurrency, self.rpm
+        )
+        return call_many(
+            requests,
+            keys,
+            self.client(),
+            options,
+            store=store,
+            api_key=api_key,
+            on_progress=on_progress,
+        )
+
+    def cost(self, progress: CallProgress) -> float:
+        """USD of a batch's calls to the model under test."""
+        return progress.cost(self.price_in, self.price_out)
+
     def params(self, trial: int) -> dict[str, Any]:
         """Sampling parameters that enter the cache key (the trial index keeps samples apart)."""
         return {"temperature": self.temperature, "max_tokens": self.max_tokens, "trial": trial}
@@ -85,27 +112,6 @@ class Slot:
     trial: int
     keep: list[str] | None = None  # composition: the attributes in memory
     shared: tuple[list[str], list[str]] | None = None
-
-
-@dataclass
-class Progress:
-    total: int = 0
-    done: int = 0
-    cached: int = 0
-    failed: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    started: float = field(default_factory=time.perf_counter)
-
-    def cost(self, s: RunSettings) -> float:
-        return (self.prompt_tokens * s.price_in + self.completion_tokens * s.price_out) / 1e6
-
-    def eta(self) -> float | None:
-        made = self.done - self.cached
-        if made <= 0 or self.done >= self.total:
-            return None
-        rate = made / max(time.perf_counter() - self.started, 1e-9)
-        return (self.total - self.done) / rate
 
 
 @dataclass
@@ -298,7 +304,7 @@ def run(
     dry_run: bool = False,
     api_key: str | None = None,
     judge_api_key: str | None = None,
-    on_progress: Callable[[Progress], None] | None = None,
+    on_progress: Callable[[CallProgress], None] | None = None,
     on_judge_progress: Callable[[int, int], None] | None = None,
 ) -> RunSummary:
     """Generate what is missing, store it, judge what is unjudged. Safe to call again."""
@@ -322,13 +328,12 @@ def run(
         for sl in todo
     ]
     keys = [cache_key(s.model, r, s.params(sl.trial)) for r, sl in zip(requests, todo)]
-    prog = Progress(total=len(todo))
     if dry_run:
         return _estimate(store, s, run_id, len(slots), requests, keys)
     if retry_failed:
         store.delete_failed_messages(run_id)
-    with CallCache(store) as cache:
-        results = asyncio.run(_generate(cache, s, requests, keys, prog, api_key, on_progress))
+    batch = s.call(store, "generate", requests, keys, api_key, on_progress)
+    results, prog = batch.results, batch.progress
     store.add_messages(
         run_id,
         [
@@ -354,7 +359,7 @@ def run(
     return RunSummary(
         run_id,
         len(slots),
-        calls=sum(1 for r in results if not r.cached),
+        calls=prog.made,
         cached=prog.cached,
         failed=prog.failed,
         judged=len(outcomes),
@@ -363,7 +368,7 @@ def run(
         parse_failures=statuses[JudgmentStatus.PARSE_FAILURE],
         prompt_tokens=prog.prompt_tokens + j_in,
         completion_tokens=prog.completion_tokens + j_out,
-        cost=prog.cost(s) + (j_in * s.judge_price_in + j_out * s.judge_price_out) / 1e6,
+        cost=s.cost(prog) + (j_in * s.judge_price_in + j_out * s.judge_price_out) / 1e6,
         seconds=time.perf_counter() - start,
     )
 
@@ -420,74 +425,6 @@ def _slot_key(sl: Slot) -> tuple:
     return (sl.profile_id, sl.ctx_idx, sl.trial, b)
 
 
-async def _generate(
-    cache: CallCache,
-    s: RunSettings,
-    requests: list[list[dict[str, str]]],
-    keys: list[str],
-    prog: Progress,
-    api_key: str | None,
-    on_progress: Callable[[Progress], None] | None,
-) -> list[ChatResult]:
-    """Answers for every request: from the cache, else from the model (recorded at once)."""
-    cached = cache.get(keys)
-    results: list[ChatResult | None] = [None] * len(requests)
-    for i, k in enumerate(keys):
-        if k in cached:
-            results[i] = from_cache(cached[k])
-            prog.done += 1
-            prog.cached += 1
-    if on_progress:
-        on_progress(prog)
-    missing = [i for i, r in enumerate(results) if r is None]
-    if missing:
-        client = make_client(s.client(), api_key)
-        sem = asyncio.Semaphore(max(1, s.concurrency))
-        gap = 60.0 / s.rpm if s.rpm else 0.0
-        lock = asyncio.Lock()
-        next_start = [0.0]
-
-        async def one(i: int) -> None:
-            async with sem:
-                if gap:
-                    async with lock:
-                        now = time.monotonic()
-                        wait = max(0.0, next_start[0] - now)
-                        next_start[0] = max(now, next_start[0]) + gap
-                    await asyncio.sleep(wait)
-                res = await chat(
-                    client,
-                    s.client(),
-                    requests[i],
-                    temperature=s.temperature,
-                    max_tokens=s.max_tokens,
-                )
-            if res.ok:  # on disk before anything depends on it
-                cache.put(
-                    keys[i],
-                    s.model,
-                    "generate",
-                    res.text,
-                    res.reasoning,
-                    res.prompt_tokens,
-                    res.completion_tokens,
-                )
-            else:
-                prog.failed += 1
-            prog.done += 1
-            prog.prompt_tokens += res.prompt_tokens
-            prog.completion_tokens += res.completion_tokens
-            results[i] = res
-            if on_progress:
-                on_progress(prog)
-
-        try:
-            await asyncio.gather(*(one(i) for i in missing))
-        finally:
-            await client.close()
-    return [r for r in results if r is not None]
-
-
 def make_judge(s: RunSettings, store: Store, api_key: str | None) -> Judge:
     if not s.judge_model:
         return OfflineJudge()
@@ -507,6 +444,7 @@ def make_judge(s: RunSettings, store: Store, api_key: str | None) -> Judge:
         load_judge_prompt(s.judge_prompts),
         store=store,
         concurrency=s.concurrency,
+        rpm=s.rpm,
         temperature=0.0,
         api_key=api_key,
     )

@@ -1,0 +1,172 @@
+"""One loop for every batch of model calls: generation, persona labelling and the LLM judge.
+
+Each request is looked up in the call cache first; the others go to the endpoint at a bounded
+concurrency (optionally spaced to a number of requests per minute), each with the client's retries
+(exponential backoff with jitter, Retry-After honoured). A completed call is recorded in the call
+journal the moment it arrives, so nothing paid for is lost; a call that still fails is returned as
+a failure with its error and is never cached, so the next pass makes it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from cimem.llm.client import ChatResult, ClientSettings, chat, from_cache, make_client
+from cimem.store.call_cache import CacheTable, CallCache
+
+Messages = list[dict[str, str]]
+
+
+@dataclass
+class CallProgress:
+    """Counts of one batch so far, passed to the progress callback after every call."""
+
+    total: int = 0
+    done: int = 0  # answered, from the cache or the endpoint, or failed
+    cached: int = 0
+    failed: int = 0  # failed after their retries
+    retries: int = 0  # attempts beyond the first, over all calls made
+    prompt_tokens: int = 0  # of the calls made (cached ones cost nothing)
+    completion_tokens: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def made(self) -> int:
+        """Calls sent to the endpoint (done, not from the cache)."""
+        return self.done - self.cached
+
+    def cost(self, price_in: float, price_out: float) -> float:
+        """USD of the calls made, at prices per million prompt and completion tokens."""
+        return (self.prompt_tokens * price_in + self.completion_tokens * price_out) / 1e6
+
+    def eta(self) -> float | None:
+        """Seconds left at the rate of the calls made so far; None before the first or at the end."""
+        if self.made <= 0 or self.done >= self.total:
+            return None
+        rate = self.made / max(time.perf_counter() - self.started, 1e-9)
+        return (self.total - self.done) / rate
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    """How a batch is sent: sampling parameters, concurrency, pacing, and the purpose that is
+    recorded with each cached call."""
+
+    purpose: str
+    temperature: float | None = None
+    max_tokens: int | None = None
+    concurrency: int = 8
+    rpm: float | None = None  # requests per minute; None: as fast as the concurrency allows
+
+
+@dataclass
+class CallBatch:
+    """Every request's result, in request order, and the batch's counts."""
+
+    results: list[ChatResult]
+    progress: CallProgress
+
+
+def call_many(
+    requests: Sequence[Messages],
+    keys: Sequence[str],
+    settings: ClientSettings,
+    options: CallOptions,
+    *,
+    store: CacheTable | None = None,
+    api_key: str | None = None,
+    on_progress: Callable[[CallProgress], None] | None = None,
+) -> CallBatch:
+    """Answer every request: from the call cache of ``store`` (``keys[i]`` is request i's cache
+    key), else from the endpoint, recording each completed call at once. Without a store nothing
+    is cached. ``on_progress`` is called once after the cache look-up and after every call."""
+    if len(requests) != len(keys):
+        raise ValueError(f"{len(requests)} requests but {len(keys)} cache keys")
+    if store is None:
+        return asyncio.run(_call_all(requests, keys, settings, options, None, api_key, on_progress))
+    with CallCache(store) as cache:
+        return asyncio.run(
+            _call_all(requests, keys, settings, options, cache, api_key, on_progress)
+        )
+
+
+async def _call_all(
+    requests: Sequence[Messages],
+    keys: Sequence[str],
+    settings: ClientSettings,
+    options: CallOptions,
+    cache: CallCache | None,
+    api_key: str | None,
+    on_progress: Callable[[CallProgress], None] | None,
+) -> CallBatch:
+    prog = CallProgress(total=len(requests))
+    results: list[ChatResult | None] = [None] * len(requests)
+    if cache is not None:
+        found = cache.get(list(keys))
+        for i, k in enumerate(keys):
+            if k in found:
+                results[i] = from_cache(found[k])
+                prog.cached += 1
+        prog.done = prog.cached
+    if on_progress:
+        on_progress(prog)
+    missing = [i for i, r in enumerate(results) if r is None]
+    if missing:
+        client = make_client(settings, api_key)
+        sem = asyncio.Semaphore(max(1, options.concurrency))
+        pace = _Pacer(options.rpm)
+
+        async def one(i: int) -> None:
+            async with sem:
+                await pace.turn()
+                res = await chat(
+                    client,
+                    settings,
+                    requests[i],
+                    temperature=options.temperature,
+                    max_tokens=options.max_tokens,
+                )
+            text = res.text if res.ok else None
+            if text is not None and cache is not None:  # on disk before anything depends on it
+                cache.put(
+                    keys[i],
+                    settings.model,
+                    options.purpose,
+                    text,
+                    res.reasoning,
+                    res.prompt_tokens,
+                    res.completion_tokens,
+                )
+            prog.failed += not res.ok
+            prog.done += 1
+            prog.retries += max(0, res.attempts - 1)
+            prog.prompt_tokens += res.prompt_tokens
+            prog.completion_tokens += res.completion_tokens
+            results[i] = res
+            if on_progress:
+                on_progress(prog)
+
+        try:
+            await asyncio.gather(*(one(i) for i in missing))
+        finally:
+            await client.close()
+    return CallBatch([r for r in results if r is not None], prog)
+
+
+class _Pacer:
+    """Spaces call starts ``60 / rpm`` seconds apart (no spacing without an rpm)."""
+
+    def __init__(self, rpm: float | None):
+        self.gap = 60.0 / rpm if rpm else 0.0
+        self.next_start = 0.0
+
+    async def turn(self) -> None:
+        if not self.gap:
+            return
+        now = time.monotonic()  # no await between reading and moving the slot: no lock needed
+        wait = max(0.0, self.next_start - now)
+        self.next_start = max(now, self.next_start) + self.gap
+        await asyncio.sleep(wait)
