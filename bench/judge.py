@@ -17,9 +17,8 @@ from llm import bare_loop, server_process
 
 from cimem.ingest import ingest_file
 from cimem.judges.base import OfflineJudge, attribute_specs, rejudge
-from cimem.judges.llm import LLMJudge
+from cimem.judges.llm import JudgeSpec, LLMJudge, make_llm_judge
 from cimem.llm.client import ClientSettings
-from cimem.llm.prompts import load_judge_prompt
 from cimem.store import Store
 
 from common import fabricated
@@ -40,15 +39,11 @@ def main() -> None:
         run_id = ingest_file(store, path).run_id
         rows = store.messages_to_judge(run_id, None, None, None, None, None)
         specs = attribute_specs(store, run_id)
-        prompt = load_judge_prompt()
 
         def judge(model: str) -> LLMJudge:
-            return LLMJudge(
-                ClientSettings(model=model, base_url=url, api_key_env="BENCH_NO_KEY"),
-                prompt,
-                store=store,
-                concurrency=args.concurrency,
-            )
+            client = ClientSettings(model=model, base_url=url, api_key_env="BENCH_NO_KEY")
+            spec = JudgeSpec(client, concurrency=args.concurrency)
+            return make_llm_judge(spec, store)
 
         probe = judge("judge-m")
         requests = [probe.build_messages(m.text, [s for _, s in specs[m.profile_id]]) for m in rows]

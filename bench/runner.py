@@ -48,16 +48,16 @@ BARE = (
     SETUP
     + """
 from cimem.judges.base import attribute_specs
-from cimem.judges.llm import LLMJudge
+from cimem.judges.llm import JudgeSpec, make_llm_judge
 from cimem.llm.client import ClientSettings
-from cimem.llm.prompts import load_judge_prompt, load_task_prompt
+from cimem.llm.prompts import load_task_prompt
 slots, memories = runner.plan(store, run_id, s)
 ctx = {{(c.profile_id, c.ctx_idx): (c.recipient, c.task) for c in store.contexts_of(run_id)}}
 template = load_task_prompt(1)
 gen = [runner.prompt_for(template, "official", memories[sl.profile_id],
                          *ctx[(sl.profile_id, sl.ctx_idx)], None) for sl in slots]
 specs = attribute_specs(store, run_id)
-builder = LLMJudge(ClientSettings(model="judge-m"), load_judge_prompt())
+builder = make_llm_judge(JudgeSpec(ClientSettings(model="judge-m")))
 cpu0, _ = usage(); t = time.perf_counter()
 _, replies = bare_loop({url!r}, "gen-m", gen, {conc})
 judge = [builder.build_messages(r, [a for _, a in specs[sl.profile_id]])

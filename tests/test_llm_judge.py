@@ -8,7 +8,7 @@ from llm_server import FakeLLM, Reply
 from cimem.errors import CimemError
 from cimem.ingest import ingest_file
 from cimem.judges.base import rejudge
-from cimem.judges.llm import LLMJudge
+from cimem.judges.llm import JudgeSpec, LLMJudge, make_llm_judge
 from cimem.llm.client import ClientSettings, resolve_api_key
 from cimem.llm.prompts import load_judge_prompt
 
@@ -166,3 +166,47 @@ def test_missing_key_without_local_server_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
     with pytest.raises(CimemError, match="set the environment variable NO_SUCH_KEY_VAR"):
         resolve_api_key(ClientSettings(model="m", api_key_env="NO_SUCH_KEY_VAR"))
+
+
+def test_one_factory_builds_the_judge_of_the_cli_the_runner_and_the_audit_page(store):
+    from cimem.generate.runner import RunSettings, make_judge
+
+    builtin = load_judge_prompt(None, "lenient")
+    same = make_llm_judge(JudgeSpec(ClientSettings(model="j"), variant="lenient"), store)
+    assert (same.prompt.name, same.prompt.hash) == (builtin.name, builtin.hash)
+    unedited = make_llm_judge(
+        JudgeSpec(ClientSettings(model="j"), variant="lenient", prompt_text=builtin.text)
+    )
+    assert unedited.prompt.name == "builtin:lenient" and unedited.store is None
+    edited = make_llm_judge(
+        JudgeSpec(ClientSettings(model="j"), variant="lenient", prompt_text="Judge {solution}"),
+        api_key="typed",
+    )
+    assert edited.prompt.name == "edited:lenient" and edited.prompt.hash != builtin.hash
+    assert edited.name == "j (edited:lenient)"
+
+    s = RunSettings(
+        model="gen",
+        base_url="http://gen/v1",
+        judge_model="judge",
+        judge_base_url="http://judge/v1",
+        judge_api_key_env="JUDGE_KEY",
+        concurrency=3,
+        rpm=30.0,
+        retries=2,
+        timeout=9.0,
+    )
+    judge = make_judge(s, store, None)
+    assert isinstance(judge, LLMJudge) and judge.store is store
+    c = judge.settings
+    assert (c.model, c.base_url, c.api_key_env, c.max_retries, c.timeout) == (
+        "judge",
+        "http://judge/v1",
+        "JUDGE_KEY",
+        2,
+        9.0,
+    )
+    assert (judge.concurrency, judge.rpm, judge.temperature) == (3, 30.0, 0.0)
+    assert judge.config()["rpm"] == 30.0
+    offline = make_judge(RunSettings(model="gen"), store, None)
+    assert offline.kind == "offline"

@@ -1,5 +1,6 @@
-"""What every command shares: the --db option, the one --where grammar, progress bars, tables,
-integer lists, and JSON/percent formatting. Imports no other command module (no cycles)."""
+"""What every command shares: the --db option, the call options, the one --where grammar, progress
+bars, tables, integer lists, and JSON/percent formatting. Imports no other command module (no
+cycles)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,26 @@ def add_db(
     p.add_argument(
         "--db", default=None, help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)"
     )
+
+
+def add_call_args(p: argparse.ArgumentParser, concurrency: int = 8) -> argparse._ArgumentGroup:
+    """The one declaration of how model calls are made (every command that calls a model)."""
+    c = p.add_argument_group("calls")
+    c.add_argument(
+        "--concurrency",
+        type=int,
+        default=concurrency,
+        help=f"calls in flight (default {concurrency})",
+    )
+    c.add_argument("--rpm", type=float, help="at most this many requests per minute")
+    c.add_argument("--timeout", type=float, default=120.0, help="seconds per call (default 120)")
+    c.add_argument(
+        "--retries",
+        type=int,
+        default=4,
+        help="retries per call, exponential backoff with jitter, honouring Retry-After",
+    )
+    return c
 
 
 def progress_bar(

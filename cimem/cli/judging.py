@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cimem.cli.common import add_db, parse_where, progress_bar
+from cimem.cli.common import add_call_args, add_db, parse_where, progress_bar
 from cimem.paths import default_db_path
 
 
@@ -18,25 +18,26 @@ def cmd_judge(args: argparse.Namespace) -> int:
         if args.offline or not args.model:
             judge = OfflineJudge(name=args.name or "offline judge")
         else:
-            from cimem.judges.llm import LLMJudge
+            from cimem.judges.llm import JudgeSpec, make_llm_judge
             from cimem.llm.client import ClientSettings
-            from cimem.llm.prompts import load_judge_prompt
 
-            settings = ClientSettings(
-                base_url=args.base_url,
+            client = ClientSettings(
                 model=args.model,
+                base_url=args.base_url,
                 api_key_env=args.api_key_env,
                 timeout=args.timeout,
                 max_retries=args.retries,
             )
-            judge = LLMJudge(
-                settings,
-                load_judge_prompt(args.prompts, args.variant),
-                store=store,
-                concurrency=args.concurrency,
+            spec = JudgeSpec(
+                client,
+                args.prompts,
+                args.variant,
                 temperature=args.temperature,
+                concurrency=args.concurrency,
+                rpm=args.rpm,
                 name=args.name,
             )
+            judge = make_llm_judge(spec, store)
         update, close = progress_bar("judge", unit="msg")
         try:
             res = rejudge(
@@ -89,9 +90,7 @@ def add_judge_command(sub: argparse._SubParsersAction) -> None:
         help="built-in prompt: strict REVEAL (default) or lenient (implied counts)",
     )
     p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds per call")
-    p.add_argument("--retries", type=int, default=4, help="retries per call (backoff, Retry-After)")
-    p.add_argument("--concurrency", type=int, default=8)
+    add_call_args(p)
     p.add_argument("--where", help="profile=NAME,context=N,trial=N")
     p.add_argument("--limit", type=int, help="judge at most N messages")
     p.add_argument(

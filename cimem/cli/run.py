@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from cimem.cli.common import add_db, int_list, parse_where, progress_bar
+from cimem.cli.common import add_call_args, add_db, int_list, parse_where, progress_bar
 from cimem.errors import CimemError
 from cimem.paths import default_db_path
 
@@ -339,21 +339,8 @@ def cmd_label(args: argparse.Namespace) -> int:
 
 
 def _add_call_args(p: argparse.ArgumentParser, concurrency: int = 8) -> None:
-    c = p.add_argument_group("calls and cost")
-    c.add_argument(
-        "--concurrency",
-        type=int,
-        default=concurrency,
-        help=f"calls in flight (default {concurrency})",
-    )
-    c.add_argument("--rpm", type=float, help="at most this many requests per minute")
-    c.add_argument("--timeout", type=float, default=120.0, help="seconds per call (default 120)")
-    c.add_argument(
-        "--retries",
-        type=int,
-        default=4,
-        help="retries per call, exponential backoff with jitter, honouring Retry-After",
-    )
+    c = add_call_args(p, concurrency)
+    c.title = "calls and cost"
     c.add_argument(
         "--prices",
         metavar="PATH",

@@ -13,7 +13,7 @@ import collections
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from cimem.analysis.labels import LABEL_NAMES, LabelRule
 from cimem.errors import CimemError
 from cimem.generate.memory import Memory, render
 from cimem.judges.base import Judge, JudgeOutcome, OfflineJudge, attribute_specs, store_outcomes
+from cimem.judges.llm import JudgeSpec, make_llm_judge
 from cimem.llm.calls import CallBatch, CallOptions, CallProgress, call_many
 from cimem.llm.client import ClientSettings, cache_key
 from cimem.llm.prompts import PromptTemplate, fill, load_task_prompt
@@ -99,6 +100,18 @@ class RunSettings:
     def cost(self, progress: CallProgress) -> float:
         """USD of a batch's calls to the model under test."""
         return progress.cost(self.price_in, self.price_out)
+
+    def judge_spec(self) -> JudgeSpec:
+        """The run's LLM judge (needs ``judge_model``), called like the model under test."""
+        if not self.judge_model:
+            raise CimemError("this run is judged offline: it has no judge model")
+        client = replace(
+            self.client(),
+            model=self.judge_model,
+            base_url=self.judge_base_url,
+            api_key_env=self.judge_api_key_env,
+        )
+        return JudgeSpec(client, self.judge_prompts, concurrency=self.concurrency, rpm=self.rpm)
 
     def params(self, trial: int) -> dict[str, Any]:
         """Sampling parameters that enter the cache key (the trial index keeps samples apart)."""
@@ -426,28 +439,10 @@ def _slot_key(sl: Slot) -> tuple:
 
 
 def make_judge(s: RunSettings, store: Store, api_key: str | None) -> Judge:
+    """The run's judge: the offline judge, or its LLM judge at temperature 0."""
     if not s.judge_model:
         return OfflineJudge()
-    from cimem.judges.llm import LLMJudge
-    from cimem.llm.prompts import load_judge_prompt
-
-    settings = ClientSettings(
-        model=s.judge_model,
-        base_url=s.judge_base_url,
-        api_key_env=s.judge_api_key_env,
-        timeout=s.timeout,
-        max_retries=s.retries,
-        backoff=s.backoff,
-    )
-    return LLMJudge(
-        settings,
-        load_judge_prompt(s.judge_prompts),
-        store=store,
-        concurrency=s.concurrency,
-        rpm=s.rpm,
-        temperature=0.0,
-        api_key=api_key,
-    )
+    return make_llm_judge(s.judge_spec(), store, api_key)
 
 
 def _judge_missing(

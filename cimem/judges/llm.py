@@ -10,6 +10,7 @@ reply kept.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from cimem.judges.base import JudgeOutcome
@@ -17,8 +18,43 @@ from cimem.judges.offline import AttributeSpec
 from cimem.judges.replies import parse_reply
 from cimem.llm.calls import CallOptions, call_many
 from cimem.llm.client import ChatResult, ClientSettings, cache_key
-from cimem.llm.prompts import PromptTemplate, attribute_list, fill
+from cimem.llm.prompts import PromptTemplate, attribute_list, fill, load_judge_prompt
 from cimem.store import JudgeKind, JudgmentStatus, Store
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """An LLM judge as the ``judge`` command, a run's settings or the Audit page describe it.
+    The API key is never part of it (the client settings hold only the name of its variable)."""
+
+    client: ClientSettings
+    prompts: str | None = None  # an official-format prompts.yaml (its adversary_reveal)
+    variant: str = "strict"  # the built-in prompt when no prompts file is given
+    prompt_text: str | None = None  # an edited prompt text (named edited:VARIANT when it differs)
+    temperature: float = 0.0
+    concurrency: int = 8
+    rpm: float | None = None
+    name: str | None = None
+
+
+def make_llm_judge(
+    spec: JudgeSpec, store: Store | None = None, api_key: str | None = None
+) -> LLMJudge:
+    """The one way to build an LLM judge: its prompt from the spec, the store whose call cache it
+    uses, and an explicit key (else the key comes from the variable the client settings name)."""
+    prompt = load_judge_prompt(spec.prompts, spec.variant)
+    if spec.prompt_text is not None and spec.prompt_text != prompt.text:
+        prompt = PromptTemplate(f"edited:{spec.variant}", spec.prompt_text)
+    return LLMJudge(
+        spec.client,
+        prompt,
+        store=store,
+        concurrency=spec.concurrency,
+        temperature=spec.temperature,
+        name=spec.name,
+        api_key=api_key,
+        rpm=spec.rpm,
+    )
 
 
 class LLMJudge:

@@ -149,9 +149,9 @@ judge = None
 if kind == "offline":
     judge = OfflineJudge(name="offline judge (audit)")
 else:
-    from cimem.judges.llm import LLMJudge
+    from cimem.judges.llm import JudgeSpec, make_llm_judge
     from cimem.llm.client import ClientSettings
-    from cimem.llm.prompts import PromptTemplate, load_judge_prompt
+    from cimem.llm.prompts import load_judge_prompt
 
     e1, e2 = st.columns(2)
     base_url = e1.text_input("Base URL", "http://localhost:8000/v1")
@@ -168,12 +168,9 @@ else:
     prompt = load_judge_prompt(None, variant)
     text = st.text_area("Prompt text (editable)", prompt.text, height=220)
     if model:
-        judge = LLMJudge(
-            ClientSettings(model=model, base_url=base_url or None, timeout=60),
-            PromptTemplate(f"edited:{variant}" if text != prompt.text else prompt.name, text),
-            store=store,
-            api_key=typed or secret,
-        )
+        client = ClientSettings(model=model, base_url=base_url or None, timeout=60)
+        spec = JudgeSpec(client, variant=variant, prompt_text=text)
+        judge = make_llm_judge(spec, store, api_key=typed or secret)
 if judge is not None and st.button("Run it on this message", type="primary", key="run_live"):
     try:
         with st.spinner("Judging..."):
