@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -28,3 +29,21 @@ def shared_file(name: str) -> Path:
 def store(tmp_path: Path):
     with Store.open(tmp_path / "test.duckdb") as s:
         yield s
+
+
+@pytest.fixture
+def call_starts(monkeypatch) -> list[float]:
+    """When the call loop started each model call (time.monotonic()): what its rpm pacing
+    controls. A local server sees the arrivals shifted by each request's own latency, which
+    varies by tens of milliseconds on a loaded machine."""
+    import cimem.llm.calls as calls
+
+    starts: list[float] = []
+    real = calls.chat
+
+    async def chat(*args, **kwargs):
+        starts.append(time.monotonic())
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(calls, "chat", chat)
+    return starts

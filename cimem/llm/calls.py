@@ -157,16 +157,33 @@ async def _call_all(
 
 
 class _Pacer:
-    """Spaces call starts ``60 / rpm`` seconds apart (no spacing without an rpm)."""
+    """Spaces call starts at least ``60 / rpm`` seconds apart (no spacing without an rpm).
+
+    One caller at a time takes its turn, and the next slot is measured from when the call really
+    went out: the caller's call runs on until its first wait for the network before the turn is
+    passed on. So a stall of the event loop (the first call sets up the client, a slow callback)
+    delays the following calls instead of releasing them in a burst when it ends.
+    """
 
     def __init__(self, rpm: float | None):
         self.gap = 60.0 / rpm if rpm else 0.0
         self.next_start = 0.0
+        self.lock = asyncio.Lock()
 
     async def turn(self) -> None:
         if not self.gap:
             return
-        now = time.monotonic()  # no await between reading and moving the slot: no lock needed
-        wait = max(0.0, self.next_start - now)
-        self.next_start = max(now, self.next_start) + self.gap
-        await asyncio.sleep(wait)
+        await self.lock.acquire()
+        try:
+            wait = self.next_start - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+        except BaseException:  # cancelled while waiting: pass the turn on
+            self.lock.release()
+            raise
+        asyncio.get_running_loop().call_soon(self._pass_on)
+
+    def _pass_on(self) -> None:
+        """Runs once the caller's call waits for the network: the next slot starts from now."""
+        self.next_start = time.monotonic() + self.gap
+        self.lock.release()
