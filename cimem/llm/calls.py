@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from cimem.llm.client import ChatResult, ClientSettings, chat, from_cache, make_client
 from cimem.store.call_cache import CacheTable, CallCache
@@ -31,7 +31,6 @@ class CallProgress:
     retries: int = 0  # attempts beyond the first, over all calls made
     prompt_tokens: int = 0  # of the calls made (cached ones cost nothing)
     completion_tokens: int = 0
-    started: float = field(default_factory=time.perf_counter)
 
     @property
     def made(self) -> int:
@@ -41,13 +40,6 @@ class CallProgress:
     def cost(self, price_in: float, price_out: float) -> float:
         """USD of the calls made, at prices per million prompt and completion tokens."""
         return (self.prompt_tokens * price_in + self.completion_tokens * price_out) / 1e6
-
-    def eta(self) -> float | None:
-        """Seconds left at the rate of the calls made so far; None before the first or at the end."""
-        if self.made <= 0 or self.done >= self.total:
-            return None
-        rate = self.made / max(time.perf_counter() - self.started, 1e-9)
-        return (self.total - self.done) / rate
 
 
 @dataclass(frozen=True)
