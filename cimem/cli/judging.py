@@ -9,12 +9,13 @@ from cimem.paths import default_db_path
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
-    from cimem.judges.base import OfflineJudge, rejudge
+    from cimem.judges.base import Judge, OfflineJudge, rejudge
     from cimem.store import Store
 
     with Store.open(args.db or default_db_path()) as store:
         run_id = store.resolve_run(args.run)
         values_from = store.resolve_run(args.values_from) if args.values_from else None
+        judge: Judge
         if args.offline or not args.model:
             judge = OfflineJudge(name=args.name or "offline judge")
         else:

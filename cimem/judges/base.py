@@ -35,9 +35,17 @@ class JudgeOutcome:
 
 
 class Judge(Protocol):
-    kind: JudgeKind
-    model: str | None
-    name: str
+    """What re-judging needs of a judge (read-only, so an offline judge's ``model = None`` and an
+    LLM judge's model name both fit)."""
+
+    @property
+    def kind(self) -> JudgeKind: ...
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def name(self) -> str: ...
 
     def prompt_hash(self) -> str | None: ...
 
