@@ -1,5 +1,5 @@
 """Re-judging stores a new judge without touching the old one; agreement; human verdicts;
-evidence grounding; and the offline judge measured against Kimi-K2 on real messages."""
+and the offline judge measured against Kimi-K2 on real messages."""
 
 import json
 import subprocess
@@ -11,7 +11,7 @@ from cimem.analysis.agreement import agreement, cohen_kappa
 from cimem.analysis.cube import cube_from_store
 from cimem.analysis.metrics import MetricOptions, compute
 from cimem.ingest import ingest_file
-from cimem.judges.base import OfflineJudge, evidence_grounded, rejudge
+from cimem.judges.base import OfflineJudge, rejudge
 
 from conftest import shared_file
 from fixtures import small_profile, write_jsonl
@@ -88,21 +88,6 @@ def test_cohen_kappa_known_values():
     a = np.array([True, True, False, False, True, False])
     assert cohen_kappa(a, a) == 1.0
     assert cohen_kappa(a, ~a) == pytest.approx(-1.0)
-
-
-@pytest.mark.parametrize(
-    "evidence,expected",
-    [
-        ("I earn $95,000.", True),
-        ("i EARN   $95,000", True),
-        ("I earn ... a lot", False),
-        ("I earn...Thanks", True),
-        ("Something else.", False),
-        ("", None),
-    ],
-)
-def test_evidence_grounding(evidence, expected):
-    assert evidence_grounded(evidence, "Hello. I earn $95,000. Thanks!") is expected
 
 
 def test_offline_judge_agrees_with_kimi_on_real_messages(store):

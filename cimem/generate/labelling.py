@@ -26,10 +26,10 @@ import pyarrow as pa
 from cimem.generate.runner import RunSettings, new_run_from_profiles, settings_of
 from cimem.ingest.records import LABELS_COMBINED
 from cimem.judges.replies import load_json
-from cimem.judges.textmatch import normalize
 from cimem.llm.calls import CallProgress
 from cimem.llm.client import cache_key
 from cimem.store import Store
+from cimem.text import normalize
 
 PERSONAS: dict[str, str] = {
     "fundamentalist": (

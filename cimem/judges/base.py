@@ -19,7 +19,6 @@ import pyarrow as pa
 
 from cimem.errors import CimemError
 from cimem.judges.offline import OFFLINE_JUDGE_VERSION, AttributeSpec, judge_offline
-from cimem.judges.textmatch import normalize
 from cimem.store import JudgeKind, JudgmentStatus, MessageStatus, MessageToJudge, Store
 
 
@@ -233,24 +232,3 @@ def judge_message(
         [(detail.text, [s for _, s in specs.get(detail.profile_id, [])], detail.profile)]
     )[0]
     return outcome, time.perf_counter() - start
-
-
-def evidence_grounded(evidence: str | None, message: str) -> bool | None:
-    """Whether an evidence sentence occurs in the message (normalised); None without evidence."""
-    if not isinstance(evidence, str) or not evidence:
-        return None
-    ev = normalize(evidence).strip(" .\"'")
-    if not ev:
-        return None
-    msg = normalize(message)
-    if ev in msg:
-        return True
-    # a quote that elides with "..." is grounded when every piece occurs in order
-    pieces = [p.strip(" .\"'") for p in ev.replace("\u2026", "...").split("...") if p.strip(" .")]
-    pos = 0
-    for piece in pieces:
-        found = msg.find(piece, pos)
-        if found < 0:
-            return False
-        pos = found + len(piece)
-    return bool(pieces)

@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from cimem.judges.textmatch import normalize
+from cimem.text import normalize
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 

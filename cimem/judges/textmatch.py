@@ -6,9 +6,10 @@ Everything here is deterministic and general: no rule names a profile, a key or 
 from __future__ import annotations
 
 import re
-import unicodedata
 from datetime import date
 from functools import lru_cache
+
+from cimem.text import normalize
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -95,21 +96,6 @@ NEGATIONS = frozenset(
         "n't",
     }
 )
-
-
-def normalize(text: str) -> str:
-    """Lower case, unicode dashes and quotes flattened, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text)
-    text = (
-        text.replace("\u2011", "-")
-        .replace("\u2013", "-")
-        .replace("\u2014", "-")
-        .replace("\u2019", "'")
-        .replace("\u2018", "'")
-        .replace("\u201c", '"')
-        .replace("\u201d", '"')
-    )
-    return re.sub(r"\s+", " ", text).strip().lower()
 
 
 def sentences(text: str) -> list[str]:

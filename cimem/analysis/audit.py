@@ -1,0 +1,227 @@
+"""One message under audit: its task, recipient, memory and prompt, and per attribute its label
+under a rule and every stored judge's verdict with the evidence and whether that evidence occurs
+in the message. The Audit page draws this; the CLI or a notebook can read it the same way.
+
+Labels follow :mod:`cimem.analysis.labels`: a pair's combined fractions under the rule, or the hard
+label its source shipped (kept whatever the rule); a pair without either is ``unlabeled``.
+Live re-judging is not here (it calls models): see :mod:`cimem.judges`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from cimem.analysis.labels import LABEL_NAMES, LabelRule
+from cimem.ingest.records import LABELS_COMBINED
+from cimem.store import JudgeInfo, Judgment, JudgmentStatus, MessageDetail, PairLabel, Store
+from cimem.text import normalize
+
+UNLABELED = "unlabeled"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judge's decision on one attribute of the message."""
+
+    revealed: bool
+    evidence: str | None
+    grounded: bool | None  # the evidence occurs in the message; None: no evidence given
+
+
+@dataclass(frozen=True)
+class AttributeAudit:
+    """One attribute of the profile: its label under the rule and each judge's verdict."""
+
+    attr_id: int
+    key: str
+    domain: str | None
+    statement: str | None
+    label: str  # share, private, ambiguous, or unlabeled
+    verdicts: dict[int, Verdict]  # by judge id; a judge that left no verdict is absent
+
+    def says(self, judge_id: int) -> str:
+        """``yes`` / ``no`` as the judge decided, empty when it left no verdict."""
+        v = self.verdicts.get(judge_id)
+        return "" if v is None else ("yes" if v.revealed else "no")
+
+
+@dataclass(frozen=True)
+class MessageAudit:
+    """Everything the Audit page shows about one message (see :func:`message_audit`)."""
+
+    message: MessageDetail
+    label_rule: str
+    memory: list[str]  # the profile's memory statements (the key where a statement is missing)
+    judges: list[JudgeInfo]  # the run's judges, oldest first
+    judgments: dict[int, Judgment]  # each judge's call on this message, by judge id
+    attributes: list[AttributeAudit]
+
+    def evidence(self, judge_id: int | None) -> list[str]:
+        """The judge's evidence sentences for what it found revealed (to highlight them)."""
+        out = []
+        for a in self.attributes:
+            v = a.verdicts.get(judge_id) if judge_id is not None else None
+            if v is not None and v.revealed and v.evidence:
+                out.append(v.evidence)
+        return out
+
+    def failure(self, judge_id: int | None) -> Judgment | None:
+        """The judge's call on this message when it failed (parse failure or error)."""
+        j = self.judgments.get(judge_id) if judge_id is not None else None
+        return j if j is not None and j.status != JudgmentStatus.OK else None
+
+    def table(self, shown: int | None, only_revealed: bool) -> pd.DataFrame:
+        """One row per attribute: attr_id, key, domain, memory statement, label, each judge's
+        yes/no, and the ``shown`` judge's evidence with its grounding; ``only_revealed`` keeps
+        the attributes some judge found revealed."""
+        judges = [f"judge {j.judge_id}" for j in self.judges]
+        columns = ["attr_id", "key", "domain", "memory_statement", "label", *judges]
+        columns += ["evidence", "grounded"] if shown is not None else []
+        rows = []
+        for a in self.attributes:
+            says = [a.says(j.judge_id) for j in self.judges]
+            if only_revealed and says and "yes" not in says:
+                continue
+            row = [a.attr_id, a.key, a.domain, a.statement, a.label, *says]
+            if shown is not None:
+                v = a.verdicts.get(shown)
+                row += [v.evidence, v.grounded] if v else [None, None]
+            rows.append(row)
+        return pd.DataFrame(rows, columns=columns)
+
+    def human_rows(self, shown: int, only_revealed: bool) -> pd.DataFrame:
+        """The rows a person checks against the ``shown`` judge: attr_id, key, label, what the
+        judge says (revealed or not), whether the person agrees (yes by default), a note."""
+        table = self.table(shown, only_revealed)
+        return pd.DataFrame(
+            {
+                "attr_id": table["attr_id"],
+                "key": table["key"],
+                "label": table["label"],
+                "judge says": table[f"judge {shown}"] == "yes",
+                "I agree": True,
+                "note": "",
+            }
+        )
+
+    def compare(self, revealed: dict[str, str], shown: int | None) -> pd.DataFrame:
+        """A new judgment (revealed key -> evidence) next to the ``shown`` judge's verdicts:
+        the attributes either found revealed, whether they differ, and the new evidence."""
+        columns = ["key", "new"] + ([f"judge {shown}", "differs"] if shown is not None else [])
+        rows = []
+        for a in self.attributes:
+            new = "yes" if a.key in revealed else "no"
+            row: list[object] = [a.key, new]
+            if shown is not None:
+                old = a.says(shown)
+                if new != "yes" and old != "yes":
+                    continue
+                row += [old, new != old]
+            rows.append([*row, revealed.get(a.key)])
+        return pd.DataFrame(rows, columns=[*columns, "evidence"])
+
+
+def message_audit(store: Store, message_id: int, label_rule: str) -> MessageAudit | None:
+    """The audit of a stored message under a label rule; None when there is no such message."""
+    detail = store.message_detail(message_id)
+    if detail is None:
+        return None
+    attrs = [a for a in store.attributes_of(detail.run_id) if a.profile_id == detail.profile_id]
+    labels = pair_labels_under(
+        store.pair_labels(detail.run_id, detail.profile_id, detail.ctx_idx),
+        LabelRule.parse(label_rule),
+    )
+    verdicts: dict[int, dict[int, Verdict]] = {}
+    for v in store.message_verdicts(message_id):
+        grounded = evidence_grounded(v.evidence, detail.text or "")
+        verdicts.setdefault(v.attr_id, {})[v.judge_id] = Verdict(v.revealed, v.evidence, grounded)
+    return MessageAudit(
+        message=detail,
+        label_rule=LabelRule.parse(label_rule).name,
+        memory=[a.memory_statement or a.key for a in attrs],
+        judges=store.judges(detail.run_id),
+        judgments=store.message_judgments(message_id),
+        attributes=[
+            AttributeAudit(
+                a.attr_id,
+                a.key,
+                a.domain,
+                a.memory_statement,
+                labels.get(a.attr_id, UNLABELED),
+                verdicts.get(a.attr_id, {}),
+            )
+            for a in attrs
+        ],
+    )
+
+
+def pair_labels_under(rows: Iterable[PairLabel], rule: LabelRule) -> dict[int, str]:
+    """Each attribute's label in one context: the combined fractions under ``rule``, or the hard
+    label the source shipped (which wins)."""
+    rows = list(rows)
+    combined = [r for r in rows if r.hard_label is None and r.persona == LABELS_COMBINED]
+    codes = rule.apply(
+        np.array([r.necessary for r in combined], np.float64),
+        np.array([r.private for r in combined], np.float64),
+    )
+    out = {r.attr_id: str(LABEL_NAMES[int(c)]) for r, c in zip(combined, codes)}
+    out |= {r.attr_id: str(r.hard_label) for r in rows if r.hard_label is not None}
+    return out
+
+
+def evidence_grounded(evidence: str | None, message: str) -> bool | None:
+    """Whether an evidence sentence occurs in the message (normalised); None without evidence.
+
+    >>> evidence_grounded("I earn $95,000", "Hi. I earn $95,000. Thanks")
+    True
+    >>> evidence_grounded("I earn ... per year", "I earn a lot per year"), evidence_grounded("", "x")
+    (True, None)
+    """
+    if not isinstance(evidence, str) or not evidence:
+        return None
+    ev = normalize(evidence).strip(" .\"'")
+    if not ev:
+        return None
+    msg = normalize(message)
+    if ev in msg:
+        return True
+    # a quote that elides with "..." is grounded when every piece occurs in order
+    pieces = [p.strip(" .\"'") for p in ev.replace("\u2026", "...").split("...") if p.strip(" .")]
+    pos = 0
+    for piece in pieces:
+        found = msg.find(piece, pos)
+        if found < 0:
+            return False
+        pos = found + len(piece)
+    return bool(pieces)
+
+
+@dataclass(frozen=True)
+class HumanVerdict:
+    """A person's decision on one attribute of a message, against a judge's."""
+
+    attr_id: int
+    judge_says: bool  # the judge found it revealed
+    agree: bool = True
+    note: str | None = None
+
+    @property
+    def revealed(self) -> bool:
+        return self.judge_says if self.agree else not self.judge_says
+
+
+def save_human_verdicts(
+    store: Store, message: MessageDetail, decisions: Iterable[HumanVerdict]
+) -> tuple[int, int]:
+    """Store a person's decisions on one message under the run's human judge (made on first
+    use); each replaces that person's earlier decision. Returns (judge id, decisions stored)."""
+    judge_id = store.human_judge(message.run_id)
+    n = 0
+    for d in decisions:
+        store.set_human_verdict(judge_id, message.message_id, d.attr_id, d.revealed, d.note or None)
+        n += 1
+    return judge_id, n
