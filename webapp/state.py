@@ -363,3 +363,57 @@ def simulated_banner(run_ids: list[int]) -> None:
             " real model. Import real results on the Data page.",
             icon="⚠️",
         )
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def message_audit(path: str, db_version: float, message_id: int, label_rule: str):
+    """One message under audit (the Audit page), or None when there is no such message."""
+    from cimem.analysis.audit import message_audit as build
+
+    return build(_store(path), message_id, label_rule)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def find_message(
+    path: str, db_version: float, run_id: int, profile_id: int, ctx_idx: int, trial: int
+) -> int | None:
+    return _store(path).find_message(run_id, profile_id, ctx_idx, trial)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def pair_messages(
+    path: str,
+    db_version: float,
+    run_id: int,
+    profile_id: int,
+    ctx_idx: int,
+    attr_id: int,
+    judge_id: int | None,
+):
+    """The messages of one (context, attribute) pair with a judge's verdict (the Leaks page)."""
+    return _store(path).pair_messages(run_id, profile_id, ctx_idx, attr_id, judge_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def agreement(path: str, db_version: float, judge_a: int, judge_b: int, label_rule: str):
+    """Agreement of two judges over a whole run (the Audit page)."""
+    from cimem.analysis.agreement import agreement as build
+
+    return build(_store(path), judge_a, judge_b, label_rule, max_disagreements=200)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def run_config(path: str, db_version: float, run_id: int) -> dict:
+    return _store(path).run_config(run_id)
+
+
+def rename_run(run_id: int, name: str) -> None:
+    """Rename a run and forget cached results."""
+    store().rename_run(run_id, name)
+    changed()
+
+
+def delete_run(run_id: int) -> None:
+    """Delete a run with everything in it and forget cached results."""
+    store().delete_run(run_id)
+    changed()

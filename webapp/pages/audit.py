@@ -1,14 +1,14 @@
 """Audit: one message with its task, recipient, memory, the judge's evidence highlighted, every
-judge's verdict per attribute; re-judge it live, record human verdicts, compare two judges."""
+judge's verdict per attribute; re-judge it live, record human verdicts, compare two judges.
+What it shows comes from :func:`cimem.analysis.audit.message_audit`."""
 
 import pandas as pd
 import streamlit as st
 
-from cimem.analysis.agreement import agreement
-from cimem.analysis.labels import LABEL_NAMES, LabelRule
+from cimem.analysis.audit import HumanVerdict, save_human_verdicts
 from cimem.errors import CimemError
-from cimem.judges.base import OfflineJudge, evidence_grounded, judge_message, rejudge
-from cimem.store import AttributeRow, JudgeVerdict, JudgmentStatus, MessageStatus, PairLabel
+from cimem.judges.base import OfflineJudge, judge_message, rejudge
+from cimem.store import JudgmentStatus, MessageStatus
 from webapp import render, state
 
 st.title("Audit")
@@ -16,8 +16,9 @@ ch: state.Choices = st.session_state["choices"]
 store = state.store()
 wanted = st.query_params.get("message")
 message_id = int(wanted) if wanted and wanted.isdigit() else None
-detail = store.message_detail(message_id) if message_id is not None else None
-if detail is None:
+rule = ch.opts.label_rule
+audit = state.message_audit(ch.db, ch.v, message_id, rule) if message_id is not None else None
+if audit is None:
     if ch.run is None:
         st.info("Choose a run with messages in the sidebar (or import one on the Data page).")
         st.stop()
@@ -31,13 +32,14 @@ if detail is None:
         "Context", ctxs, format_func=lambda c: f"{cube.ctx_recipient[c]}: {cube.ctx_task[c]}"
     )
     trial = c3.number_input("Trial", 0, max(0, cube.n_trials - 1), 0)
-    message_id = store.find_message(
-        ch.run, cube.profile_ids[pos], int(cube.ctx_local[ctx]), int(trial)
+    message_id = state.find_message(
+        ch.db, ch.v, ch.run, int(cube.profile_ids[pos]), int(cube.ctx_local[ctx]), int(trial)
     )
-    detail = store.message_detail(message_id) if message_id is not None else None
-    if detail is None:
+    audit = state.message_audit(ch.db, ch.v, message_id, rule) if message_id is not None else None
+    if audit is None:
         st.info("No message for this profile, context and trial.")
         st.stop()
+detail = audit.message
 run_id = detail.run_id
 state.simulated_banner([run_id])
 st.markdown(
@@ -48,15 +50,8 @@ st.markdown(
     f"**Recipient:** {render.escape_md(detail.recipient)}  \n"
     f"**Task:** {render.escape_md(detail.task)}"
 )
-attrs = pd.DataFrame(
-    store.attributes_of(run_id),
-    columns=list(AttributeRow._fields),
-)
-attrs = attrs[attrs["profile_id"] == detail.profile_id]
-with st.expander(f"Memory ({len(attrs)} statements)"):
-    st.code(
-        "\n".join(attrs["memory_statement"].fillna(attrs["key"])), language=None, wrap_lines=True
-    )
+with st.expander(f"Memory ({len(audit.memory)} statements)"):
+    st.code("\n".join(audit.memory), language=None, wrap_lines=True)
 if detail.prompt:
     with st.expander("Prompt as sent"):
         st.code(detail.prompt, language=None, wrap_lines=True)
@@ -66,69 +61,23 @@ if detail.status != MessageStatus.OK:
     )
     st.stop()
 
-judges = state.judges_of(ch.db, ch.v, run_id)
-if not judges:
+if not audit.judges:
     st.info("No judge has seen this run yet: run one below.")
-jnames = {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in judges}
-verdicts = pd.DataFrame(
-    store.message_verdicts(detail.message_id),
-    columns=list(JudgeVerdict._fields),
-)
-judgments = store.message_judgments(detail.message_id)
+jnames = {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in audit.judges}
 shown = (
     st.selectbox("Highlight the evidence of", list(jnames), format_func=jnames.get)
     if jnames
     else None
 )
-ev = verdicts[(verdicts["judge_id"] == shown) & verdicts["revealed"]]["evidence"].dropna().tolist()
 with st.container(border=True):
-    render.show_message(detail.text, ev)
-if shown is not None and shown in judgments and judgments[shown].status != JudgmentStatus.OK:
-    st.warning(f"Judge {shown}: {render.escape_md(judgments[shown].status)}. Raw reply:")
-    st.code(judgments[shown].raw or "", language=None, wrap_lines=True)
+    render.show_message(detail.text, audit.evidence(shown))
+failure = audit.failure(shown)
+if failure is not None:
+    st.warning(f"Judge {shown}: {render.escape_md(failure.status)}. Raw reply:")
+    st.code(failure.raw or "", language=None, wrap_lines=True)
 
-rule = LabelRule.parse(ch.opts.label_rule)
-labels = pd.DataFrame(
-    store.pair_labels(run_id, detail.profile_id, detail.ctx_idx),
-    columns=list(PairLabel._fields),
-)
-combined = labels[(labels["persona"] == "combined") | labels["hard_label"].notna()].set_index(
-    "attr_id"
-)
-table = attrs[["attr_id", "key", "domain", "memory_statement"]].copy()
-
-
-def label_of(attr_id):
-    if attr_id not in combined.index:
-        return "unlabeled"
-    row = combined.loc[attr_id]
-    if row["hard_label"] is not None:
-        return row["hard_label"]
-    return LABEL_NAMES[
-        int(
-            rule.apply(
-                pd.Series([row["necessary"]]).to_numpy(), pd.Series([row["private"]]).to_numpy()
-            )[0]
-        )
-    ]
-
-
-table["label"] = table["attr_id"].map(label_of)
-for jid in jnames:
-    sub = verdicts[verdicts["judge_id"] == jid].set_index("attr_id")
-    table[f"judge {jid}"] = table["attr_id"].map(
-        lambda a, sub=sub: ("yes" if sub.loc[a, "revealed"] else "no") if a in sub.index else ""
-    )
-if shown is not None:
-    sub = verdicts[verdicts["judge_id"] == shown].set_index("attr_id")
-    table["evidence"] = table["attr_id"].map(
-        lambda a: sub.loc[a, "evidence"] if a in sub.index else None
-    )
-    table["grounded"] = table["evidence"].map(lambda e: evidence_grounded(e, detail.text))
 only_revealed = st.toggle("Only attributes some judge found revealed", value=True)
-if only_revealed and jnames:
-    cols = [f"judge {j}" for j in jnames]
-    table = table[(table[cols] == "yes").any(axis=1)]
+table = audit.table(shown, only_revealed)
 colors = {
     "share": "background-color: #d8f0df",
     "private": "background-color: #f8d7da",
@@ -139,8 +88,9 @@ st.dataframe(
     hide_index=True,
 )
 st.caption(
-    f"Labels under rule {rule.name}: green share (needed), red private (withheld), grey "
-    "ambiguous (out of both metrics). 'grounded': the evidence occurs in the message."
+    f"Labels under rule {render.escape_md(audit.label_rule)}: green share (needed), red private"
+    " (withheld), grey ambiguous (out of both metrics). 'grounded': the evidence occurs in the"
+    " message."
 )
 
 st.subheader("Re-judge this message")
@@ -192,18 +142,7 @@ if live and live[0] == detail.message_id and judge is not None:
     if outcome.status != JudgmentStatus.OK:
         st.code(outcome.raw or "", language=None, wrap_lines=True)
     else:
-        new = set(outcome.revealed)
-        compare = attrs[["attr_id", "key"]].copy()
-        compare["new"] = compare["key"].map(lambda k: "yes" if k in new else "no")
-        if shown is not None:
-            sub = verdicts[verdicts["judge_id"] == shown].set_index("attr_id")
-            compare[f"judge {shown}"] = compare["attr_id"].map(
-                lambda a: ("yes" if sub.loc[a, "revealed"] else "no") if a in sub.index else ""
-            )
-            compare["differs"] = compare["new"] != compare[f"judge {shown}"]
-            compare = compare[(compare["new"] == "yes") | (compare[f"judge {shown}"] == "yes")]
-        compare["evidence"] = compare["key"].map(outcome.revealed.get)
-        st.dataframe(compare.drop(columns=["attr_id"]), hide_index=True)
+        st.dataframe(audit.compare(outcome.revealed, shown), hide_index=True)
         if st.button("Save as a new judge of this run"):
             res = rejudge(store, run_id, judge, message_ids=[detail.message_id])
             state.changed()
@@ -211,13 +150,7 @@ if live and live[0] == detail.message_id and judge is not None:
 
 st.subheader("Human verdicts")
 if shown is not None:
-    sub = verdicts[verdicts["judge_id"] == shown].set_index("attr_id")
-    human_rows = table[["attr_id", "key", "label"]].copy()
-    human_rows["judge says"] = human_rows["attr_id"].map(
-        lambda a: bool(sub.loc[a, "revealed"]) if a in sub.index else False
-    )
-    human_rows["I agree"] = True
-    human_rows["note"] = ""
+    human_rows = audit.human_rows(shown, only_revealed)
     edited = st.data_editor(
         human_rows.drop(columns=["attr_id"]),
         hide_index=True,
@@ -225,16 +158,15 @@ if shown is not None:
         key="human_editor",
     )
     if st.button("Save my verdicts"):
-        hj = store.human_judge(run_id)
-        changed_rows = 0
-        for (_, orig), (_, row) in zip(human_rows.iterrows(), edited.iterrows()):
-            revealed = bool(row["judge says"]) if row["I agree"] else not bool(row["judge says"])
-            store.set_human_verdict(
-                hj, detail.message_id, int(orig["attr_id"]), revealed, row["note"] or None
+        decisions = [
+            HumanVerdict(int(attr_id), bool(says), bool(agree), note or None)
+            for attr_id, says, agree, note in zip(
+                human_rows["attr_id"], edited["judge says"], edited["I agree"], edited["note"]
             )
-            changed_rows += 1
+        ]
+        hj, stored = save_human_verdicts(store, detail, decisions)
         state.changed()
-        st.success(f"Stored {changed_rows} human verdicts as judge {hj}.")
+        st.success(f"Stored {stored} human verdicts as judge {hj}.")
 else:
     st.caption("Run a judge first: human verdicts agree or disagree with a judge's.")
 
@@ -249,7 +181,7 @@ else:
     jb = a2.selectbox(
         "Judge B", list(jnames), index=len(jnames) - 1, format_func=jnames.get, key="jb"
     )
-    ag = agreement(store, ja, jb, ch.opts.label_rule, max_disagreements=200)
+    ag = state.agreement(ch.db, ch.v, ja, jb, rule)
     o = ag.overall
     m1, m2, m3 = st.columns(3)
     m1.metric("pairs both decided", f"{o.n:,}")
