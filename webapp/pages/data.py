@@ -83,7 +83,7 @@ choice = st.selectbox(
     runs["run_id"].tolist(),
     format_func=lambda r: f"{r}: {runs.set_index('run_id').loc[r, 'name']}",
 )
-cfg = store.run_config(int(choice))
+cfg = state.run_config(state.db_path(), state.version(), int(choice))
 with st.expander("Configuration"):
     st.json(
         {
@@ -91,19 +91,17 @@ with st.expander("Configuration"):
             for k, v in cfg.items()
         }
     )
-    judges = store.judges(int(choice))
+    judges = state.judges_of(state.db_path(), state.version(), int(choice))
     if judges:
         st.dataframe(pd.DataFrame([j.__dict__ for j in judges]), hide_index=True)
 c1, c2 = st.columns(2)
 new_name = c1.text_input("New name", cfg["name"])
 if c1.button("Rename") and new_name.strip():
-    store.rename_run(int(choice), new_name.strip())
-    state.changed()
+    state.rename_run(int(choice), new_name.strip())
     st.rerun()
 confirm = c2.checkbox(f"Yes, delete run {choice} and everything in it")
 if c2.button("Delete run", disabled=not confirm):
-    store.delete_run(int(choice))
-    state.changed()
+    state.delete_run(int(choice))
     st.rerun()
 
 st.header("Export")

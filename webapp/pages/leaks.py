@@ -158,8 +158,14 @@ if target is None:
 ctx_pos = int(target["ctx"])
 attr_pos = int(target["attr"])
 pid = cube.profile_ids[int(target["profile_pos"])]
-rows = state.store().pair_messages(
-    ch.run, pid, int(cube.ctx_local[ctx_pos]), int(cube.attr_ids[attr_pos]), m.info.judge_id
+rows = state.pair_messages(
+    ch.db,
+    ch.v,
+    ch.run,
+    int(pid),
+    int(cube.ctx_local[ctx_pos]),
+    int(cube.attr_ids[attr_pos]),
+    m.info.judge_id,
 )
 st.markdown(
     f"**{render.escape_md(str(target['key']))}** of "
