@@ -39,7 +39,7 @@ def pair_table(cube: LeakCube, opts: MetricOptions, prep: Prepared | None = None
             "domain": _categorical(cube.attr_domain, attr),
             "event": _categorical(cube.attr_event, attr),
             "label": pd.Categorical.from_codes(
-                _LABEL_CODE[prep.label + 1], categories=["share", "private", "ambiguous"]
+                _LABEL_CODE[prep.label + 1], categories=pd.Index(["share", "private", "ambiguous"])
             ),
             "leaks": popcount(trials_mask),
             "samples": popcount(samples),

@@ -255,11 +255,12 @@ class GrowthCurve:
     method: str  # exact | montecarlo:<draws>:<seed> | fixed | greedy
     tasks: list[int]
     trials: list[int]
-    violation: list[list[float]]  # [T_i][k_j], mean over profiles
-    theory: list[list[float]]  # independence prediction 1-(1-p)^k per task
-    union_bound: list[list[float]]  # min(1, T x V(1)) at each k (random order; else empty)
+    # None where a point has no eligible attribute
+    violation: list[list[float | None]]  # [T_i][k_j], mean over profiles
+    theory: list[list[float | None]]  # independence prediction 1-(1-p)^k per task
+    union_bound: list[list[float | None]]  # min(1, T x V(1)) at each k (random order; else [])
     stderr: list[list[float]] | None = None
-    per_profile: dict[str, list[list[float]]] = field(default_factory=dict)
+    per_profile: dict[str, list[list[float | None]]] = field(default_factory=dict)
     n_tasks: int = 0
     n_trials: int = 0
     judge: str = ""
@@ -390,7 +391,7 @@ def growth(
     )
 
 
-def _clean(a: np.ndarray) -> list[list[float]]:
+def _clean(a: np.ndarray) -> list[list[float | None]]:
     return [[None if np.isnan(x) else float(x) for x in row] for row in np.asarray(a)]
 
 

@@ -42,7 +42,7 @@ from cimem.analysis.discards import (
 from cimem.analysis.labels import PRIVATE, SHARE, LabelRule
 
 Mode = Literal["official", "definition"]
-MODES: tuple[str, ...] = ("official", "definition")
+MODES: tuple[Mode, ...] = ("official", "definition")
 OFFICIAL_IDENTITY_SUBSTRINGS = ("name", "address", "sex", "age")
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -200,7 +200,7 @@ def prepare(cube: LeakCube, opts: MetricOptions) -> Prepared:
         has_need = np.bincount(grp_of_pair[is_share], minlength=n_groups) > 0
         has_priv = np.bincount(grp_of_pair[is_priv], minlength=n_groups) > 0
         keep = has_need & has_priv
-        first_ctx = {}
+        first_ctx: dict[int, int] = {}
         for c, g in enumerate(cg):
             first_ctx.setdefault(int(g), c)
         for g in np.flatnonzero(~keep):

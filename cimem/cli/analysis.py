@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from cimem.analysis.cube import LeakCube, cube_from_official
 from cimem.analysis.discards import DiscardReport
@@ -12,6 +13,7 @@ from cimem.analysis.metrics import (
     NO_LABELS,
     NO_LABELS_HELP,
     MetricOptions,
+    Mode,
     RunMetrics,
     compare,
     compute,
@@ -105,7 +107,7 @@ def load_cubes(args: argparse.Namespace, many: bool) -> list[LeakCube]:
         return [cube_from_store(store, i, judge) for i in ids]
 
 
-def options_from(args: argparse.Namespace, mode: str, k: int | None = None) -> MetricOptions:
+def options_from(args: argparse.Namespace, mode: Mode, k: int | None = None) -> MetricOptions:
     exclude = tuple(x.strip() for x in args.exclude.split(",") if x.strip())
     return MetricOptions(
         mode=mode,
@@ -201,9 +203,9 @@ def discard_lines(d: DiscardReport) -> list[str]:
 
 def cmd_metrics(args: argparse.Namespace) -> int:
     cubes = load_cubes(args, many=True)
-    modes = list(MODES) if args.mode == "both" else [args.mode]
-    docs = []
-    text = []
+    modes: list[Mode] = list(MODES) if args.mode == "both" else [args.mode]
+    docs: list[dict[str, Any]] = []
+    text: list[str] = []
     for mode in modes:
         results = [compute(c, options_from(args, mode, args.k)) for c in cubes]
         docs.append(
@@ -237,7 +239,7 @@ def cmd_growth(args: argparse.Namespace) -> int:
     from cimem.analysis.growth import growth
 
     cube = load_cubes(args, many=False)[0]
-    mode = "official" if args.mode == "both" else args.mode
+    mode: Mode = "official" if args.mode == "both" else args.mode
     curve = growth(
         cube,
         options_from(args, mode),
@@ -279,8 +281,7 @@ def cmd_growth(args: argparse.Namespace) -> int:
     print(head)
     for i, t in enumerate(curve.tasks):
         cells = "".join(
-            f"   {pct(curve.violation[i][j] if curve.violation[i][j] is not None else float('nan'))}"
-            f" / {pct(curve.theory[i][j] if curve.theory[i][j] is not None else float('nan'))}      "
+            f"   {pct(curve.violation[i][j])} / {pct(curve.theory[i][j])}      "
             for j in range(len(curve.trials))
         )
         print(f"  {t:4d} {cells}")

@@ -153,5 +153,5 @@ def jsonable(obj: Any) -> Any:
     return obj
 
 
-def pct(x: float) -> str:
+def pct(x: float | None) -> str:
     return "  n/a" if x is None or math.isnan(x) else f"{100 * x:5.2f}"

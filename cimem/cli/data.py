@@ -45,8 +45,8 @@ def cmd_runs(args: argparse.Namespace) -> int:
     with Store.open(args.db or default_db_path()) as store:
         runs = store.list_runs()
     if args.json:
-        rows = [asdict(r) | {"created_at": r.created_at.isoformat()} for r in runs]
-        print(json.dumps(rows, indent=2))
+        docs = [asdict(r) | {"created_at": r.created_at.isoformat()} for r in runs]
+        print(json.dumps(docs, indent=2))
         return 0
     if not runs:
         print("no runs yet: import one with `python -m cimem ingest FILE`")

@@ -35,7 +35,7 @@ import hashlib
 import io
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -511,34 +511,48 @@ def paraphrase(value: Any, domain: str, rng: random.Random) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Assistant:
+    """How a simulated assistant writes: chances per needed attribute of stating it exactly
+    (``need_state``) or only paraphrased (``need_para``); chances per withheld attribute of
+    leaking it in a domain near the task's (``leak_near``) or far from it (``leak_far``); a leak
+    repeats across samples with ``per_sample``, or is drawn afresh in each (None)."""
+
+    need_state: float
+    need_para: float
+    leak_near: float
+    leak_far: float
+    per_sample: float | None
+    describe: str
+
+
 ASSISTANTS = {
-    "over-sharer": {
-        "need_state": 0.95,
-        "need_para": 0.03,
-        "leak_near": 0.10,
-        "leak_far": 0.02,
-        "per_sample": 0.8,
-        "describe": "states what the task needs and leaks "
+    "over-sharer": Assistant(
+        need_state=0.95,
+        need_para=0.03,
+        leak_near=0.10,
+        leak_far=0.02,
+        per_sample=0.8,
+        describe="states what the task needs and leaks "
         "withheld details of nearby domains, repeating the same leaks across samples",
-    },
-    "cautious": {
-        "need_state": 0.6,
-        "need_para": 0.25,
-        "leak_near": 0.008,
-        "leak_far": 0.0,
-        "per_sample": 0.5,
-        "describe": "states most needed details, sometimes only "
-        "paraphrased, and almost never leaks",
-    },
-    "erratic": {
-        "need_state": 0.85,
-        "need_para": 0.1,
-        "leak_near": 0.012,
-        "leak_far": 0.008,
-        "per_sample": None,
-        "describe": "states needed details and leaks withheld ones "
+    ),
+    "cautious": Assistant(
+        need_state=0.6,
+        need_para=0.25,
+        leak_near=0.008,
+        leak_far=0.0,
+        per_sample=0.5,
+        describe="states most needed details, sometimes only paraphrased, and almost never leaks",
+    ),
+    "erratic": Assistant(
+        need_state=0.85,
+        need_para=0.1,
+        leak_near=0.012,
+        leak_far=0.008,
+        per_sample=None,
+        describe="states needed details and leaks withheld ones "
         "at random, a different few in each sample",
-    },
+    ),
 }
 
 
@@ -592,7 +606,7 @@ def simulate(
                 dom = a["information_domain"]
                 if kinds[k] == "share" or k in ("name",):
                     continue
-                base = cfg["leak_near"] if dom in near else cfg["leak_far"]
+                base = cfg.leak_near if dom in near else cfg.leak_far
                 propensity[k] = base
             persistent = {k: rng.random() < p for k, p in propensity.items()}
             for t in range(N_TRIALS):
@@ -603,15 +617,15 @@ def simulate(
                         continue
                     if kinds[k] == "share":
                         r = rng.random()
-                        if r < cfg["need_state"]:
+                        if r < cfg.need_state:
                             stated_keys.append(k)
-                        elif r < cfg["need_state"] + cfg["need_para"]:
+                        elif r < cfg.need_state + cfg.need_para:
                             para.append(k)
                         continue
-                    if cfg["per_sample"] is None:
+                    if cfg.per_sample is None:
                         leak = rng.random() < propensity[k]
                     else:
-                        leak = persistent[k] and rng.random() < cfg["per_sample"]
+                        leak = persistent[k] and rng.random() < cfg.per_sample
                     if leak:
                         (stated_keys if rng.random() < 0.8 else para).append(k)
                 paraphrased = []
@@ -722,8 +736,10 @@ def build_bundle(out: str | Path, seed: int = DEMO_SEED) -> dict[str, Any]:
                 "name": name,
                 "file": file,
                 "ground_truth": truth_file,
-                "behaviour": ASSISTANTS[name]["describe"],
-                "parameters": {k: v for k, v in ASSISTANTS[name].items() if k != "describe"},
+                "behaviour": ASSISTANTS[name].describe,
+                "parameters": {
+                    k: v for k, v in asdict(ASSISTANTS[name]).items() if k != "describe"
+                },
             }
         )
     profiles_file = "profiles.json"
@@ -784,7 +800,9 @@ def build_demo_database(db_path: str | Path, bundle: str | Path | None = None) -
                     aids.append(attr.attr_id)
                     revs.append(attr.key in shown)
             with store.transaction():
-                store.rename_judge(store.default_judge(res.run_id), "offline judge (demo)")
+                imported = store.default_judge(res.run_id)
+                assert imported is not None  # the demo files ship verdicts
+                store.rename_judge(imported, "offline judge (demo)")
                 judge = store.create_judge(
                     run_id=res.run_id,
                     name="simulator ground truth",

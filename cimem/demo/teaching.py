@@ -28,7 +28,7 @@ def simulate(
         raise ValueError("p must be between 0 and 1")
     rng = np.random.default_rng(seed)
     leaks = rng.random((attributes, tasks, samples)) < p
-    per_task = leaks.any(axis=2)
+    per_task = np.asarray(leaks.any(axis=2))
     curve = [float(per_task[:, :t].any(axis=1).mean()) for t in range(1, tasks + 1)]
     return Simulation(
         p,

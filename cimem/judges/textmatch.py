@@ -43,7 +43,7 @@ _DMY = re.compile(
     r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_RE + r"(?:,?\s+(\d{4}))?", re.I
 )
 _MONTH_YEAR = re.compile(_MONTH_RE + r"\s+(\d{4})", re.I)
-NUMBER_WORDS = {
+NUMBER_WORDS: dict[str, float] = {
     w: i
     for i, w in enumerate(
         "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "

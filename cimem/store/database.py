@@ -524,7 +524,10 @@ class Store:
             " ORDER BY ctx_idx, num_to_share, num_not_to_share, trial",
             [run_id, profile_id],
         ).fetchall()
-        return [MessageRow(*r[:8], _MESSAGE_STATUS[r[8]], r[9]) for r in rows]
+        return [
+            MessageRow(mid, c, t, a, b, sj, p, x, _MESSAGE_STATUS[st], e)
+            for mid, c, t, a, b, sj, p, x, st, e in rows
+        ]
 
     def verdicts_of(self, judge_id: int, run_id: int, profile_id: int) -> list[VerdictRow]:
         """The verdicts of one judge on one profile's messages."""
@@ -630,8 +633,21 @@ class Store:
         ).fetchall()
         if not rows:
             return None
-        r = rows[0]
-        return MessageDetail(*r[:10], _MESSAGE_STATUS[r[10]], r[11])
+        mid, run, pid, name, ctx, rcpt, task, trial, prompt, text, status, error = rows[0]
+        return MessageDetail(
+            mid,
+            run,
+            pid,
+            name,
+            ctx,
+            rcpt,
+            task,
+            trial,
+            prompt,
+            text,
+            _MESSAGE_STATUS[status],
+            error,
+        )
 
     def find_message(self, run_id: int, profile_id: int, ctx_idx: int, trial: int) -> int | None:
         rows = self.con.execute(
@@ -1032,7 +1048,7 @@ def _plain_numpy(columns: dict[str, Any]) -> dict[str, Any]:
             if col.dtype.kind == "f":
                 col = col.filled(np.nan)
             elif col.dtype.kind in "iub":
-                col = col.astype(np.float64).filled(np.nan) if col.mask.any() else col.data
+                col = np.ma.filled(col.astype(np.float64), np.nan) if col.mask.any() else col.data
             else:
                 col = np.array(
                     [None if m else v for v, m in zip(col.data, np.ma.getmaskarray(col))],
