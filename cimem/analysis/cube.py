@@ -85,12 +85,20 @@ class LeakCube:
 
 
 def popcount(x: np.ndarray) -> np.ndarray:
-    """Number of set bits of each uint64."""
+    """Number of set bits of each uint64: the trials a mask holds.
+
+    >>> popcount(np.array([0b1011, 0], np.uint64)).tolist()
+    [3, 0]
+    """
     return np.bitwise_count(np.asarray(x, dtype=np.uint64)).astype(np.int64)
 
 
 def first_bits(k: int) -> np.uint64:
-    """Mask of trials 0..k-1."""
+    """Mask of trials 0..k-1.
+
+    >>> bin(first_bits(3)), first_bits(64) == np.uint64(2**64 - 1)
+    ('0b111', np.True_)
+    """
     return np.uint64((1 << k) - 1) if k < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
 
 

@@ -41,6 +41,17 @@ class LabelRule:
 
     @classmethod
     def parse(cls, text: str | None) -> LabelRule:
+        """The rule a name stands for (case and spaces ignored; empty: the official rule).
+
+        >>> LabelRule.parse(" Majority ")
+        LabelRule(name='majority', threshold=0.5, strict=True)
+        >>> LabelRule.parse(None).name, LabelRule.parse("threshold:0.80").name
+        ('unanimous', 'threshold:0.8')
+        >>> LabelRule.parse("threshold:0.5")
+        Traceback (most recent call last):
+        ...
+        ValueError: label rule 'threshold:0.5': X must be a number in (0.5, 1]
+        """
         text = (text or "unanimous").strip().lower()
         if text == "unanimous":
             return cls("unanimous", 1.0)
@@ -57,7 +68,13 @@ class LabelRule:
         raise ValueError(f"unknown label rule {text!r}; choose unanimous, majority or threshold:X")
 
     def apply(self, necessary: np.ndarray, private: np.ndarray) -> np.ndarray:
-        """Label codes (1 share, 0 private, -1 ambiguous) for arrays of fractions."""
+        """Label codes (1 share, 0 private, -1 ambiguous) for arrays of fractions.
+
+        Majority needs more than half of the mass; exactly half is ambiguous:
+
+        >>> LabelRule.parse("majority").apply(np.array([0.5, 0.6]), np.array([0.5, 0.4])).tolist()
+        [-1, 1]
+        """
         if self.strict:
             share, priv = necessary > self.threshold, private > self.threshold
         else:

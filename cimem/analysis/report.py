@@ -55,7 +55,13 @@ def to_latex(df: pd.DataFrame, caption: str, label: str = "tab:cimemories") -> s
 
 
 def pareto_front(points: list[tuple[str, float, float]]) -> list[str]:
-    """Names of the points no other point beats: lower violation and higher completeness."""
+    """Names of the points no other point beats: lower violation and higher completeness.
+
+    A point is off the front when another is at least as good on both and better on one:
+
+    >>> pareto_front([("a", 10.0, 50.0), ("b", 40.0, 90.0), ("c", 45.0, 80.0), ("d", 10.0, 40.0)])
+    ['a', 'b']
+    """
     front = []
     for name, v, c in points:
         if any((v2 <= v and c2 >= c) and (v2 < v or c2 > c) for _, v2, c2 in points):

@@ -1,0 +1,38 @@
+"""The `>>>` examples in cimem's docstrings are collected and run by the suite.
+
+pytest's doctest collection fails silently when a module stops being collected (a wrong
+``testpaths``, a dropped ``--doctest-modules``, a rename): this test notices it.
+"""
+
+import re
+import subprocess
+import sys
+
+from conftest import REPO
+
+EXPECTED = {
+    "cimem.analysis.agreement.cohen_kappa",
+    "cimem.analysis.cube.first_bits",
+    "cimem.analysis.cube.popcount",
+    "cimem.analysis.labels",
+    "cimem.analysis.labels.LabelRule.apply",
+    "cimem.analysis.labels.LabelRule.parse",
+    "cimem.analysis.metrics.factorize",
+    "cimem.analysis.report.pareto_front",
+    "cimem.cli.common.parse_where",
+    "cimem.store.enums",
+}
+
+
+def test_the_doctests_of_cimem_are_collected():
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doctests = set(re.findall(r"^cimem/\S+\.py::(\S+)$", proc.stdout, re.M))
+    assert EXPECTED <= doctests, sorted(EXPECTED - doctests)
+    assert len(doctests) >= len(EXPECTED)
