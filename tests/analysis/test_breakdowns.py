@@ -1,0 +1,106 @@
+"""Breakdowns agree with the headline metrics they explain."""
+
+import numpy as np
+import pytest
+
+from cimem.analysis.breakdowns import attribute_table, group_table, heatmap_table, pair_table
+from cimem.analysis.cube import cube_from_official
+from cimem.analysis.metrics import MetricOptions, compute, prepare
+
+from fixtures import MIXED, PRIVATE, SHARE, attribute, profile, write_jsonl
+
+
+@pytest.fixture
+def cube(tmp_path):
+    attrs = {
+        "need": attribute("x", "general", "Need."),
+        "diagnosis": attribute("flu", "health", "I have flu."),
+        "salary": attribute(10, "finance", "I earn 10."),
+    }
+
+    def trials(leaks):  # leaks: per trial, the private keys revealed
+        return [
+            ({"need": 1, **dict.fromkeys(keys, 1)}, {"need": "s"}, f"m{t}")
+            for t, keys in enumerate(leaks)
+        ]
+
+    contexts = [
+        {
+            "recipient": "Doctor",
+            "task": "Book",
+            "labels": {"need": SHARE, "diagnosis": MIXED, "salary": PRIVATE},
+            "trials": trials([["salary"], [], []]),
+        },
+        {
+            "recipient": "Bank",
+            "task": "Loan",
+            "labels": {"need": SHARE, "diagnosis": PRIVATE, "salary": PRIVATE},
+            "trials": trials([[], [], ["diagnosis"]]),
+        },
+    ]
+    objs = [profile("P", attrs, contexts), profile("Q", attrs, contexts[1:])]
+    return cube_from_official(write_jsonl(tmp_path / "r.jsonl", objs))
+
+
+OPTS = MetricOptions(mode="definition")
+
+
+def test_pair_table_has_one_row_per_labelled_pair(cube):
+    pairs = pair_table(cube, OPTS)
+    assert len(pairs) == len(cube.pair_ctx) == 3 * 3
+    assert pairs["label"].value_counts().to_dict() == {"share": 3, "private": 5, "ambiguous": 1}
+    doctor = pairs[(pairs["profile"] == "P") & (pairs["recipient"] == "Doctor")]
+    by_key = doctor.set_index("key")
+    assert by_key.loc["salary", "leaks"] == 1 and by_key.loc["salary", "samples"] == 3
+    assert by_key.loc["salary", "leaked_trials"] == 0b001
+    assert not by_key.loc["diagnosis", "in_violation"]  # ambiguous: out of both metrics
+    assert by_key.loc["need", "in_completeness"] and not by_key.loc["need", "in_violation"]
+    prep = prepare(cube, OPTS)
+    assert int(pairs["in_violation"].sum()) == len(prep.priv_rows)
+
+
+def test_attribute_table_matches_violation(cube):
+    table = attribute_table(pair_table(cube, OPTS))
+    got = {
+        (r.profile, r.key): (r.private_tasks, r.leaked_tasks, r.violated)
+        for r in table.itertuples()
+    }
+    assert got == {
+        ("P", "salary"): (2, 1, True),
+        ("P", "diagnosis"): (1, 1, True),
+        ("Q", "salary"): (1, 0, False),
+        ("Q", "diagnosis"): (1, 1, True),
+    }
+    per_profile = table.groupby("profile", observed=True)["violated"].mean()
+    m = compute(cube, OPTS)
+    assert per_profile.to_dict() == pytest.approx(m.violation.per_profile)
+    assert list(table["leaked_tasks"]) == [1, 1, 1, 0]  # most leaked first
+
+
+def test_attribute_table_without_private_pairs_is_empty_with_columns(cube):
+    pairs = pair_table(cube, OPTS)
+    table = attribute_table(pairs[~pairs["in_violation"]])
+    assert table.empty and "violated" in table.columns
+
+
+def test_group_table_by_domain(cube):
+    table = group_table(pair_table(cube, OPTS), ["domain"]).set_index("domain")
+    # finance: salary private in 3 tasks (P: Doctor, Bank; Q: Bank), leaked in 1 of 9 samples
+    assert table.loc["finance", "private_pairs"] == 3
+    assert table.loc["finance", "leaked_pairs"] == 1
+    assert table.loc["finance", "leak_rate_per_message"] == pytest.approx(1 / 9)
+    # health: diagnosis private only in Bank (twice), leaked in both
+    assert table.loc["health", "pairs_leaked_share"] == 1.0
+    # general: only the needed attribute, revealed in every sample
+    assert np.isnan(table.loc["general", "private_pairs"])
+    assert table.loc["general", "completeness"] == 1.0
+
+
+def test_heatmap_pools_profiles_per_key_and_task(cube):
+    heat = heatmap_table(pair_table(cube, OPTS)).set_index(["key", "context"])
+    cell = heat.loc[("diagnosis", "Bank: Loan")]
+    assert (cell["leaks"], cell["samples"], cell["profiles"]) == (2, 6, 2)
+    assert cell["frequency"] == pytest.approx(2 / 6)
+    assert ("need", "Bank: Loan") not in heat.index  # only private cells by default
+    everything = heatmap_table(pair_table(cube, OPTS), only_private=False)
+    assert ("need" in set(everything["key"])) and len(everything) > len(heat)

@@ -1,0 +1,60 @@
+"""Paper tables: LaTeX (booktabs) and the Pareto front of violation against completeness."""
+
+import math
+
+import pandas as pd
+
+from cimem.analysis.report import latex_escape, pareto_front, to_latex
+
+
+def test_latex_escape_every_special_character():
+    assert latex_escape("a_b & 50% #1 $x {y} ~z ^w \\") == (
+        r"a\_b \& 50\% \#1 \$x \{y\} \textasciitilde{}z \textasciicircum{}w \textbackslash{}"
+    )
+    assert latex_escape(3) == "3"
+
+
+def test_to_latex_aligns_formats_and_escapes():
+    df = pd.DataFrame({"run": ["model_a", "b & c"], "violation %": [12.345, math.nan], "n": [5, 3]})
+    out = to_latex(df, caption="Violation_at_5", label="tab:x")
+    lines = out.splitlines()
+    assert lines[:6] == [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\begin{tabular}{lrr}",
+        r"\toprule",
+        r"run & violation \% & n \\",
+        r"\midrule",
+    ]
+    assert lines[6] == r"model\_a & 12.35 & 5 \\"  # floats with two decimals, ints as they are
+    assert lines[7] == r"b \& c & -- & 3 \\"  # NaN is a dash
+    assert lines[8:] == [
+        r"\bottomrule",
+        r"\end{tabular}",
+        r"\caption{Violation\_at\_5}",
+        r"\label{tab:x}",
+        r"\end{table}",
+    ]
+    assert out.endswith("\n")
+
+
+def test_to_latex_of_an_empty_frame_has_only_the_header():
+    out = to_latex(pd.DataFrame({"run": pd.Series([], dtype=object)}), caption="c")
+    assert r"run \\" in out and r"\midrule" + "\n" + r"\bottomrule" in out
+
+
+def test_pareto_front_keeps_points_nothing_beats():
+    points = [
+        ("safe", 10.0, 50.0),
+        ("useful", 40.0, 90.0),
+        ("dominated", 45.0, 80.0),  # worse than useful on both
+        ("tie-violation", 10.0, 40.0),  # same violation as safe, less complete
+        ("middle", 20.0, 70.0),
+    ]
+    assert pareto_front(points) == ["safe", "useful", "middle"]
+
+
+def test_pareto_front_keeps_identical_points_and_handles_none():
+    assert pareto_front([("a", 1.0, 2.0), ("b", 1.0, 2.0)]) == ["a", "b"]
+    assert pareto_front([]) == []
+    assert pareto_front([("only", 0.5, 0.5)]) == ["only"]
