@@ -235,7 +235,7 @@ def _profile(person: str, rows: pd.DataFrame, source: str) -> ProfileRecord:
     for c, prompt in enumerate(prompts):
         parsed = parse_request(prompt)
         if parsed is None:
-            row = int(rows.index[np.argmax(ctx_idx == c)])
+            row = int(rows.index[int(np.argmax(ctx_idx == c))])
             raise InputError(
                 source,
                 f"row {row + 1}",
