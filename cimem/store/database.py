@@ -739,7 +739,8 @@ class Store:
         return int(n)
 
     def composition_messages(self, run_id: int, judge_id: int) -> list[CompositionMessage]:
-        """Composition-experiment messages with a parsed judgment of ``judge_id``."""
+        """Composition-experiment messages with a parsed judgment of ``judge_id``, in message order
+        (a fixed order keeps sums over them the same to the last bit)."""
         rows = self.con.execute(
             "SELECT m.num_not_to_share, m.shared_json,"
             " coalesce(list(a.key) FILTER (WHERE v.revealed), []) FROM messages m"
@@ -747,7 +748,7 @@ class Store:
             " LEFT JOIN verdicts v ON v.message_id = m.message_id AND v.judge_id = j.judge_id"
             " LEFT JOIN attributes a ON a.run_id = m.run_id AND a.attr_id = v.attr_id"
             " WHERE m.run_id = ? AND m.shared_json IS NOT NULL AND m.status = 'ok'"
-            " GROUP BY m.message_id, m.num_not_to_share, m.shared_json",
+            " GROUP BY m.message_id, m.num_not_to_share, m.shared_json ORDER BY m.message_id",
             [judge_id, run_id],
         ).fetchall()
         return list(map(CompositionMessage._make, rows))
