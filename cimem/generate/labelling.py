@@ -225,7 +225,7 @@ def _fractions(
             summary.unparsed += 1
             continue
         cell[0] += 1
-        chosen = {}
+        chosen: dict[int, set[str]] = {}
         for field_name in ("needed", "not_shared"):
             for item in obj.get(field_name, []):
                 aid = lookup[pid].get(normalize(str(item)).rstrip("."))

@@ -82,7 +82,7 @@ def load_json(text: str | None) -> dict | list | None:
 
 
 def parse_reply(
-    text: str, keys: list[str], statements: dict[str, str] | None = None
+    text: str, keys: list[str], statements: dict[str, str | None] | None = None
 ) -> ParsedReply:
     """The revealed attributes of a judge reply (thinking already removed)."""
     obj = load_json(text)
