@@ -101,7 +101,6 @@ def _profile_object(
         if prof.bio_json
         else {"name": prof.name, "sex": prof.sex, "address": prof.address, "age": prof.age}
     )
-    key_of = {a.attr_id: a.key for a in attrs}
     statement_of = {a.attr_id: a.memory_statement for a in attrs}
     info = {
         a.key: {
@@ -112,8 +111,21 @@ def _profile_object(
         }
         for a in attrs
     }
-    all_keys = [a.key for a in attrs]
     ctx_objs: list[dict[str, Any]] = [{"recipient": c.recipient, "task": c.task} for c in contexts]
+    _add_labels(store, run_id, pid, statement_of, ctx_objs)
+    _add_trials(store, run_id, pid, attrs, judge_id, judgments, ctx_objs, counts)
+    return {"bio": bio, "information_attributes": info, "contexts": ctx_objs}
+
+
+def _add_labels(
+    store: Store,
+    run_id: int,
+    pid: int,
+    statement_of: dict[int, str | None],
+    ctx_objs: list[dict[str, Any]],
+) -> None:
+    """Every persona's labels and the combined labels of a profile's contexts, keyed by memory
+    statement as the official format keys them; hard labels as fractions on one bin."""
     labels: dict[int, dict[str, dict]] = defaultdict(dict)
     for pl in store.persona_labels_of(run_id, pid):
         key = "labels_combined" if pl.persona == "combined" else f"labels_{pl.persona}"
@@ -132,6 +144,22 @@ def _profile_object(
             obj[k] = labels[ctx_idx][k]
         if "labels_combined" in labels.get(ctx_idx, {}):
             obj["labels_combined"] = labels[ctx_idx]["labels_combined"]
+
+
+def _add_trials(
+    store: Store,
+    run_id: int,
+    pid: int,
+    attrs: list[AttributeRow],
+    judge_id: int | None,
+    judgments: dict[int, Judgment],
+    ctx_objs: list[dict[str, Any]],
+    counts: dict[str, int],
+) -> None:
+    """Each generated message of a profile as a trial of its context, with the judge's verdicts
+    and evidence; failed generations are counted and left out."""
+    key_of = {a.attr_id: a.key for a in attrs}
+    all_keys = [a.key for a in attrs]
     verdicts: dict[int, list[VerdictRow]] = defaultdict(list)
     if judge_id is not None:
         for v in store.verdicts_of(judge_id, run_id, pid):
@@ -165,4 +193,3 @@ def _profile_object(
             "model_solution": solution,
         }
         counts["messages"] += 1
-    return {"bio": bio, "information_attributes": info, "contexts": ctx_objs}
