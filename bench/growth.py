@@ -28,7 +28,7 @@ def main() -> None:
             with Store.open(db) as store:
                 run = ingest_file(store, path).run_id
             with Store.open(db, read_only=True) as store:
-                for method in ("exact", "montecarlo"):
+                for method in ("expected-ratio", "ratio-of-expectations"):
                     t = time.perf_counter()
                     cube = cube_from_store(store, run)
                     curve = growth(

@@ -8,12 +8,15 @@ a is in the denominator when S meets its private tasks, and counts as leaked wit
 
 Orders, always named in the output:
 
-- ``random``, method ``exact``: uniformly random T-subsets, as the ratio of the expected leaked
-  and eligible counts. Both expectations are exact: E[prod_{t in S} q_t] = e_T(q) / C(N, T), the
+- ``random``, method ``expected-ratio`` (the default): the expectation over uniformly random
+  T-subsets of Violation itself, what the paper's Figure 2 samples. Enumerated exactly when
+  C(N, T) <= draws (T = 1, N - 1, N), otherwise estimated from ``draws`` random task orders (the
+  first T tasks of a random order are a uniform T-subset, so one order serves every T), with its
+  Monte Carlo standard error; the label says ``expected-ratio:<draws>:<seed>``.
+- ``random``, method ``ratio-of-expectations``: the expected leaked count over the expected
+  eligible count. Both expectations are exact: E[prod_{t in S} q_t] = e_T(q) / C(N, T), the
   elementary symmetric polynomial of degree T of the N values (for 0/1 values this is the
-  hypergeometric 1 - C(N - L, T) / C(N, T)).
-- ``random``, method ``montecarlo:<draws>:<seed>``: the expectation of the ratio itself over
-  random subsets (enumerated exactly when C(N, T) <= draws), with its standard error.
+  hypergeometric 1 - C(N - L, T) / C(N, T)). It differs slightly from the expected ratio.
 - ``fixed``: the listed contexts (or a given order), cumulative.
 - ``worst``: a greedy order that adds, at each step, the task that raises Violation most (an upper
   envelope; the exact worst order is a maximum-coverage problem).
@@ -41,6 +44,30 @@ DEFAULT_OPTIONS = MetricOptions()
 Order = Literal["random", "fixed", "worst"]
 ORDERS = ("random", "fixed", "worst")
 SAMPLE_MODES = ("first", "unbiased")
+EXPECTED_RATIO = "expected-ratio"
+RATIO_OF_EXPECTATIONS = "ratio-of-expectations"
+METHODS = (EXPECTED_RATIO, RATIO_OF_EXPECTATIONS)
+
+
+def method_name(text: str) -> str:
+    """The random-order method for a name, old names included (``montecarlo`` is the expected
+    ratio; ``exact`` named the ratio of expectations as if it were the exact Figure 2 value,
+    so it is refused with what to use instead).
+
+    >>> method_name("montecarlo")
+    'expected-ratio'
+    """
+    if text in METHODS:
+        return text
+    if text == "montecarlo":
+        return EXPECTED_RATIO
+    if text == "exact":
+        raise ValueError(
+            "method 'exact' was renamed: it is the ratio of expected counts, now"
+            f" '{RATIO_OF_EXPECTATIONS}'; the default '{EXPECTED_RATIO}' is the expectation of"
+            " the ratio, what the paper's Figure 2 samples"
+        )
+    raise ValueError(f"method must be one of {', '.join(METHODS)} (got {text!r})")
 
 
 @dataclass
@@ -181,34 +208,94 @@ def _subset_values(pm: ProfileMatrix, q: np.ndarray, subsets: np.ndarray) -> np.
         return np.where(d > 0, num / np.maximum(d, 1), np.nan)
 
 
-def _random_montecarlo(
-    pm: ProfileMatrix, q: np.ndarray, tasks: list[int], draws: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, bool]:
+def _enumerated(pm: ProfileMatrix, q: np.ndarray, T: int) -> float:
+    """The expected ratio over every T-subset (few of them)."""
     from itertools import combinations
 
     n = pm.eligible.shape[1]
-    means, ses, exact = [], [], True
-    for T in tasks:
+    subsets = np.zeros((comb(n, T), n), bool)
+    for i, combo in enumerate(combinations(range(n), T)):
+        subsets[i, list(combo)] = True
+    v = _subset_values(pm, q, subsets)
+    v = v[~np.isnan(v)]
+    return float(v.mean()) if len(v) else np.nan
+
+
+class _RandomSubsets:
+    """Random T-subsets of one profile's tasks for the expected ratio: the first T tasks of
+    each of ``draws`` random orders, for every T with more than ``draws`` subsets (the rest are
+    enumerated). Counting works on positions (the first place in each order where an attribute
+    is eligible, or surely leaked), so a T-subset costs nothing once the orders are ranked; only
+    attributes with a fractional chance need a running product."""
+
+    def __init__(self, pm: ProfileMatrix, tasks: list[int], draws: int, orders: np.ndarray):
+        n = pm.eligible.shape[1]
+        self.n, self.draws, self.orders = n, draws, orders
+        self.sampled = sorted({min(T, n) for T in tasks if comb(n, min(T, n)) > draws})
+        self.idx = np.asarray(self.sampled, np.int64) - 1
+        self.pos = np.argsort(orders, axis=1).astype(np.int16)  # [D, N]: place of each task
+        self.d = self._count(pm.eligible)
+        self._run: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _first(self, m: np.ndarray) -> np.ndarray:
+        """[A, D]: the first place in each order of a task where ``m`` holds (N if none)."""
+        return np.where(m[:, None, :], self.pos[None, :, :], self.n).min(axis=2)
+
+    def _count(self, m: np.ndarray) -> np.ndarray:
+        """[D, m]: attributes for which ``m`` holds in some task among the first T."""
+        first = self._first(m)
+        flat = (np.arange(self.draws)[None, :] * (self.n + 1) + first).ravel()
+        hist = np.bincount(flat, minlength=self.draws * (self.n + 1))
+        return np.cumsum(hist.reshape(self.draws, self.n + 1), axis=1)[:, self.idx]
+
+    def values(self, q: np.ndarray, power: int = 1) -> np.ndarray:
+        """Violation of each sampled subset for chances q**power: [D, m] (nan where nothing is
+        eligible). The running sums of log q are kept for the last q, so the theory's
+        (1 - p)^k for every k costs one pass each."""
+        sure = q == 0
+        num = self._count(sure).astype(float)
+        frac = (q > 0) & (q < 1)
+        rows = frac.any(axis=1)
+        if rows.any():
+            if self._run is None or self._run[0] is not q:
+                logq = np.log(np.where(frac[rows], q[rows], 1.0)).astype(np.float32)
+                run = np.cumsum(logq[:, self.orders], axis=2)[:, :, self.idx]  # [A', D, m]
+                free = self._first(sure[rows])[:, :, None] > self.idx[None, None, :]
+                self._run = (q, np.where(free, run, np.float32(np.nan)))
+            num += np.nansum(-np.expm1(power * self._run[1]), axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.d > 0, num / np.maximum(self.d, 1), np.nan)
+
+
+def _random_expected_ratio(
+    pm: ProfileMatrix,
+    q: np.ndarray,
+    tasks: list[int],
+    subsets: _RandomSubsets | None,
+    power: int = 1,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Expected ratio at each T for chances q**power with its standard error, and whether every
+    T was enumerated."""
+    n = pm.eligible.shape[1]
+    means, ses = np.full(len(tasks), np.nan), np.full(len(tasks), np.nan)
+    if subsets is None or pm.eligible.shape[0] == 0 or n == 0:
+        return means, ses, True
+    if subsets.sampled:
+        v = subsets.values(q, power)
+        ok = (~np.isnan(v)).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.nansum(v, axis=0) / np.maximum(ok, 1)
+            var = np.nansum((v - mean) ** 2, axis=0) / np.maximum(ok - 1, 1)
+        mean = np.where(ok > 0, mean, np.nan)
+        se = np.where(ok > 1, np.sqrt(var / np.maximum(ok, 1)), np.nan)
+    for i, T in enumerate(tasks):
         T = min(T, n)
-        if comb(n, T) <= draws:
-            subsets = np.zeros((comb(n, T), n), bool)
-            for i, combo in enumerate(combinations(range(n), T)):
-                subsets[i, list(combo)] = True
-            v = _subset_values(pm, q, subsets)
-            v = v[~np.isnan(v)]
-            means.append(v.mean() if len(v) else np.nan)
-            ses.append(0.0)
+        if T in subsets.sampled:
+            j = subsets.sampled.index(T)
+            means[i], ses[i] = mean[j], se[j]
         else:
-            exact = False
-            keys = rng.random((draws, n))
-            order = np.argsort(keys, axis=1)[:, :T]
-            subsets = np.zeros((draws, n), bool)
-            np.put_along_axis(subsets, order, True, axis=1)
-            v = _subset_values(pm, q, subsets)
-            v = v[~np.isnan(v)]
-            means.append(v.mean() if len(v) else np.nan)
-            ses.append(v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan)
-    return np.array(means), np.array(ses), exact
+            means[i], ses[i] = _enumerated(pm, q**power, T), 0.0
+    return means, ses, not subsets.sampled
 
 
 def _prefix(pm: ProfileMatrix, q: np.ndarray, order: np.ndarray, tasks: list[int]) -> np.ndarray:
@@ -225,22 +312,21 @@ def _prefix(pm: ProfileMatrix, q: np.ndarray, order: np.ndarray, tasks: list[int
 
 
 def greedy_worst_order(pm: ProfileMatrix, q: np.ndarray) -> np.ndarray:
-    """Add, step by step, the task that gives the highest Violation so far."""
+    """Add, step by step, the task that gives the highest Violation so far (ties: the first)."""
     n = pm.eligible.shape[1]
     chosen: list[int] = []
     prod = np.ones(pm.eligible.shape[0])
     inden = np.zeros(pm.eligible.shape[0], bool)
-    remaining = list(range(n))
+    remaining = np.arange(n)
     for _ in range(n):
-        best, best_v = remaining[0], -1.0
-        for t in remaining:
-            den = inden | pm.eligible[:, t]
-            d = den.sum()
-            v = ((1.0 - prod * q[:, t])[den].sum() / d) if d else -1.0
-            if v > best_v:
-                best, best_v = t, v
+        den = inden[:, None] | pm.eligible[:, remaining]  # [A, R]
+        d = den.sum(axis=0)
+        num = np.where(den, 1.0 - prod[:, None] * q[:, remaining], 0.0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            v = np.where(d > 0, num / np.maximum(d, 1), -1.0)
+        best = int(remaining[int(np.argmax(v))])
         chosen.append(best)
-        remaining.remove(best)
+        remaining = remaining[remaining != best]
         prod = prod * q[:, best]
         inden |= pm.eligible[:, best]
     return np.array(chosen, dtype=np.int64)
@@ -252,14 +338,14 @@ class GrowthCurve:
     label_rule: str
     order: str
     samples: str  # first | unbiased
-    method: str  # exact | montecarlo:<draws>:<seed> | fixed | greedy
+    method: str  # expected-ratio[:<draws>:<seed>] | ratio-of-expectations | fixed | greedy
     tasks: list[int]
     trials: list[int]
     # None where a point has no eligible attribute
     violation: list[list[float | None]]  # [T_i][k_j], mean over profiles
     theory: list[list[float | None]]  # independence prediction 1-(1-p)^k per task
     union_bound: list[list[float | None]]  # min(1, T x V(1)) at each k (random order; else [])
-    stderr: list[list[float]] | None = None
+    stderr: list[list[float]] | None = None  # Monte Carlo standard error (expected ratio)
     per_profile: dict[str, list[list[float | None]]] = field(default_factory=dict)
     n_tasks: int = 0
     n_trials: int = 0
@@ -277,7 +363,7 @@ def growth(
     tasks: list[int] | None = None,
     trials: list[int] | None = None,
     samples: str = "first",
-    method: str = "exact",
+    method: str = EXPECTED_RATIO,
     draws: int = 400,
     seed: int = 0,
     fixed_order: list[int] | None = None,
@@ -287,8 +373,8 @@ def growth(
         raise ValueError(f"order must be one of {', '.join(ORDERS)}")
     if samples not in SAMPLE_MODES:
         raise ValueError("samples must be 'first' or 'unbiased'")
-    if method not in ("exact", "montecarlo"):
-        raise ValueError("method must be 'exact' or 'montecarlo'")
+    method = method_name(method)
+    ratio_of_exp = method == RATIO_OF_EXPECTATIONS
     prep = prepare(
         cube,
         MetricOptions(
@@ -312,25 +398,29 @@ def growth(
     theo = np.full_like(obs, np.nan)
     err = np.full_like(obs, np.nan)
     all_exact = True
-    v1_seen = np.full((len(mats), len(trials)), np.nan)
     for p, pm in enumerate(mats):
         n_p = pm.eligible.shape[1]
         e_d = (
             elementary_symmetric(np.where(pm.eligible, 0.0, 1.0))
-            if order == "random" and method == "exact" and pm.eligible.size
+            if order == "random" and ratio_of_exp and pm.eligible.size
             else None
         )
+        # one set of random task orders per profile, shared by every k and by the theory
+        subsets = (
+            _RandomSubsets(pm, tasks, draws, np.argsort(rng.random((draws, n_p)), axis=1))
+            if order == "random" and not ratio_of_exp and pm.eligible.size
+            else None
+        )
+        q1 = q_matrix(pm, 1, samples, theory=True)  # 1 - p; the theory is its k-th power
         for j, k in enumerate(trials):
             q = q_matrix(pm, k, samples, theory=False)
             qt = q_matrix(pm, k, samples, theory=True)
-            if order == "random" and method == "exact":
+            if order == "random" and ratio_of_exp:
                 obs[p, :, j] = _random_exact(pm, q, tasks, e_d)
                 theo[p, :, j] = _random_exact(pm, qt, tasks, e_d)
-                if tasks[0] == 1:
-                    v1_seen[p, j] = obs[p, 0, j]
             elif order == "random":
-                obs[p, :, j], err[p, :, j], ex = _random_montecarlo(pm, q, tasks, draws, rng)
-                theo[p, :, j], _, _ = _random_montecarlo(pm, qt, tasks, draws, rng)
+                obs[p, :, j], err[p, :, j], ex = _random_expected_ratio(pm, q, tasks, subsets)
+                theo[p, :, j], _, _ = _random_expected_ratio(pm, q1, tasks, subsets, k)
                 all_exact &= ex
             else:
                 if order == "fixed":
@@ -344,14 +434,15 @@ def growth(
         mean_obs = np.nanmean(obs, axis=0) if len(mats) else obs[0]
         mean_theo = np.nanmean(theo, axis=0) if len(mats) else theo[0]
     stderr = None
-    if order == "random" and method == "montecarlo":
+    if order == "random" and not ratio_of_exp:
         stderr = (np.sqrt(np.nansum(err**2, axis=0)) / max(len(mats), 1)).tolist()
-    # union bound: V(T) <= T x V(1), from the random-order exact V(1) at each k
+    # union bound: V(T) <= T x V(1) at each k, from the curve's own V(1) when it has T = 1
+    # (it holds for the ratio of expectations; for the expected ratio it is a reference line)
     v1 = np.full(len(trials), np.nan)
     if mats and order == "random":
         per = (
-            v1_seen
-            if method == "exact" and tasks[0] == 1
+            obs[:, 0, :]
+            if tasks[0] == 1
             else np.array(
                 [
                     [_random_exact(pm, q_matrix(pm, k, samples, False), [1])[0] for k in trials]
@@ -367,7 +458,7 @@ def growth(
         else np.zeros((0, 0))
     )
     label = (
-        ("exact" if method == "exact" else ("exact" if all_exact else f"montecarlo:{draws}:{seed}"))
+        (method if ratio_of_exp or all_exact else f"{method}:{draws}:{seed}")
         if order == "random"
         else ("fixed" if order == "fixed" else "greedy")
     )

@@ -70,31 +70,76 @@ def brute(cube, T, k):
 @pytest.mark.parametrize("T,k", [(1, 1), (2, 1), (3, 2), (4, 3), (5, 3)])
 def test_random_order_against_brute_force(cube, T, k):
     opts = MetricOptions(mode="definition")
-    exact = growth(cube, opts, order="random", tasks=[T], trials=[k])
     b = brute(cube, T, k)
-    expected_ratio_of_expectations = np.mean([n / d for n, d, _ in b])
-    assert exact.method == "exact"
-    assert exact.violation[0][0] == pytest.approx(expected_ratio_of_expectations)
-    mc = growth(
-        cube, opts, order="random", tasks=[T], trials=[k], method="montecarlo", draws=4, seed=1
+    ratio_of_expectations = growth(
+        cube, opts, order="random", tasks=[T], trials=[k], method="ratio-of-expectations"
     )
+    assert ratio_of_expectations.method == "ratio-of-expectations"
+    assert ratio_of_expectations.violation[0][0] == pytest.approx(np.mean([n / d for n, d, _ in b]))
     expected_ratio = np.mean([r for _, _, r in b])
-    if mc.method == "exact":  # few subsets: enumerated
-        assert mc.violation[0][0] == pytest.approx(expected_ratio)
+    small = growth(cube, opts, order="random", tasks=[T], trials=[k], draws=4, seed=1)
+    if small.method == "expected-ratio":  # few subsets: enumerated, no sampling error
+        assert small.violation[0][0] == pytest.approx(expected_ratio)
+        assert small.stderr[0][0] == 0
     else:
-        assert mc.method == "montecarlo:4:1"
-        big = growth(
-            cube,
-            opts,
-            order="random",
-            tasks=[T],
-            trials=[k],
-            method="montecarlo",
-            draws=3000,
-            seed=2,
-        )
-        se = big.stderr[0][0]
-        assert abs(big.violation[0][0] - expected_ratio) <= 4 * se + 1e-9
+        assert small.method == "expected-ratio:4:1" and small.stderr[0][0] > 0
+        big = growth(cube, opts, order="random", tasks=[T], trials=[k], draws=3000, seed=2)
+        assert big.method == "expected-ratio"  # 3,000 > C(5, T): enumerated
+        assert big.violation[0][0] == pytest.approx(expected_ratio)
+    # the theory 1-(1-p)^k over the same random subsets, against brute force on p = c/n
+    theory = growth(cube, opts, order="random", tasks=[T], trials=[k], draws=100000)
+    assert theory.method == "expected-ratio"  # every subset enumerated
+    assert theory.theory[0][0] == pytest.approx(brute_theory(cube, T, k))
+
+
+def brute_theory(cube, T, k):
+    """Expected ratio of the independence prediction over every T-subset, mean over profiles."""
+    per_profile = []
+    for p in range(cube.n_profiles):
+        ctxs = [c for c in range(len(cube.ctx_profile)) if cube.ctx_profile[c] == p]
+        n = {c: cube.n_trials for c in ctxs}
+        q = {}  # (attr, ctx) -> (1 - c/n)^k
+        for r in range(len(cube.pair_ctx)):
+            c = int(cube.pair_ctx[r])
+            if cube.ctx_profile[c] != p or cube.pair_private[r] < 1:
+                continue
+            leaks = bin(int(cube.pair_mask[r])).count("1")
+            q[(int(cube.pair_attr[r]), c)] = (1 - leaks / n[c]) ** k
+        attrs = {a for a, _ in q}
+        ratios = []
+        for subset in itertools.combinations(ctxs, T):
+            elig = [a for a in attrs if any((a, c) in q for c in subset)]
+            if elig:
+                leak = [1 - np.prod([q.get((a, c), 1.0) for c in subset]) for a in elig]
+                ratios.append(np.mean(leak))
+        per_profile.append(np.mean(ratios))
+    return np.mean(per_profile)
+
+
+def test_expected_ratio_sampled_within_its_standard_error(tmp_path):
+    rng = random.Random(7)
+    path = write_jsonl(
+        tmp_path / "r.jsonl", [random_profile(rng, f"P{i}", n_ctx=9, n_attr=6) for i in range(2)]
+    )
+    nine = cube_from_official(path)
+    opts = MetricOptions(mode="definition")
+    for T, k in [(3, 1), (4, 2), (6, 3)]:  # 84, 126 and 84 subsets; 60 random orders
+        curve = growth(nine, opts, order="random", tasks=[T], trials=[k], draws=60, seed=3)
+        assert curve.method == "expected-ratio:60:3"
+        se = curve.stderr[0][0]
+        truth = np.mean([r for _, _, r in brute(nine, T, k)])
+        assert 0 < se < 0.05 and abs(curve.violation[0][0] - truth) <= 4 * se
+
+
+def test_method_names_old_and_new(cube):
+    opts = MetricOptions(mode="definition")
+    old = growth(cube, opts, order="random", tasks=[2], trials=[1], method="montecarlo")
+    new = growth(cube, opts, order="random", tasks=[2], trials=[1], method="expected-ratio")
+    assert old.violation == new.violation and old.method == new.method
+    with pytest.raises(ValueError, match="ratio-of-expectations"):
+        growth(cube, opts, method="exact")
+    with pytest.raises(ValueError, match="expected-ratio"):
+        growth(cube, opts, method="nonsense")
 
 
 @pytest.mark.parametrize("order", ["random", "fixed", "worst"])
@@ -102,7 +147,7 @@ def test_random_order_against_brute_force(cube, T, k):
 def test_full_curve_ends_at_violation_at_n(mode, order):
     cube = cube_from_official(shared_file("results_sample.jsonl"))
     opts = MetricOptions(mode=mode)
-    curve = growth(cube, opts, order=order)
+    curve = growth(cube, opts, order=order, method="ratio-of-expectations")
     metric = compute(cube, opts).violation.mean
     assert curve.tasks[-1] == 49 and curve.trials[-1] == 3
     assert curve.violation[-1][-1] == pytest.approx(metric)
@@ -121,7 +166,7 @@ def test_full_curve_ends_at_violation_at_n(mode, order):
 
 def test_one_task_one_sample_is_mean_of_per_context_fractions(cube):
     opts = MetricOptions(mode="definition")
-    curve = growth(cube, opts, order="random", tasks=[1], trials=[1], method="montecarlo")
+    curve = growth(cube, opts, order="random", tasks=[1], trials=[1])
     per_profile = []
     for p in range(cube.n_profiles):
         fractions = []
@@ -136,7 +181,7 @@ def test_one_task_one_sample_is_mean_of_per_context_fractions(cube):
             if rows:
                 fractions.append(np.mean([int(cube.pair_mask[r]) & 1 for r in rows]))
         per_profile.append(np.mean(fractions))
-    assert curve.method == "exact"
+    assert curve.method == "expected-ratio"  # one task at a time: enumerated exactly
     assert curve.violation[0][0] == pytest.approx(np.mean(per_profile))
 
 
@@ -157,3 +202,18 @@ def test_attribute_view(cube):
     assert len(view.hazard_samples) == cube.n_trials
     with pytest.raises(LookupError):
         attribute_view(cube, name, "no_such_key", opts)
+
+
+def test_cli_method_names(capsys):
+    from cimem.cli.main import main
+
+    results = str(shared_file("results_sample.jsonl"))
+    with pytest.raises(SystemExit) as stop:
+        main(["growth", "--results", results, "--method", "exact"])
+    assert stop.value.code == 2
+    assert "now 'ratio-of-expectations'" in capsys.readouterr().err
+    assert main(["growth", "--results", results, "--tasks", "1,10,49", "--json"]) == 0
+    import json
+
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["method"] == "expected-ratio:400:0" and doc["stderr"][0][0] == 0.0
