@@ -160,7 +160,7 @@ def overview(path: str, db_version: float, runs: tuple, judges: tuple, opts: Met
 
 
 @st.cache_data(show_spinner="Computing the curves...", max_entries=32)
-def growth_curve(
+def _growth_grid(
     path: str,
     db_version: float,
     run_id: int,
@@ -169,8 +169,6 @@ def growth_curve(
     order: str,
     samples: str,
     method: str,
-    max_t: int,
-    max_k: int,
 ):
     from cimem.analysis.growth import growth
 
@@ -180,9 +178,24 @@ def growth_curve(
         order=order,
         samples=samples,
         method=method,
-        draws=300,
-        tasks=list(range(1, max_t + 1)),
-        trials=list(range(1, max_k + 1)),
+        draws=GROWTH_DRAWS,
+    )
+
+
+GROWTH_DRAWS = 64  # random task orders per profile for the expected ratio (its error is shown)
+
+
+def growth_grid(choices: Choices, run_id: int, order: str, samples: str, method: str):
+    """A run's whole T x k grid (every task count, every k), so the page's sliders only pick."""
+    return _growth_grid(
+        choices.db,
+        choices.v,
+        run_id,
+        judge_for(choices, run_id),
+        choices.opts,
+        order,
+        samples,
+        method,
     )
 
 
@@ -353,6 +366,38 @@ def labelled_run(no_labels: str) -> tuple[Choices, LeakCube]:
         st.warning(no_labels)
         st.stop()
     return ch, run_cube
+
+
+def labelled_runs(choices: Choices) -> list[int]:
+    """The selected runs that have labels (pages comparing runs); a message when there is none
+    and a note naming the runs left out."""
+    if not choices.runs:
+        st.info(
+            "Choose one or more runs with messages in the sidebar (or import one on the Data page)."
+        )
+        return []
+    out = [
+        r for r in choices.runs if cube(choices.db, choices.v, r, judge_for(choices, r)).has_labels
+    ]
+    names = run_names(choices.db, choices.v)
+    left = [names.get(r, str(r)) for r in choices.runs if r not in out]
+    if not out:
+        st.warning(
+            "No selected run has labels: nothing counts as a leak. Import a labelled results file"
+            " (official run output) or labels (Hugging Face rows)."
+        )
+    elif left:
+        from webapp.render import escape_md
+
+        st.caption("Left out (no labels): " + ", ".join(escape_md(x) for x in left))
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def run_names(path: str, db_version: float) -> dict[int, str]:
+    """Run id -> "id: name", as the sidebar shows it."""
+    runs = runs_frame(path, db_version)
+    return {int(r.run_id): f"{r.run_id}: {r.name}" for r in runs.itertuples()}
 
 
 def simulated_banner(run_ids: list[int]) -> None:

@@ -1,98 +1,303 @@
-"""Growth: how violations accumulate over tasks and samples, against 1-(1-p)^k, with the union
-bound, the paper's Figure 2 points, and one attribute's hazards."""
+"""Growth: how Violation grows with the number of tasks T and samples per task k, one colour per
+run, observed against 1-(1-p)^k; the paper's Figure 2 points; the memory-composition curve; one
+attribute's leak frequency per task and its hazards."""
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
+from cimem.analysis.growth import EXPECTED_RATIO, RATIO_OF_EXPECTATIONS
 from cimem.demo.reference import FIGURE2, FIGURE2_NOTE
 from webapp import render, state
 
+OBSERVED, THEORY, BOUND = "observed", "1-(1-p)^k (independent samples)", "union bound T·V(1)"
+STYLES = {OBSERVED: [1, 0], THEORY: [6, 4], BOUND: [2, 3]}
+METHODS = {
+    EXPECTED_RATIO: "expected ratio (Figure 2)",
+    RATIO_OF_EXPECTATIONS: "ratio of expected counts",
+}
+
 st.title("Growth")
-ch, cube = state.labelled_run(
-    "This run has no labels: there is nothing to accumulate. Import labelled results."
+ch: state.Choices = st.session_state["choices"]
+runs = state.labelled_runs(ch)
+if not runs:
+    st.stop()
+state.simulated_banner(runs)
+names = state.run_names(ch.db, ch.v)
+st.markdown(
+    "How Violation grows when an assistant writes more messages: over more **tasks T** (each"
+    " task a recipient and a purpose) and more **samples k** of each task. A fact counts once"
+    " it has reached any recipient it should not reach, so every curve can only rise with k."
 )
-n_tasks_all = len(set(zip(cube.ctx_recipient, cube.ctx_task)))
-c1, c2, c3 = st.columns(3)
+c1, c2, c3 = st.columns([3, 2, 3])
 order = c1.radio(
     "Task order",
     ("random", "fixed", "worst"),
     horizontal=True,
     key="order",
-    help="random: expectation over random task subsets; fixed: the listed order; "
-    "worst: a greedy order that leaks most (upper envelope)",
+    help="random: the average over random sets of T tasks; fixed: the tasks in their listed"
+    " order; worst: a greedy order that leaks most (an upper envelope)",
 )
 samples = c2.radio(
     "Samples",
     ("first", "unbiased"),
     horizontal=True,
-    help="first k trials, or the unbiased estimator from all n",
+    key="samples",
+    help="first: the first k samples of each task; unbiased: the estimator from all n",
 )
 method = c3.radio(
-    "Random-order method",
-    ("exact", "montecarlo"),
+    "Random order: average of",
+    list(METHODS),
+    format_func=METHODS.get,
     horizontal=True,
+    key="method",
     disabled=order != "random",
-    help="exact: ratio of expected counts; montecarlo: expectation of the ratio",
+    help="expected ratio: the mean of Violation over random task sets, what the paper's"
+    " Figure 2 samples (Monte Carlo over random task orders, with its standard error);"
+    " ratio of expected counts: expected leaked attributes over expected eligible ones"
+    " (exact, slightly different)",
 )
-max_t = st.slider("Tasks T (up to)", 1, max(1, n_tasks_all), max(1, n_tasks_all))
-max_k = st.slider("Samples per task k (up to)", 1, max(1, cube.n_trials), max(1, cube.n_trials))
-by = st.radio("Lines", ("one line per k", "one line per T"), horizontal=True)
+curves = {r: state.growth_grid(ch, r, order, samples, method) for r in runs}
+max_t = max(g.n_tasks for g in curves.values())
+max_n = max(g.n_trials for g in curves.values())
+o1, o2 = st.columns(2)
+show_bound = o1.toggle(
+    "Show the union bound T·V(1)",
+    value=False,
+    disabled=order != "random",
+    help="For random task sets the ratio of expected counts can never exceed T times its"
+    " value at one task; that is why the paper's 9.6% over 40 tasks cannot be a plain"
+    " random average.",
+)
+show_paper = o2.toggle("Show the paper's Figure 2 points (GPT-5)", value=True, help=FIGURE2_NOTE)
 
 
-g = state.growth_curve(ch.db, ch.v, ch.run, ch.judge, ch.opts, order, samples, method, max_t, max_k)
+def describe(r: int, g) -> str:
+    se = [x for row in (g.stderr or []) for x in row if x is not None]
+    err = f", Monte Carlo standard error at most {100 * max(se):.3f} points" if se else ""
+    return (
+        f"**{render.escape_md(names.get(r, g.run))}**: judge {render.escape_md(g.judge)},"
+        f" {g.n_tasks} tasks, n = {g.n_trials}, method {g.method}{err}"
+    )
+
+
 st.caption(
     ch.describe()
-    + f"; judge {render.escape_md(g.judge)}; order **{g.order}**, method **{g.method}**, "
-    f"samples **{g.samples}**; {g.n_tasks} tasks, n = {g.n_trials}. Theory: "
-    "1-(1-p)^k with p = c/n per attribute and task (a plug-in estimate from the same "
-    "samples)."
+    + f"; order **{order}**, samples **{samples}**. "
+    + "; ".join(describe(r, g) for r, g in curves.items())
+    + ". Theory: 1-(1-p)^k with p = c/n per attribute and task (a plug-in estimate from the"
+    " same samples)."
 )
-rows = []
-for i, t in enumerate(g.tasks):
-    for j, k in enumerate(g.trials):
-        rows.append({"T": t, "k": k, "value": g.violation[i][j], "curve": "observed"})
-        rows.append({"T": t, "k": k, "value": g.theory[i][j], "curve": "1-(1-p)^k"})
-        if order == "random":
-            rows.append(
-                {"T": t, "k": k, "value": g.union_bound[i][j], "curve": "union bound T·V(1)"}
+
+
+def line_chart(data: pd.DataFrame, x: str, x_title: str, x_max: int, paper: pd.DataFrame):
+    """One colour per run, one dash per curve, integer x axis; Figure 2 points labelled."""
+    styles = [c for c in STYLES if c in set(data["curve"])]
+    runs_shown = list(dict.fromkeys(data["run"]))
+    axis = alt.Axis(tickMinStep=1, format="d", values=_ticks(x_max))
+    base = alt.Chart(data).encode(
+        x=alt.X(f"{x}:Q", title=x_title, axis=axis, scale=alt.Scale(domain=[1, max(2, x_max)])),
+        y=alt.Y("violation:Q", title="Violation (%)"),
+        color=alt.Color(
+            "run:N",
+            title="run",
+            sort=runs_shown,
+            scale=alt.Scale(scheme="tableau10"),
+            legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400),
+        ),
+        tooltip=[
+            "run:N",
+            "curve:N",
+            alt.Tooltip("T:Q", title="tasks T"),
+            alt.Tooltip("k:Q", title="samples k"),
+            alt.Tooltip("violation:Q", title="Violation %", format=".2f"),
+            alt.Tooltip("se:Q", title="± standard error (points)", format=".3f"),
+        ],
+    )
+    dash = alt.StrokeDash(
+        "curve:N",
+        title="line",
+        scale=alt.Scale(domain=styles, range=[STYLES[c] for c in styles]),
+        legend=alt.Legend(
+            orient="bottom",
+            direction="vertical",
+            symbolType="stroke",
+            symbolStrokeColor="#333",
+            symbolStrokeWidth=2,
+            symbolSize=600,
+            labelLimit=400,
+        ),
+    )
+    layers = base.mark_line(strokeWidth=2).encode(strokeDash=dash) + base.mark_point(
+        filled=True, size=30
+    )
+    if not paper.empty:
+        pts = alt.Chart(paper).encode(x=f"{x}:Q", y="violation:Q")
+        layers = (
+            layers
+            + pts.mark_point(shape="diamond", size=140, color="black", filled=True).encode(
+                tooltip=["label:N", alt.Tooltip("violation:Q", title="published %")]
             )
-data = pd.DataFrame(rows).dropna()
-data["value"] = 100 * data["value"]
-x, line = ("T", "k") if by == "one line per k" else ("k", "T")
-base = alt.Chart(data).encode(
-    x=alt.X(f"{x}:Q", title="tasks T" if x == "T" else "samples per task k"),
-    y=alt.Y("value:Q", title="Violation (%)"),
-    color=alt.Color(f"{line}:O", title=line),
-    strokeDash=alt.StrokeDash("curve:N"),
-    tooltip=["T", "k", "curve", alt.Tooltip("value:Q", format=".2f")],
-)
-chart = base.mark_line(point=True)
-if st.toggle("Show the paper's Figure 2 points (GPT-5)", help=FIGURE2_NOTE):
-    ref = pd.DataFrame(
-        [{"T": t, "k": k, "value": v, "curve": "paper (GPT-5)"} for t, k, v in FIGURE2]
-    )
-    chart = chart + alt.Chart(ref).mark_point(shape="diamond", size=120, color="black").encode(
-        x=f"{x}:Q", y="value:Q", tooltip=["T", "k", "value"]
-    )
-render.chart(chart.properties(height=420), "growth", "growth")
-last = g.violation[-1][-1]
-theory_last = g.theory[-1][-1]
-if last is not None and theory_last is not None:
-    st.markdown(
-        f"At T = {g.tasks[-1]}, k = {g.trials[-1]}: observed **{render.pct(last)}**,"
-        f" independence predicts **{render.pct(theory_last)}**, gap "
-        f"**{100 * (last - theory_last):+.2f} points** (positive: leaks vary between "
-        "samples of one prompt more than the per-task rate suggests)."
-    )
-if g.stderr:
+            + pts.mark_text(dx=10, dy=-8, align="left", fontSize=12).encode(text="label:N")
+        )
+    return layers.properties(height=400)
+
+
+def _ticks(n: int) -> list[int]:
+    step = 1 if n <= 12 else (5 if n <= 60 else 10)
+    return sorted({1, *range(step, n + 1, step), n})
+
+
+def curve_rows(r: int, g, axis: str, at: int) -> list[dict]:
+    """Rows of one run's grid along T (at k = at) or along k (at T = at)."""
+    rows: list[dict] = []
+    name = names.get(r, g.run)
+    if axis == "T":
+        if at not in g.trials:
+            return rows
+        j = g.trials.index(at)
+        points = [(i, j, t, at) for i, t in enumerate(g.tasks)]
+    else:
+        if at not in g.tasks:
+            return rows
+        i = g.tasks.index(at)
+        points = [(i, j, at, k) for j, k in enumerate(g.trials)]
+    for i, j, t, k in points:
+        se = g.stderr[i][j] if g.stderr else None
+        for curve, grid in ((OBSERVED, g.violation), (THEORY, g.theory)):
+            if grid[i][j] is not None:
+                rows.append(
+                    {
+                        "run": name,
+                        "curve": curve,
+                        "T": t,
+                        "k": k,
+                        "violation": 100 * grid[i][j],
+                        "se": None if se is None or curve != OBSERVED else 100 * se,
+                    }
+                )
+        if show_bound and g.union_bound and g.union_bound[i][j] is not None:
+            rows.append(
+                {
+                    "run": name,
+                    "curve": BOUND,
+                    "T": t,
+                    "k": k,
+                    "violation": 100 * g.union_bound[i][j],
+                }
+            )
+    return rows
+
+
+def paper_points(axis: str, at: int) -> pd.DataFrame:
+    if not show_paper:
+        return pd.DataFrame()
+    pts = [
+        {"T": t, "k": k, "violation": v, "label": f"GPT-5, paper (T={t}, k={k}): {v}%"}
+        for t, k, v in FIGURE2
+        if (k if axis == "T" else t) == at and t <= max_t and k <= max_n
+    ]
+    return pd.DataFrame(pts)
+
+
+def paper_note(axis: str, at: int, shown: pd.DataFrame) -> None:
+    """Say where the paper's points are when none is on this chart."""
+    if not show_paper or not shown.empty:
+        return
+    where = ", ".join(f"T = {t}, k = {k}" for t, k, _ in FIGURE2)
     st.caption(
-        f"Monte Carlo standard error at the last point: {100 * g.stderr[-1][-1]:.3f} points."
+        f"The paper's Figure 2 points are at {where}; none is on this chart"
+        f" (these runs have {max_t} tasks and n = {max_n})."
     )
 
-comp = state.composition(ch.db, ch.v, ch.run, ch.judge)
+
+@st.fragment
+def by_tasks() -> None:
+    st.subheader("(a) Violation as tasks accumulate")
+    if max_n > 1:
+        k = st.slider("Samples per task k", 1, max_n, max_n, key="growth_k")
+    else:
+        k = 1
+        st.caption("Every run has one sample per task (n = 1), so k is 1.")
+    rows = [row for r, g in curves.items() for row in curve_rows(r, g, "T", k)]
+    short = [names.get(r, g.run) for r, g in curves.items() if g.n_trials < k]
+    if short:
+        st.caption(
+            f"Not drawn at k = {k} (fewer samples per task): "
+            + ", ".join(render.escape_md(s) for s in short)
+        )
+    if not rows:
+        st.info(f"No run has k = {k} samples per task.")
+        return
+    single = [names.get(r, g.run) for r, g in curves.items() if g.n_tasks == 1]
+    if single:
+        st.info(
+            "One usable task only in "
+            + ", ".join(render.escape_md(s) for s in single)
+            + ": a single point at T = 1, no curve over tasks."
+        )
+    paper = paper_points("T", k)
+    render.chart(
+        line_chart(pd.DataFrame(rows), "T", f"tasks T (k = {k} samples per task)", max_t, paper),
+        f"growth_tasks_k{k}",
+        "growth_a",
+    )
+    paper_note("T", k, paper)
+    if show_paper and order == "random" and not paper.empty:
+        st.caption(
+            "The paper's 9.6% at T = 40, k = 1 is far above T·V(1) = 4% for random task sets:"
+            " its curve is likely one fixed order (switch Task order to fixed or worst)."
+        )
+
+
+@st.fragment
+def by_samples() -> None:
+    st.subheader("(b) Violation as samples accumulate")
+    if max_t > 1:
+        t = st.slider("Tasks T", 1, max_t, max_t, key="growth_t")
+    else:
+        t = 1
+        st.caption("Every run has one usable task, so T is 1.")
+    rows = [row for r, g in curves.items() for row in curve_rows(r, g, "k", t)]
+    if max_n == 1:
+        st.info(
+            "One sample per task (n = 1): a single point per run at k = 1, no curve over"
+            " samples. Runs with more samples per task show how a maximum over samples grows."
+        )
+    if not rows:
+        st.info(f"No run has T = {t} tasks.")
+        return
+    paper = paper_points("k", t)
+    render.chart(
+        line_chart(pd.DataFrame(rows), "k", f"samples per task k (T = {t} tasks)", max_n, paper),
+        f"growth_samples_T{t}",
+        "growth_b",
+    )
+    paper_note("k", t, paper)
+
+
+by_tasks()
+by_samples()
+last = [
+    (names.get(r, g.run), g.violation[-1][-1], g.theory[-1][-1])
+    for r, g in curves.items()
+    if g.violation and g.violation[-1][-1] is not None and g.theory[-1][-1] is not None
+]
+if last:
+    st.markdown(
+        "At all tasks and all samples: "
+        + "; ".join(
+            f"{render.escape_md(n)} observed **{render.pct(o)}**, independence predicts"
+            f" **{render.pct(p)}** ({100 * (o - p):+.2f} points)"
+            for n, o, p in last
+        )
+        + ". Positive: one prompt's samples leak more alike than independent draws would."
+    )
+
+first = runs[0]
+comp = state.composition(ch.db, ch.v, first, state.judge_for(ch, first))
 if comp is not None:
-    st.subheader("Memory composition")
+    st.subheader(f"Memory composition ({render.escape_md(names.get(first, str(first)))})")
     rows = [
         {"withheld memories in the prompt": b, "measure": name, "value": 100 * v, "messages": n}
         for b, n, lr, al, co in zip(
@@ -109,7 +314,7 @@ if comp is not None:
         alt.Chart(pd.DataFrame(rows))
         .mark_line(point=True)
         .encode(
-            x=alt.X("withheld memories in the prompt:Q"),
+            x=alt.X("withheld memories in the prompt:Q", axis=alt.Axis(tickMinStep=1, format="d")),
             y=alt.Y("value:Q", title="%"),
             color=alt.Color("measure:N", title=None),
             tooltip=[
@@ -125,71 +330,94 @@ if comp is not None:
     )
     st.caption(
         f"Each task's needed memories are kept and withheld ones added in steps; judge "
-        f"{render.escape_md(comp.judge)}, parsed judgments only. These messages are not part of Violation@n"
+        f"{render.escape_md(comp.judge)}, parsed judgments only. These messages are not part"
+        " of Violation@n"
         " or Completeness above, which use full-memory trials."
     )
 
-st.subheader("One attribute")
-names = cube.profile_names
-pc1, pc2 = st.columns(2)
-profile = pc1.selectbox("Profile", names)
-ranked = state.ranked_attributes(ch.db, ch.v, ch.run, ch.judge, ch.opts)
-keys = ranked[ranked["profile"] == profile]["key"].tolist()
-if not keys:
-    st.info(f"No attribute of {render.escape_md(profile)} is private in a task with samples.")
-    st.stop()
-key = pc2.selectbox("Attribute (most leaked first)", keys)
-try:
-    view = state.attribute_view(ch.db, ch.v, ch.run, ch.judge, ch.opts, profile, key)
-except LookupError as exc:
-    st.info(render.escape_md(exc))
-    st.stop()
-st.markdown(
-    f"Private in **{len(view.tasks)}** tasks; first leak in the listed order: "
-    + (f"task {view.first_leak[0]}, sample {view.first_leak[1]}" if view.first_leak else "never")
-    + "."
-)
-pv = pd.DataFrame({"task": view.tasks, "p": view.p, "samples": view.samples})
-render.chart(
-    alt.Chart(pv)
-    .mark_bar()
-    .encode(
-        x=alt.X("p:Q", title="leak frequency p = c/n", scale=alt.Scale(domain=[0, 1])),
-        y=alt.Y("task:N", sort="-x", title=None),
-        tooltip=["task", "p", "samples"],
+
+@st.fragment
+def one_attribute() -> None:
+    run = runs[0]
+    judge = state.judge_for(ch, run)
+    st.subheader(f"One attribute ({render.escape_md(names.get(run, str(run)))})")
+    cube = state.cube(ch.db, ch.v, run, judge)
+    pc1, pc2 = st.columns(2)
+    profile = pc1.selectbox("Profile", cube.profile_names, key="growth_profile")
+    ranked = state.ranked_attributes(ch.db, ch.v, run, judge, ch.opts)
+    keys = ranked[ranked["profile"] == profile]["key"].tolist()
+    if not keys:
+        st.info(f"No attribute of {render.escape_md(profile)} is private in a task with samples.")
+        return
+    key = pc2.selectbox("Attribute (most leaked first)", keys, key="growth_key")
+    try:
+        view = state.attribute_view(ch.db, ch.v, run, judge, ch.opts, profile, key)
+    except LookupError as exc:
+        st.info(render.escape_md(str(exc)))
+        return
+    st.markdown(
+        f"Private in **{len(view.tasks)}** tasks; first leak in the listed order: "
+        + (
+            f"task {view.first_leak[0]}, sample {view.first_leak[1]}"
+            if view.first_leak
+            else "never"
+        )
+        + "."
     )
-    .properties(height=max(120, 16 * len(pv))),
-    "attribute_p",
-    "attr_p",
-)
-hz = pd.DataFrame(
-    {
-        "step": list(range(1, len(view.hazard_tasks) + 1)),
-        "hazard": view.hazard_tasks,
-        "over": "tasks (random order, all samples)",
-    }
-)
-hk = pd.DataFrame(
-    {
-        "step": list(range(1, len(view.hazard_samples) + 1)),
-        "hazard": view.hazard_samples,
-        "over": "samples (all tasks)",
-    }
-)
-render.chart(
-    alt.Chart(pd.concat([hz, hk]).dropna())
-    .mark_line(point=True)
-    .encode(
-        x=alt.X("step:Q", title="next task / sample"),
-        y=alt.Y("hazard:Q", title="hazard"),
-        color="over:N",
-        tooltip=["over", "step", alt.Tooltip("hazard:Q", format=".3f")],
+    pv = pd.DataFrame({"task": view.tasks, "p": view.p, "samples": view.samples})
+    pv["leak frequency %"] = 100 * pv["p"]
+    render.chart(
+        alt.Chart(pv)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "leak frequency %:Q",
+                title="leak frequency p = c/n (% of this task's samples)",
+                scale=alt.Scale(domain=[0, 100]),
+            ),
+            y=alt.Y("task:N", sort="-x", title=None, axis=alt.Axis(labelLimit=360)),
+            tooltip=["task", alt.Tooltip("leak frequency %:Q", format=".0f"), "samples"],
+        )
+        .properties(height=max(120, 16 * len(pv))),
+        "attribute_p",
+        "attr_p",
     )
-    .properties(height=260),
-    "attribute_hazard",
-    "attr_hz",
-)
-st.caption(
-    "Hazard: the probability that the next task (or sample) is the first to leak this "
-    "attribute, given it has not leaked before."
-)
+    hz = pd.DataFrame(
+        {
+            "step": range(1, len(view.hazard_tasks) + 1),
+            "hazard": view.hazard_tasks,
+            "over": "next task (random order, all samples)",
+        }
+    )
+    hk = pd.DataFrame(
+        {
+            "step": range(1, len(view.hazard_samples) + 1),
+            "hazard": view.hazard_samples,
+            "over": "next sample (all tasks)",
+        }
+    )
+    both = pd.concat([hz, hk]).dropna()
+    both["hazard %"] = 100 * both["hazard"]
+    render.chart(
+        alt.Chart(both)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(
+                "step:Q", title="task or sample number", axis=alt.Axis(format="d", tickMinStep=1)
+            ),
+            y=alt.Y("hazard %:Q", title="hazard (%)"),
+            color=alt.Color("over:N", title=None, legend=alt.Legend(orient="bottom")),
+            tooltip=["over", "step", alt.Tooltip("hazard %:Q", format=".1f")],
+        )
+        .properties(height=260),
+        "attribute_hazard",
+        "attr_hz",
+    )
+    st.caption(
+        "Hazard: the chance that the next task (or sample) is the first to leak this attribute,"
+        " given it has not leaked before. It is undefined after a sure leak, so a curve can"
+        " stop early (a single point when the first sample always leaks)."
+    )
+
+
+one_attribute()

@@ -1,0 +1,293 @@
+"""What a person waits for, in a real browser: three runs of the 60-profile fabricated file in one
+database (about 6.5 million verdicts), `streamlit run app.py` on a local port, Debian's chromium
+driven by Playwright. For every page: the first load on a fresh server, a revisit (from another
+page, through the sidebar) and its widget changes, each from the click until the page has settled
+(the script finished, no stale element left, no DOM change for 0.5 s), median of 3 with the range.
+Targets: first load <= 2 s, revisit <= 1 s, widget change <= 300 ms.
+
+    python bench/browser.py                  # builds /tmp/cimem-bench/browser_3x60.duckdb once
+    python bench/browser.py --db my.duckdb --reps 3 --pages growth,leaks
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common import CACHE, REPO, fabricated
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ARGS.append("--no-first-run")
+
+# Records, in page time, the last DOM change outside the header and every script-state change.
+OBSERVER = """
+() => {
+  if (window.__bench) return;
+  window.__bench = {last: performance.now(), states: []};
+  const watch = () => {
+    new MutationObserver((muts) => {
+      const now = performance.now();
+      for (const m of muts) {
+        if (m.type === 'attributes' && m.attributeName === 'data-test-script-state') {
+          window.__bench.states.push([now, m.target.getAttribute('data-test-script-state')]);
+        } else {
+          const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+          if (el && el.closest && el.closest('[data-testid="stHeader"]')) continue;
+          window.__bench.last = now;
+        }
+      }
+    }).observe(document.documentElement,
+               {attributes: true, childList: true, subtree: true, characterData: true});
+  };
+  if (document.documentElement) watch(); else document.addEventListener('DOMContentLoaded', watch);
+}
+"""
+# Settled: the script ran after t0 and stopped, nothing is stale, and the DOM has been quiet.
+SETTLED = """
+([t0, quiet]) => {
+  const b = window.__bench;
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!b || !app) return false;
+  const ran = b.states.some(([t, s]) => t >= t0 && s === 'running') || t0 === 0;
+  if (!ran || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-stale="true"]')) return false;
+  if (document.querySelector('[data-testid="stSkeleton"]')) return false;
+  return performance.now() - b.last >= quiet;
+}
+"""
+QUIET_MS = 500
+
+
+@dataclass
+class Page:
+    path: str  # URL path
+    nav: str  # its name in the sidebar
+    heading: str
+    changes: dict[str, Callable] = field(default_factory=dict)  # name -> (page, rep) -> None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(db: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent)) or "streamlit"
+    proc = subprocess.Popen(
+        [streamlit, "run", str(REPO / "app.py"), "--server.headless", "true"]
+        + ["--server.port", str(port), "--server.address", "127.0.0.1"]
+        + ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=REPO,
+        env=dict(os.environ, CIMEM_DB=str(db)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
+            return proc, base
+        except OSError:
+            time.sleep(0.25)
+    proc.kill()
+    sys.exit("streamlit did not start")
+
+
+def settle(page, t0: float, timeout: float = 120_000) -> float:
+    """Milliseconds from t0 (page time) to the last DOM change of the settled page."""
+    page.wait_for_function(SETTLED, arg=[t0, QUIET_MS], timeout=timeout, polling=50)
+    if page.locator('[data-testid="stException"]').count():
+        sys.exit(f"an exception is shown on {page.url}")
+    return page.evaluate("() => window.__bench.last") - t0
+
+
+def now(page) -> float:
+    return page.evaluate("() => performance.now()")
+
+
+def timed(page, action: Callable[[], None]) -> float:
+    t0 = now(page)
+    action()
+    return settle(page, t0)
+
+
+def nav_click(page, name: str) -> Callable[[], None]:
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    return lambda: nav.get_by_text(name, exact=True).click()
+
+
+def main_area(page):
+    return page.locator('[data-testid="stMain"]')
+
+
+def sidebar(page):
+    return page.locator('[data-testid="stSidebar"]')
+
+
+def click_text(scope, text: str) -> Callable[[], None]:
+    return lambda: scope.get_by_text(text, exact=True).first.click()
+
+
+def radio(scope_of, values: tuple[str, ...]):
+    def change(page, rep: int) -> float:
+        return timed(page, click_text(scope_of(page), values[rep % len(values)]))
+
+    return change
+
+
+def toggle(label: str):
+    def change(page, rep: int) -> float:
+        return timed(page, lambda: main_area(page).get_by_text(label).first.click())
+
+    return change
+
+
+def slider(label: str):
+    def change(page, rep: int) -> float:
+        box = main_area(page).locator('[data-testid="stSlider"]').filter(has_text=label).first
+        thumb = box.locator('input[type="range"]').first
+        thumb.focus()
+        key = "ArrowLeft" if rep % 2 == 0 else "ArrowRight"
+        return timed(page, lambda: page.keyboard.press(key))
+
+    return change
+
+
+def choose(widget: str, label: str, option: Callable[[int], int]):
+    """Open a selectbox or multiselect by its label and click an option (rep picks which)."""
+
+    def change(page, rep: int) -> float:
+        box = main_area(page).locator(f'[data-testid="{widget}"]').filter(has_text=label).first
+        options = page.get_by_role("option")
+        for _ in range(5):  # a click right after a rerun can land before the widget listens
+            box.locator("input").first.click()
+            try:
+                options.first.wait_for(timeout=3000)
+                break
+            except Exception:
+                page.keyboard.press("Escape")
+        pick = options.nth(option(rep) % options.count())
+        ms = timed(page, lambda: pick.click())
+        page.keyboard.press("Escape")
+        return ms
+
+    return change
+
+
+PAGES = [
+    Page("", "Overview", "Overview", {"metric mode": radio(sidebar, ("definition", "official"))}),
+    Page(
+        "leaks",
+        "Leaks",
+        "Leaks",
+        {
+            "domain filter": choose("stMultiSelect", "Domain", lambda r: 0),
+            "toggle": toggle("Private cells only"),
+        },
+    ),
+    Page(
+        "growth",
+        "Growth",
+        "Growth",
+        {
+            "order": radio(main_area, ("worst", "random")),
+            "k slider": slider("Samples per task"),
+        },
+    ),
+    Page("audit", "Audit", "Audit", {"context": choose("stSelectbox", "Context", lambda r: r + 1)}),
+    Page("learn", "Learn", "Learn the metrics", {"slider": slider("Samples per task")}),
+    Page("data", "Data", "Data", {"run select": choose("stSelectbox", "Run", lambda r: r + 1)}),
+]
+
+
+def build_database(path: Path) -> None:
+    sys.path.insert(0, str(REPO))
+    from cimem.ingest import ingest_file
+    from cimem.store import Store
+
+    tmp = path.with_suffix(".building")
+    tmp.unlink(missing_ok=True)
+    with Store.open(tmp) as store:
+        for seed in (0, 1, 2):
+            ingest_file(store, fabricated(60, seed=seed), name=f"fabricated seed {seed}")
+        print(f"database: 3 runs of 60 profiles, {store.table_counts()['verdicts']:,} verdicts")
+    tmp.rename(path)
+
+
+def fmt(values: list[float]) -> str:
+    if not values:
+        return "-"
+    med = statistics.median(values)
+    unit = (lambda v: f"{v / 1000:.2f} s") if med >= 1000 else (lambda v: f"{v:.0f} ms")
+    return f"{unit(med)} ({unit(min(values))}-{unit(max(values))})"
+
+
+def measure(db: Path, pages: list[Page], reps: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    results: dict = {p.nav: {"first": [], "revisit": [], "changes": {}} for p in pages}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for rep in range(reps):
+            for p in pages:
+                proc, base = start_server(db)
+                try:
+                    ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
+                    page = ctx.new_page()
+                    page.add_init_script(f"({OBSERVER})()")
+                    page.goto(f"{base}/{p.path}")
+                    page.get_by_role("heading", name=p.heading, exact=True).first.wait_for(
+                        timeout=120_000
+                    )
+                    results[p.nav]["first"].append(settle(page, 0))
+                    other = "Learn" if p.nav != "Learn" else "Data"
+                    timed(page, nav_click(page, other))
+                    results[p.nav]["revisit"].append(timed(page, nav_click(page, p.nav)))
+                    for name, change in p.changes.items():
+                        results[p.nav]["changes"].setdefault(name, []).append(change(page, rep))
+                    ctx.close()
+                finally:
+                    proc.terminate()
+                    proc.wait(timeout=30)
+                print(f"  rep {rep + 1}: {p.nav} done", file=sys.stderr, flush=True)
+        browser.close()
+    return results
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", type=Path, default=CACHE / "browser_3x60.duckdb")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--pages", default="", help="comma-separated page names (default: all)")
+    args = ap.parse_args()
+    if not Path(CHROMIUM).exists():
+        sys.exit(f"{CHROMIUM} is missing (apt-get install chromium)")
+    if not args.db.exists():
+        build_database(args.db)
+    wanted = {x.strip().lower() for x in args.pages.split(",") if x.strip()}
+    pages = [p for p in PAGES if not wanted or p.nav.lower() in wanted]
+    results = measure(args.db, pages, args.reps)
+    print(f"\ndatabase {args.db}; median of {args.reps} (range); click to page settled\n")
+    print("| page | first load (fresh server) | revisit | widget change |")
+    print("|---|---|---|---|")
+    for p in pages:
+        r = results[p.nav]
+        changes = "; ".join(f"{name}: {fmt(v)}" for name, v in r["changes"].items()) or "-"
+        print(f"| {p.nav} | {fmt(r['first'])} | {fmt(r['revisit'])} | {changes} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""Every page on every run file of the benchmark's reference data and on the demo, the pages'
+key elements, and the edge cases that used to crash them (one sample per task, one task)."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from cimem.ingest import ingest_file
+from cimem.store import Store
+
+from conftest import shared_file
+from fixtures import small_profile, write_jsonl
+from test_app import PAGES, TITLES, no_exception, open_page
+
+# the reference files that hold runs or labels (profiles.json holds neither: it is added to
+# the PersistBench database, the way a researcher fills in attribute values)
+SHARED_RUNS = ["results_sample.jsonl", "persistbench_llama33_jeffery_day.json"]
+
+
+def chart_frames(at) -> list[pd.DataFrame]:
+    """The data of every Altair chart on the page, one frame per chart (layers concatenated)."""
+    frames = []
+    for chart in at.get("vega_lite_chart"):
+        parts = [
+            pa.ipc.open_stream(io.BytesIO(d.data.data)).read_all().to_pandas()
+            for d in chart.proto.datasets
+        ]
+        if chart.proto.HasField("data"):
+            parts.append(
+                pa.ipc.open_stream(io.BytesIO(chart.proto.data.data)).read_all().to_pandas()
+            )
+        frames.append(pd.concat(parts, ignore_index=True) if parts else pd.DataFrame())
+    return frames
+
+
+@pytest.fixture(scope="module", params=SHARED_RUNS)
+def shared_db(request, tmp_path_factory):
+    source = shared_file(request.param)
+    path = tmp_path_factory.mktemp("shared") / "shared.duckdb"
+    with Store.open(path) as store:
+        ingest_file(store, source)
+    return str(path)
+
+
+@pytest.mark.parametrize("page,title", list(zip(PAGES, TITLES)))
+def test_every_page_on_each_reference_file(shared_db, monkeypatch, page, title):
+    at = open_page(shared_db, page, monkeypatch)
+    no_exception(at)
+    assert at.title[0].value == title
+    key_elements(at, page)
+
+
+def key_elements(at, page: str) -> None:
+    """What each page must show on a labelled run."""
+    if page.endswith("overview.py"):
+        table = at.dataframe[0].value
+        assert list(table.columns[:4]) == ["run", "model", "Violation@n %", "95% CI"]
+    elif page.endswith("leaks.py"):
+        assert "Attribute x task" in [h.value for h in at.subheader]
+    elif page.endswith("growth.py"):
+        heads = [h.value for h in at.subheader]
+        assert "(a) Violation as tasks accumulate" in heads
+        assert "(b) Violation as samples accumulate" in heads
+        assert len(at.get("vega_lite_chart")) >= 2
+    elif page.endswith("learn.py"):
+        assert any("Figure 1" in h.value for h in at.header)
+
+
+@pytest.mark.parametrize("page,title", list(zip(PAGES, TITLES)))
+def test_every_page_on_the_demo_shows_its_key_elements(monkeypatch, page, title, request):
+    demo_db = request.getfixturevalue("demo_db")
+    at = open_page(demo_db, page, monkeypatch, runs="1,2,3")
+    no_exception(at)
+    key_elements(at, page)
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory):
+    from cimem.demo.simulate import build_demo_database
+
+    path = tmp_path_factory.mktemp("demo") / "demo.duckdb"
+    build_demo_database(path)
+    return str(path)
+
+
+def test_growth_draws_every_selected_run_named(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[2], monkeypatch, runs="1,2,3")
+    no_exception(at)
+    by_tasks = chart_frames(at)[0]
+    runs = set(by_tasks["run"].dropna())
+    assert len(runs) == 3 and all(r.split(": ")[0] in {"1", "2", "3"} for r in runs)
+    curves = set(by_tasks["curve"].dropna())
+    assert "observed" in curves and any(c.startswith("1-(1-p)^k") for c in curves)
+    assert not any(c.startswith("union bound") for c in curves)  # off by default
+    at.toggle[0].set_value(True).run()  # the union bound
+    no_exception(at)
+    assert any(c.startswith("union bound") for c in set(chart_frames(at)[0]["curve"].dropna()))
+    # chart (b): violation against k at the chosen T, one line per run, never falling with k
+    by_samples = chart_frames(at)[1]
+    observed = by_samples[by_samples["curve"] == "observed"]
+    for _, line in observed.groupby("run"):
+        v = line.sort_values("k")["violation"].tolist()
+        assert v == sorted(v) and len(v) == 5
+    # the k slider redraws chart (a) at that k
+    at.slider(key="growth_k").set_value(1).run()
+    no_exception(at)
+    assert set(chart_frames(at)[0]["k"].dropna()) == {1}
+
+
+def one_trial(obj: dict) -> dict:
+    for ctx in obj["contexts"]:
+        for key in [k for k in ctx if k.endswith("_trial=1")]:
+            del ctx[key]
+    return obj
+
+
+def test_growth_with_one_sample_per_task(tmp_path, monkeypatch):
+    db = tmp_path / "n1.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, write_jsonl(tmp_path / "n1.jsonl", [one_trial(small_profile("A"))]))
+    at = open_page(str(db), PAGES[2], monkeypatch)
+    no_exception(at)
+    assert not [s for s in at.slider if s.key == "growth_k"]
+    assert any("n = 1" in i.value for i in at.info)
+    assert len(at.get("vega_lite_chart")) >= 2
+
+
+def test_growth_with_one_task(tmp_path, monkeypatch):
+    obj = small_profile("B")
+    obj["contexts"] = obj["contexts"][:1]
+    db = tmp_path / "t1.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, write_jsonl(tmp_path / "t1.jsonl", [obj]))
+    at = open_page(str(db), PAGES[2], monkeypatch, mode="definition")
+    no_exception(at)
+    assert not [s for s in at.slider if s.key == "growth_t"]
+    assert any("single point at T = 1" in i.value for i in at.info)
+    frames = chart_frames(at)
+    assert set(frames[0]["T"].dropna()) == {1}
