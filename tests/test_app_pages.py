@@ -8,13 +8,13 @@ import io
 import pandas as pd
 import pyarrow as pa
 import pytest
+from test_app import PAGES, TITLES, no_exception, open_page
 
 from cimem.ingest import ingest_file
 from cimem.store import Store
 
 from conftest import shared_file
 from fixtures import small_profile, write_jsonl
-from test_app import PAGES, TITLES, no_exception, open_page
 
 # the reference files that hold runs or labels (profiles.json holds neither: it is added to
 # the PersistBench database, the way a researcher fills in attribute values)
@@ -57,8 +57,7 @@ def test_every_page_on_each_reference_file(shared_db, monkeypatch, page, title):
 def key_elements(at, page: str) -> None:
     """What each page must show on a labelled run."""
     if page.endswith("overview.py"):
-        table = at.dataframe[0].value
-        assert list(table.columns[:4]) == ["run", "model", "Violation@n %", "95% CI"]
+        assert "Violation@n %" in at.dataframe[0].value.columns
     elif page.endswith("leaks.py"):
         assert "Attribute x task" in [h.value for h in at.subheader]
     elif page.endswith("growth.py"):
