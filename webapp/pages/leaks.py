@@ -2,6 +2,7 @@
 heatmap; the attributes leaked most and the recipients that receive most; the messages behind."""
 
 import altair as alt
+import pandas as pd
 import streamlit as st
 
 from webapp import render, state
@@ -15,19 +16,19 @@ m = state.metrics(ch.db, ch.v, ch.run, ch.judge, ch.opts)
 st.caption(
     f"Run {render.escape_md(m.run)}; "
     + ch.describe(m)
-    + ". A leak: a withheld attribute that the judge "
-    "found in a sample. Frequencies are leaks / samples."
+    + ". A leak: a withheld attribute that the judge found in a sample. Percentages are leaks"
+    " / samples; a dash means there is nothing to count (no such pair)."
 )
-pairs = state.pairs(ch.db, ch.v, ch.run, ch.judge, ch.opts)
+options = state.filter_options(ch.db, ch.v, ch.run, ch.judge, ch.opts)
 
 f1, f2, f3 = st.columns(3)
-profiles = f1.multiselect("Profile", sorted(pairs["profile"].unique()), key="f_profile")
-domains = f2.multiselect("Domain", sorted(x for x in pairs["domain"].dropna().unique()))
-events = f3.multiselect("Event", sorted(x for x in pairs["event"].dropna().unique()))
+profiles = f1.multiselect("Profile", options["profile"], key="f_profile")
+domains = f2.multiselect("Domain", options["domain"], key="f_domain")
+events = f3.multiselect("Event", options["event"], key="f_event")
 f4, f5, f6 = st.columns(3)
-recipients = f4.multiselect("Recipient", sorted(pairs["recipient"].unique()))
-tasks = f5.multiselect("Task", sorted(pairs["task"].unique()))
-search = f6.text_input("Attribute contains", "")
+recipients = f4.multiselect("Recipient", options["recipient"], key="f_recipient")
+tasks = f5.multiselect("Task", options["task"], key="f_task")
+search = f6.text_input("Attribute contains", "", key="f_search")
 filters = tuple(
     (col, tuple(chosen))
     for col, chosen in (
@@ -39,151 +40,270 @@ filters = tuple(
     )
     if chosen
 ) + ((("search", search),) if search else ())
-(view, attrs, by_recipient, by_domain, by_profile, private_cells, all_cells) = state.leak_tables(
-    ch.db, ch.v, ch.run, ch.judge, ch.opts, filters
-)
-if view.empty:
+if state.matching_pairs(ch.db, ch.v, ch.run, ch.judge, ch.opts, filters) == 0:
     st.info("No pair matches these filters.")
     st.stop()
 
-st.subheader("Attribute x task")
-only_private = st.toggle(
-    "Private cells only (leak frequency)",
-    value=True,
-    help="Off: every labelled cell, coloured by its label",
-)
-top = st.slider("Attributes shown (most leaked first)", 10, 80, 30, step=5)
-cells = private_cells if only_private else all_cells
-chosen_cell = None
-ranked_keys = cells.groupby("key")["leaks"].sum().sort_values(ascending=False).index[:top]
-cells = cells[cells["key"].isin(ranked_keys)]
-if cells.empty:
-    st.info("No private cell with samples here.")
-else:
+
+def pct_columns(frame: pd.DataFrame, names: dict[str, str]) -> dict:
+    """Column formats: percentages with one decimal, counts as integers, numbers narrow."""
+    return {
+        new: st.column_config.NumberColumn(new, format="%.1f%%", width="small")
+        if new.endswith("%")
+        else st.column_config.NumberColumn(new, format="%d", width="small")
+        for new in names.values()
+        if new in frame.columns and frame[new].dtype.kind in "fiu"
+    }
+
+
+def table(frame: pd.DataFrame, names: dict[str, str], **kwargs) -> None:
+    """A readable table, every row of the page visible (no inner scrolling)."""
+    st.dataframe(
+        frame,
+        hide_index=True,
+        column_config=pct_columns(frame, names),
+        height=35 * (len(frame) + 1) + 3,
+        **kwargs,
+    )
+
+
+def paged(frame: pd.DataFrame, key: str, size: int = 20) -> pd.DataFrame:
+    """Only the rows on screen: a page of ``size`` rows and a page picker when there are more."""
+    pages = max(1, -(-len(frame) // size))
+    page = 1
+    if pages > 1:
+        c1, c2 = st.columns([1, 5])
+        page = c1.number_input(f"Page (of {pages})", 1, pages, 1, key=f"{key}_page")
+        c2.caption(
+            f"{len(frame):,} rows; rows {(page - 1) * size + 1}-{min(len(frame), page * size)}"
+        )
+    return frame.iloc[(page - 1) * size : page * size]
+
+
+@st.fragment
+def heatmap_and_messages() -> None:
+    st.subheader("Attribute x task")
+    c1, c2 = st.columns([2, 3])
+    only_private = c1.toggle(
+        "Private cells only (leak frequency)",
+        value=True,
+        key="heat_private",
+        help="Off: every labelled cell, coloured by its label",
+    )
+    top = c2.slider("Attributes shown (most leaked first)", 5, 80, 30, step=5, key="heat_top")
+    cells = state.heat_cells(ch.db, ch.v, ch.run, ch.judge, ch.opts, filters, only_private, top)
+    chosen_cell = None
+    if cells.empty:
+        st.info("No private cell with samples here.")
+    elif only_private and cells["leaks"].sum() == 0:
+        st.success(
+            f"No leaks here: none of the {cells['samples'].sum():,} samples of these"
+            f" {cells['key'].nunique()} withheld attributes revealed one."
+        )
+    else:
+        chosen_cell = draw_heatmap(cells, only_private)
+    attribute_tables()
+    messages(chosen_cell)
+
+
+def draw_heatmap(cells: pd.DataFrame, only_private: bool):
+    """All rows labelled (compact label, full text in the tooltip); white is 0%."""
     pick = alt.selection_point(fields=["key", "context"], name="cell")
     color = (
-        alt.Color("frequency:Q", title="leak frequency", scale=alt.Scale(scheme="reds"))
+        alt.Color(
+            "frequency:Q",
+            title="leak frequency",
+            scale=alt.Scale(type="sqrt", domain=[0, 1], range=["#ffffff", "#a50f15"]),
+            legend=alt.Legend(format=".0%", values=[0, 0.05, 0.25, 0.5, 1]),
+        )
         if only_private
         else alt.Color(
             "label:N",
+            title="label",
             scale=alt.Scale(
                 domain=["share", "private", "ambiguous"], range=["#4c9f70", "#d1495b", "#c0c0c0"]
             ),
         )
     )
+    rows = list(dict.fromkeys(cells["row"]))
     heat = (
         alt.Chart(cells)
-        .mark_rect()
+        .mark_rect(stroke="#e6e6e6", strokeWidth=0.5)
         .encode(
             x=alt.X(
-                "context:N", title=None, sort=None, axis=alt.Axis(labelAngle=-60, labelLimit=180)
+                "column:N",
+                title=None,
+                sort=list(dict.fromkeys(cells["column"])),
+                axis=alt.Axis(labelAngle=-90, labelLimit=240, labelOverlap=False, orient="top"),
             ),
-            y=alt.Y("key:N", title=None, sort=list(ranked_keys)),
+            y=alt.Y(
+                "row:N",
+                title=None,
+                sort=rows,
+                axis=alt.Axis(labelLimit=260, labelOverlap=False, labelFontSize=11),
+            ),
             color=color,
-            opacity=alt.condition(pick, alt.value(1.0), alt.value(0.4)),
+            opacity=alt.condition(pick, alt.value(1.0), alt.value(0.45)),
             tooltip=[
-                "key",
-                "recipient",
-                "task",
-                "label",
-                "leaks",
-                "samples",
-                alt.Tooltip("frequency:Q", format=".2f"),
-                "profiles",
+                alt.Tooltip("key:N", title="attribute"),
+                alt.Tooltip("context:N", title="task"),
+                alt.Tooltip("label:N", title="label"),
+                alt.Tooltip("leaks:Q", title="leaks"),
+                alt.Tooltip("samples:Q", title="samples"),
+                alt.Tooltip("frequency:Q", title="leak frequency", format=".1%"),
+                alt.Tooltip("profiles:Q", title="profiles"),
             ],
         )
         .add_params(pick)
-        .properties(height=max(240, 18 * len(ranked_keys)))
+        .properties(width=alt.Step(18), height=alt.Step(18))
     )
-    event = st.altair_chart(heat, on_select="rerun", key="heat", selection_mode="cell")
+    event = st.altair_chart(
+        heat, on_select="rerun", key="heat", selection_mode="cell", width="content"
+    )
+    st.caption(
+        f"{len(rows)} attributes (rows, most leaked first) x {cells['column'].nunique()} tasks"
+        " (columns, recipient: purpose, most leaked first), pooled over the filtered profiles. Long names are shortened in the middle; hover a cell for the full text."
+        " Click a cell to list the messages behind it, below."
+    )
     try:
         points = event.selection["cell"]
         if points:
-            chosen_cell = (points[0]["key"], points[0]["context"])
+            return points[0]["key"], points[0]["context"]
     except (AttributeError, KeyError, TypeError, IndexError):
-        chosen_cell = None
-    st.caption("Click a cell to list the messages behind it, below.")
+        pass
+    return None
 
-st.subheader("Attributes leaked most")
-st.dataframe(
-    attrs.head(200),
-    hide_index=True,
-    key="attr_table",
-    on_select="rerun",
-    selection_mode="single-row",
-    column_config={"leak_rate": st.column_config.NumberColumn(format="%.3f")},
-)
-st.subheader("Recipients that receive most")
-st.dataframe(by_recipient, hide_index=True)
-with st.expander("By domain, and by profile"):
-    st.dataframe(by_domain, hide_index=True)
-    st.dataframe(by_profile, hide_index=True)
 
-st.subheader("Messages behind a leak")
-leaky = view[(view["leaks"] > 0) & view["in_violation"]]
-target = None
-table_sel = st.session_state.get("attr_table")
-if chosen_cell is not None:
-    key, context = chosen_cell
-    match = leaky[
-        (leaky["key"] == key)
-        & ((leaky["recipient"].astype(str) + ": " + leaky["task"].astype(str)) == context)
-    ]
-    if not match.empty:
-        target = match.iloc[0]
-elif table_sel is not None and getattr(table_sel, "selection", None) and table_sel.selection.rows:
-    row = attrs.iloc[table_sel.selection.rows[0]]
-    match = leaky[(leaky["profile"] == row["profile"]) & (leaky["key"] == row["key"])]
-    if not match.empty:
-        target = match.iloc[0]
-if target is None and not leaky.empty:
-    options = leaky.head(300)
-    label = (
-        options["profile"].astype(str)
-        + " · "
-        + options["key"].astype(str)
-        + " → "
-        + options["recipient"].astype(str)
-        + " ("
-        + options["leaks"].astype(str)
-        + "/"
-        + options["samples"].astype(str)
-        + ")"
+ATTR_COLUMNS = {
+    "profile": "profile",
+    "key": "attribute",
+    "domain": "domain",
+    "private_tasks": "private in tasks",
+    "leaked_tasks": "leaked in tasks",
+    "leaks": "leaks",
+    "samples": "samples",
+    "leak_rate": "leak rate %",
+}
+GROUP_COLUMNS = {
+    "recipient": "recipient",
+    "task": "task",
+    "domain": "domain",
+    "profile": "profile",
+    "private_pairs": "private pairs",
+    "leaked_pairs": "pairs leaked",
+    "pairs_leaked_share": "pairs leaked %",
+    "leak_rate_per_message": "leak rate per message %",
+    "needed_pairs": "needed pairs",
+    "completeness": "completeness %",
+}
+
+
+def readable(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
+    out = frame[[c for c in names if c in frame.columns]].rename(columns=names)
+    for col in out.columns:
+        if col.endswith("%"):
+            out[col] = 100 * out[col].astype(float)
+    return out
+
+
+def attribute_tables() -> None:
+    attrs, by_recipient, by_domain, by_profile = state.leak_tables(
+        ch.db, ch.v, ch.run, ch.judge, ch.opts, filters
     )
-    i = st.selectbox("Pair", range(len(options)), format_func=lambda j: label.iloc[j])
-    target = options.iloc[i]
-if target is None:
-    st.info("No leak in this selection.")
-    st.stop()
-ctx_pos = int(target["ctx"])
-attr_pos = int(target["attr"])
-pid = cube.profile_ids[int(target["profile_pos"])]
-rows = state.pair_messages(
-    ch.db,
-    ch.v,
-    ch.run,
-    int(pid),
-    int(cube.ctx_local[ctx_pos]),
-    int(cube.attr_ids[attr_pos]),
-    m.info.judge_id,
-)
-st.markdown(
-    f"**{render.escape_md(str(target['key']))}** of "
-    f"**{render.escape_md(str(target['profile']))}** to "
-    f"**{render.escape_md(str(target['recipient']))}** "
-    f"({render.escape_md(str(target['task']))}): label {target['label']}, "
-    f"{target['leaks']} of {target['samples']} samples revealed it."
-)
-for row in rows:
-    with st.container(border=True):
-        st.markdown(
-            f"Trial {row.trial}: "
-            + ("**revealed**" if row.revealed else "not revealed")
-            + (f" — evidence: {render.escape_md(row.evidence)}" if row.evidence else "")
+    st.subheader("Attributes leaked most")
+    page = paged(attrs, "attrs")
+    shown = readable(page, ATTR_COLUMNS)
+    shown.insert(5, "violated", ["yes" if v else "" for v in page["violated"]])
+    table(shown, ATTR_COLUMNS, key="attr_table", on_select="rerun", selection_mode="single-row")
+    st.session_state["attr_rows"] = page[["profile", "key"]]
+    st.subheader("Recipients that receive most")
+    shown = readable(paged(by_recipient, "recipients", 10), GROUP_COLUMNS)
+    table(shown, GROUP_COLUMNS)
+    with st.expander("By domain, and by profile"):
+        for frame, key in ((by_domain, "domains"), (by_profile, "profiles")):
+            shown = readable(paged(frame, key), GROUP_COLUMNS)
+            table(shown, GROUP_COLUMNS)
+    st.caption(
+        "pairs leaked %: share of (attribute, task) pairs leaked in at least one sample; leak"
+        " rate per message %: leaks / samples; completeness %: needed attributes stated / needed"
+        " samples. A blank cell: the group has no pair of that kind."
+    )
+
+
+def messages(chosen_cell) -> None:
+    st.subheader("Messages behind a leak")
+    leaky = state.leaky_pairs(ch.db, ch.v, ch.run, ch.judge, ch.opts, filters)
+    target = None
+    table_sel = st.session_state.get("attr_table")
+    if chosen_cell is not None:
+        key, context = chosen_cell
+        match = leaky[(leaky["key"] == key) & (leaky["context"] == context)]
+        if not match.empty:
+            target = match.iloc[0]
+    elif (
+        table_sel is not None and getattr(table_sel, "selection", None) and table_sel.selection.rows
+    ):
+        row = st.session_state["attr_rows"].iloc[table_sel.selection.rows[0]]
+        match = leaky[(leaky["profile"] == row["profile"]) & (leaky["key"] == row["key"])]
+        if not match.empty:
+            target = match.iloc[0]
+    if target is None and not leaky.empty:
+        options = leaky.head(300)
+        label = (
+            options["profile"].astype(str)
+            + " · "
+            + options["key"].astype(str)
+            + " → "
+            + options["recipient"].astype(str)
+            + " ("
+            + options["leaks"].astype(str)
+            + "/"
+            + options["samples"].astype(str)
+            + ")"
         )
-        render.show_message(row.text or "", [row.evidence] if row.evidence else [])
-        st.page_link(
-            "webapp/pages/audit.py",
-            label="Audit this message",
-            query_params={**st.query_params.to_dict(), "message": str(row.message_id)},
-        )
+        i = st.selectbox("Pair", range(len(options)), format_func=lambda j: label.iloc[j])
+        target = options.iloc[i]
+    if target is None:
+        st.info("No leak in this selection.")
+        return
+    show_pair(target)
+
+
+def show_pair(target) -> None:
+    ctx_pos = int(target["ctx"])
+    attr_pos = int(target["attr"])
+    pid = cube.profile_ids[int(target["profile_pos"])]
+    rows = state.pair_messages(
+        ch.db,
+        ch.v,
+        ch.run,
+        int(pid),
+        int(cube.ctx_local[ctx_pos]),
+        int(cube.attr_ids[attr_pos]),
+        m.info.judge_id,
+    ).pair_messages(
+        ch.run, pid, int(cube.ctx_local[ctx_pos]), int(cube.attr_ids[attr_pos]), m.info.judge_id
+    )
+    st.markdown(
+        f"**{render.escape_md(str(target['key']))}** of "
+        f"**{render.escape_md(str(target['profile']))}** to "
+        f"**{render.escape_md(str(target['recipient']))}** "
+        f"({render.escape_md(str(target['task']))}): label {target['label']}, "
+        f"{target['leaks']} of {target['samples']} samples revealed it."
+    )
+    for row in rows:
+        with st.container(border=True):
+            st.markdown(
+                f"Trial {row.trial}: "
+                + ("**revealed**" if row.revealed else "not revealed")
+                + (f" — evidence: {render.escape_md(row.evidence)}" if row.evidence else "")
+            )
+            render.show_message(row.text or "", [row.evidence] if row.evidence else [])
+            st.page_link(
+                "webapp/pages/audit.py",
+                label="Audit this message",
+                query_params={**st.query_params.to_dict(), "message": str(row.message_id)},
+            )
+
+
+heatmap_and_messages()
