@@ -1,8 +1,9 @@
 """The Overview table: one Table-1-style row per run, and a fair comparison across runs.
 
-Violation@n depends on n and on the task set. When runs differ in either, rows are also given at a
-common k (the unbiased Violation@k, k = the smallest n) over the contexts all runs share, and the
-result says so.
+Violation@n depends on n and on the task set. When runs differ in either and still share contexts,
+rows are also given at a common k (the unbiased Violation@k, k = the smallest n) over the contexts
+all runs share, and the result says so; when they share none there is nothing to compare on, and
+the note says why instead of printing empty columns.
 """
 
 from __future__ import annotations
@@ -25,8 +26,11 @@ class Overview:
     note: str
 
 
-def overview(cubes: list[LeakCube], opts: MetricOptions) -> Overview:
-    results = [compute(c, opts) for c in cubes]
+def overview(
+    cubes: list[LeakCube], opts: MetricOptions, results: list[RunMetrics] | None = None
+) -> Overview:
+    """``results``: each cube's metrics under ``opts`` when the caller already has them."""
+    results = results if results is not None else [compute(c, opts) for c in cubes]
     ns = {c.n_trials for c in cubes}
     keysets = [set(context_keys(c)) for c in cubes]
     common = set.intersection(*keysets) if keysets else set()
@@ -53,7 +57,7 @@ def overview(cubes: list[LeakCube], opts: MetricOptions) -> Overview:
             "simulated": cube.info.simulated,
             "labels": "yes" if cube.has_labels else NO_LABELS,
         }
-        if not comparable:
+        if not comparable and common:
             fair = compute(
                 restrict_contexts(cube, common),
                 MetricOptions(
@@ -67,10 +71,17 @@ def overview(cubes: list[LeakCube], opts: MetricOptions) -> Overview:
             row[f"violation_at_{common_k}_common"] = 100 * fair.violation_unbiased.mean
             row["completeness_common"] = 100 * fair.completeness.mean
         rows.append(row)
-    note = (
-        "all runs have the same n and contexts: rows compare directly"
-        if comparable
-        else f"runs differ in n ({sorted(ns)}) or contexts: the *_common columns compare them at"
-        f" k = {common_k} (unbiased Violation@k) over the {len(common)} contexts they share"
-    )
+    if comparable:
+        note = "all runs have the same n and contexts: rows compare directly"
+    elif common:
+        note = (
+            f"runs differ in n ({', '.join(map(str, sorted(ns)))}) or contexts: the common"
+            f" columns compare them at k = {common_k} (unbiased Violation@k) over the"
+            f" {len(common)} contexts they share"
+        )
+    else:
+        note = (
+            "runs share no context (no profile and task in common), so there is no common"
+            " ground to compare them at one k: each row stands for its own profiles and tasks"
+        )
     return Overview(pd.DataFrame(rows), results, comparable, common_k, len(common), note)

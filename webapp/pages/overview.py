@@ -36,32 +36,66 @@ if unlabelled.any():
     )
 
 
-def _ci(lo: pd.Series, hi: pd.Series) -> list[str]:
-    return [NO_LABELS if none else f"[{a:.2f}, {b:.2f}]" for a, b, none in zip(lo, hi, unlabelled)]
+def interval(lo, hi, none: bool = False) -> str:
+    if none:
+        return NO_LABELS
+    return "-" if lo != lo or hi != hi else f"[{lo:.2f}, {hi:.2f}]"
 
 
-show = pd.DataFrame(
+def number(x, digits: int = 2):
+    return None if x is None or x != x else round(float(x), digits)
+
+
+headline = pd.DataFrame(
     {
         "run": table["run"],
-        "model": table["model"],
-        "level": table["level"],
-        "judge": table["judge"],
-        "profiles": table["profiles"],
+        "model": [m or "-" for m in table["model"]],
+        "Violation@n %": [number(x) for x in table["violation_mean"]],
+        "95% CI": [
+            interval(a, b, u)
+            for a, b, u in zip(table["violation_lo"], table["violation_hi"], unlabelled)
+        ],
+        "Completeness %": [number(x) for x in table["completeness_mean"]],
+        "95% CI ": [
+            interval(a, b, u)
+            for a, b, u in zip(table["completeness_lo"], table["completeness_hi"], unlabelled)
+        ],
         "n": table["n"],
-        "Violation@n %": table["violation_mean"].round(2),
-        "± std": table["violation_std"].round(2),
-        "95% CI": _ci(table["violation_lo"], table["violation_hi"]),
-        "Completeness %": table["completeness_mean"].round(2),
-        "± std ": table["completeness_std"].round(2),
-        "95% CI ": _ci(table["completeness_lo"], table["completeness_hi"]),
-        "per-message leak %": table["leak_rate_per_message"].round(2),
+        "profiles": table["profiles"],
     }
 )
-for col in table.columns:
-    if col.endswith("_common"):
-        show[col.replace("_", " ")] = table[col].round(2)
-show["simulated"] = table["simulated"]
-st.dataframe(show, hide_index=True)
+more = pd.DataFrame(
+    {
+        "run": table["run"],
+        "level": [str(x) if x is not None and x == x else "-" for x in table["level"]],
+        "judge": table["judge"],
+        "Violation ± std": [number(x) for x in table["violation_std"]],
+        "Completeness ± std": [number(x) for x in table["completeness_std"]],
+        "per-message leak %": [number(x) for x in table["leak_rate_per_message"]],
+    }
+)
+common_cols = [c for c in table.columns if c.endswith("_common")]
+for col in common_cols:
+    title = (
+        f"Violation@{ov.common_k} % (shared contexts)"
+        if col.startswith("violation")
+        else "Completeness % (shared contexts)"
+    )
+    more[title] = [number(x) for x in table[col]]
+more["simulated"] = ["yes" if x else "" for x in table["simulated"]]
+pct = st.column_config.NumberColumn(format="%.2f")
+st.dataframe(
+    headline,
+    hide_index=True,
+    column_config={"Violation@n %": pct, "Completeness %": pct},
+)
+with st.expander("More columns: level, judge, spread, per-message leak rate, common-k comparison"):
+    st.dataframe(more, hide_index=True)
+    if common_cols:
+        st.caption(render.escape_md(ov.note) + ".")
+if not ov.comparable and not common_cols:
+    st.info(render.escape_md(ov.note) + ".")
+show = headline.merge(more, on="run")
 c1, c2 = st.columns(2)
 c1.download_button(
     "Table as CSV",
@@ -73,7 +107,7 @@ c1.download_button(
 c2.download_button(
     "Table as LaTeX (booktabs)",
     to_latex(
-        show.drop(columns=["simulated"]),
+        show.drop(columns=["simulated"]).fillna("-"),
         caption=f"CIMemories results ({ch.opts.mode} mode, label rule {ch.opts.label_rule})",
     ),
     file_name="cimem_table.tex",
@@ -81,54 +115,88 @@ c2.download_button(
     on_click="ignore",
 )
 
-st.subheader("Trade-off: violation against completeness")
-with_paper = st.toggle(
-    "Show the published Table 1 as a reference layer", value=False, help=TABLE1_NOTE
-)
-points = [
-    (r, v, c) for r, v, c in zip(table["run"], table["violation_mean"], table["completeness_mean"])
-]
-front = set(pareto_front(points))
-data = pd.DataFrame(
-    {
-        "name": table["run"],
-        "violation": table["violation_mean"],
-        "completeness": table["completeness_mean"],
-        "source": "this database",
-        "pareto": [r in front for r in table["run"]],
-    }
-)
-if with_paper:
-    paper = pd.DataFrame(
-        [
-            {
-                "name": m,
-                "violation": v,
-                "completeness": c,
-                "source": "published Table 1",
-                "pareto": False,
-            }
-            for m, v, c in TABLE1
-        ]
+
+@st.fragment
+def tradeoff() -> None:
+    st.subheader("Trade-off: violation against completeness")
+    with_paper = st.toggle(
+        "Show the published Table 1 as a reference layer", value=False, help=TABLE1_NOTE
     )
-    data = pd.concat([data, paper], ignore_index=True)
-base = alt.Chart(data).encode(
-    x=alt.X("violation:Q", title="Violation@n (%) — lower is better"),
-    y=alt.Y("completeness:Q", title="Completeness (%) — higher is better"),
-    color=alt.Color("source:N"),
-    tooltip=["name", "violation", "completeness", "source"],
-)
-layers = base.mark_circle(size=120) + base.mark_text(dx=8, align="left").encode(text="name")
-front_data = data[data["pareto"]].sort_values("violation")
-if len(front_data) > 1:
-    layers = layers + alt.Chart(front_data).mark_line(strokeDash=[4, 3], color="gray").encode(
-        x="violation:Q", y="completeness:Q"
+    points = [
+        (r, v, c)
+        for r, v, c in zip(table["run"], table["violation_mean"], table["completeness_mean"])
+    ]
+    front = set(pareto_front(points))
+    data = pd.DataFrame(
+        {
+            "name": table["run"],
+            "violation": table["violation_mean"],
+            "completeness": table["completeness_mean"],
+            "source": "this database",
+            "pareto": [r in front for r in table["run"]],
+        }
     )
-render.chart(layers.properties(height=380), "tradeoff", "tradeoff")
-st.caption(
-    "Dashed: the Pareto front of the runs in this database (no other run has both lower"
-    " violation and higher completeness)."
-)
+    if with_paper:
+        paper = pd.DataFrame(
+            [
+                {
+                    "name": m,
+                    "violation": v,
+                    "completeness": c,
+                    "source": "published Table 1",
+                    "pareto": False,
+                }
+                for m, v, c in TABLE1
+            ]
+        )
+        data = pd.concat([data, paper], ignore_index=True)
+    sources = ["this database", "published Table 1"]
+    base = alt.Chart(data).encode(
+        x=alt.X(
+            "violation:Q",
+            title="Violation@n (%) — lower is better",
+            scale=alt.Scale(domain=[0, 100]),
+        ),
+        y=alt.Y(
+            "completeness:Q",
+            title="Completeness (%) — higher is better",
+            scale=alt.Scale(domain=[0, 100]),
+        ),
+        color=alt.Color(
+            "source:N",
+            title=None,
+            scale=alt.Scale(domain=sources, range=["#d62728", "#7f7f7f"]),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        shape=alt.Shape(
+            "source:N",
+            title=None,
+            scale=alt.Scale(domain=sources, range=["circle", "square"]),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        tooltip=[
+            "name",
+            alt.Tooltip("violation:Q", title="Violation %", format=".2f"),
+            alt.Tooltip("completeness:Q", title="Completeness %", format=".2f"),
+            "source",
+        ],
+    )
+    layers = base.mark_point(size=120, filled=True) + base.mark_text(
+        dx=9, align="left", fontSize=11
+    ).encode(text="name", color=alt.value("#333333"), shape=alt.value("circle"))
+    front_data = data[data["pareto"]].sort_values("violation")
+    if len(front_data) > 1:
+        layers = layers + alt.Chart(front_data).mark_line(strokeDash=[4, 3], color="gray").encode(
+            x="violation:Q", y="completeness:Q"
+        )
+    render.chart(layers.properties(height=380), "tradeoff", "tradeoff")
+    st.caption(
+        "Dashed: the Pareto front of the runs in this database (no other run has both lower"
+        " violation and higher completeness)."
+    )
+
+
+tradeoff()
 
 st.subheader("Discard report and the two modes")
 other = "definition" if ch.opts.mode == "official" else "official"
