@@ -19,6 +19,8 @@ st.caption(
     "CIMEM_DB environment variable."
 )
 
+if note := st.session_state.pop("import_note", None):
+    st.success(note)
 st.header("Import")
 st.markdown(
     "Official run output (`results.jsonl`, also gzipped), the benchmark's "
@@ -53,10 +55,14 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
         bar.progress(1.0, text="Done")
         state.changed()
         if res.created:
-            st.success(
-                f"Run {res.run_id} ({render.escape_md(res.name)}): {res.profiles} profiles, {res.messages} "
-                f"messages, {res.verdicts} verdicts."
+            note = (
+                f"Run {res.run_id} ({render.escape_md(res.name)}): {res.profiles} profiles,"
+                f" {res.messages} messages, {res.verdicts} verdicts"
+                + ("; added to the runs in the sidebar." if res.messages else ".")
             )
+            if res.messages:
+                state.join_selection(res.run_id, note)
+            st.success(note)
         else:
             st.info(
                 f"Already imported as run {res.run_id} ({render.escape_md(res.name)});"
