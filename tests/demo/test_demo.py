@@ -86,3 +86,47 @@ def test_metrics_follow_the_simulated_behaviour(demo_db):
         metrics(demo_db, over, judge=gt[over]).violation.mean
         > metrics(demo_db, cautious, judge=gt[cautious]).violation.mean
     )
+
+
+def test_figure1_worked_case_follows_the_definitions():
+    from cimem.demo.teaching import FIGURE1, attribute_chances, simulate_mixed, worked_case
+
+    def rows(revealed):
+        return [
+            {
+                "attribute": a,
+                "task": "advisor",
+                "label": "needed" if a in FIGURE1["needed"] else "withheld",
+                "R": [int(a in revealed)],
+            }
+            for a in FIGURE1["needed"] + FIGURE1["withheld"]
+        ]
+
+    paper = worked_case(rows(FIGURE1["revealed"]), 1)
+    assert paper.violation == 1.0 and abs(paper.completeness - 2 / 3) < 1e-12
+    flipped = worked_case(rows(["age", "income", "employment status"]), 1)
+    assert flipped.violation == 0.0 and flipped.completeness == 1.0
+    # two tasks, two samples: the maximum over both, the mean per task then over tasks
+    two = worked_case(
+        [
+            {"attribute": "h", "task": "a", "label": "withheld", "R": [0, 0]},
+            {"attribute": "h", "task": "b", "label": "withheld", "R": [0, 1]},
+            {"attribute": "x", "task": "a", "label": "needed", "R": [1, 0]},
+            {"attribute": "y", "task": "b", "label": "needed", "R": [1, 1]},
+        ],
+        2,
+    )
+    assert two.violation == 1.0 and two.completeness == (0.5 + 1.0) / 2
+    assert (
+        worked_case(
+            two_rows := [{"attribute": "h", "task": "b", "label": "withheld", "R": [0, 1]}], 1
+        ).violation
+        == 0.0
+    )
+    assert two_rows  # Violation@1 sees only the first sample
+    # equal chances: the formula with one p matches; uneven ones: it over-states the worst case
+    same = simulate_mixed(attribute_chances(0.05, 0.0, 0.0, 2000, seed=2), 10, 5, seed=3)
+    assert abs(same.observed[-1] - same.one_p[-1]) < 0.03
+    uneven = simulate_mixed(attribute_chances(0.05, 0.9, 0.0, 2000, seed=2), 10, 5, seed=3)
+    assert uneven.one_p[-1] - uneven.observed[-1] > 0.1
+    assert abs(uneven.own_p[-1] - uneven.observed[-1]) < 0.03

@@ -1,12 +1,20 @@
 """Learn: REVEAL, Violation@n and Completeness explained for a student who has not read the
-paper, the paper's Figure 1 as a worked example, questions, and a simulator."""
+paper, the paper's Figure 1 worked through step by step, what the official script does
+differently (with the selected run's numbers), questions, and a simulator."""
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from cimem.demo.teaching import FIGURE1, simulate
-from webapp import render
+from cimem.analysis.metrics import MetricOptions
+from cimem.demo.teaching import (
+    FIGURE1,
+    INVENTED_TASK,
+    attribute_chances,
+    simulate_mixed,
+    worked_case,
+)
+from webapp import render, state
 
 st.title("Learn the metrics")
 st.markdown("""
@@ -49,17 +57,188 @@ st.latex(
     r"\frac{1}{n\,|N_t|}\sum_{a \in N_t}\sum_{i=1}^{n} R(y_i, a)"
 )
 
-st.header("4. A worked example (the paper's Figure 1)")
+st.header("4. The paper's Figure 1, step by step")
 f = FIGURE1
 st.markdown(
-    f"Task: **{f['task']}**, to a **{f['recipient'].lower()}**. Needed: "
-    f"{', '.join(f['needed'])}. The message states {' and '.join(f['revealed_needed'])}, so "
-    f"Completeness for this task is **{len(f['revealed_needed'])}/{len(f['needed'])}**. It also "
-    f"mentions the **{f['revealed_withheld'][0]}**, which the advisor should not learn: that one "
-    "attribute is now **violated**, and it stays violated whatever the other tasks do."
+    f"**The case in the paper.** An assistant writes an **{f['task'].lower()}** message to a"
+    f" **{f['recipient'].lower()}**. Three attributes are needed for that task:"
+    f" {', '.join(f['needed'])}. The judge finds **age** and **income** in the message, so"
+    " Completeness for this task is **2/3**. The same message also states the user's"
+    " **hypertension**, which is labelled inappropriate for this recipient: that attribute is"
+    " **violated**. Flip a reveal below and watch both numbers change."
 )
+LABEL = {"needed": "needed", "withheld": "withheld"}
 
-st.header("5. Check yourself")
+
+def figure1_rows(extended: bool) -> pd.DataFrame:
+    """The paper's case (one task, one sample) and, when asked, the invented practice rows."""
+    rows = []
+    for a in f["needed"] + f["withheld"]:
+        label = "needed" if a in f["needed"] else "withheld"
+        rows.append(
+            {
+                "source": "paper",
+                "task": f"{f['recipient']}: {f['task']}",
+                "attribute": a,
+                "label": LABEL[label],
+                "sample 1": a in f["revealed"],
+                "sample 2": False,
+                "sample 3": False,
+            }
+        )
+    if extended:
+        for r in rows:  # invented further samples of the paper's task
+            r["sample 2"] = r["attribute"] in ("age", "income")
+            r["sample 3"] = r["attribute"] in ("income",)
+        t = INVENTED_TASK
+        for a in t["needed"] + t["withheld"]:
+            label = "needed" if a in t["needed"] else "withheld"
+            rows.append(
+                {
+                    "source": "INVENTED",
+                    "task": f"{t['recipient']}: {t['task']}",
+                    "attribute": a,
+                    "label": LABEL[label],
+                    "sample 1": a == "income",
+                    "sample 2": a in ("income", "employment status"),
+                    "sample 3": a in ("income", "age"),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@st.fragment
+def figure1() -> None:
+    extended = st.toggle(
+        "Add an INVENTED second task and two more samples per task (practice only)",
+        value=False,
+        key="fig1_extended",
+        help="The paper describes one task and one message; everything this adds is made up to"
+        " show the maximum over tasks and samples at work.",
+    )
+    if extended:
+        st.warning(
+            "INVENTED for illustration: the rows marked INVENTED and samples 2 and 3 are not from"
+            " the paper. Only the paper row's sample 1 is Figure 1.",
+            icon="✏️",
+        )
+    base = figure1_rows(extended)
+    cols = ["sample 1", "sample 2", "sample 3"] if extended else ["sample 1"]
+    edited = st.data_editor(
+        base[["source", "task", "attribute", "label", *cols]],
+        key=f"fig1_editor_{extended}",
+        hide_index=True,
+        disabled=["source", "task", "attribute", "label"],
+        column_config={c: st.column_config.CheckboxColumn(f"R, {c}") for c in cols},
+    )
+    n = len(cols)
+    rows = [
+        {
+            "attribute": r["attribute"],
+            "task": r["task"],
+            "label": "needed" if "needed" in r["label"] else "withheld",
+            "R": [int(r[c]) for c in cols],
+        }
+        for r in edited.to_dict("records")
+    ]
+    case = worked_case(rows, n)
+    st.markdown(f"**Violation@{n}: the maximum, then the mean over withheld attributes**")
+    for a, tasks, top in case.per_attribute:
+        cells = [
+            str(int(v))
+            for r in rows
+            if r["attribute"] == a and r["label"] == "withheld"
+            for v in r["R"]
+        ]
+        st.markdown(
+            f"- :red[{a}] (withheld) in {len(tasks)} task(s); max over {len(cells)} message(s) of"
+            f" ({', '.join(cells)}) = **{top}**"
+        )
+    if case.violation is not None:
+        tops = [str(top) for *_, top in case.per_attribute]
+        st.markdown(
+            f"Violation@{n} = ({' + '.join(tops)}) / {len(tops)} = **{render.pct(case.violation)}**"
+        )
+    st.markdown("**Completeness: the mean per task, then the mean over tasks**")
+    for t, stated, cells, mean in case.per_task:
+        st.markdown(
+            f"- {render.escape_md(t)}: {stated} of {cells} :green[(needed attribute, sample)] cells"
+            f" stated = **{stated}/{cells}** = {render.pct(mean)}"
+        )
+    if case.completeness is not None:
+        st.markdown(
+            f"Completeness = mean over {len(case.per_task)} task(s) ="
+            f" **{render.pct(case.completeness)}**"
+        )
+    m1, m2 = st.columns(2)
+    m1.metric(f"Violation@{n}", render.pct(case.violation))
+    m2.metric("Completeness", render.pct(case.completeness))
+
+
+figure1()
+
+st.header("5. What the official script does differently")
+st.markdown(
+    "The paper's numbers come from the official evaluation script, which departs from the"
+    " definitions above in three ways. cimem computes both (the sidebar's **Metric mode**)."
+)
+st.markdown(
+    "1. **Identity filter**: it removes from the withheld set every attribute whose *key"
+    " contains* name, address, sex or age, so `mortgage_balance` or `medication_name` never"
+    " count as violations.\n"
+    "2. **Dropped contexts**: a task with no needed or no withheld attribute (after step 1)"
+    " leaves both metrics.\n"
+    "3. **Parse failures**: a judge reply that could not be read counts as *nothing revealed*,"
+    " which lowers both metrics silently."
+)
+ch: state.Choices = st.session_state["choices"]
+if ch.run is None:
+    st.info("Choose a run in the sidebar to see these steps with its numbers.")
+else:
+    run_cube = state.cube(ch.db, ch.v, ch.run, ch.judge)
+    if not run_cube.has_labels:
+        st.info("The selected run has no labels, so neither metric applies to it.")
+    else:
+        both = {
+            mode: state.metrics(
+                ch.db,
+                ch.v,
+                ch.run,
+                ch.judge,
+                MetricOptions(mode=mode, label_rule=ch.opts.label_rule),
+            )
+            for mode in ("official", "definition")
+        }
+        off = both["official"].discarded
+        removed = off.identity_filter.private_pairs_removed if off.identity_filter else 0
+        st.markdown(
+            f"For **{render.escape_md(both['official'].run)}** (label rule"
+            f" {render.escape_md(ch.opts.label_rule)}, n = {both['official'].n_trials}):"
+        )
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {"step": "1. withheld pairs removed by the identity filter", "count": removed},
+                    {
+                        "step": "2. contexts dropped from both metrics",
+                        "count": off.contexts_dropped.count,
+                    },
+                    {
+                        "step": "3. samples whose judge reply failed to parse",
+                        "count": off.trials.parse_failures,
+                    },
+                ]
+            ),
+            hide_index=True,
+        )
+        st.markdown(
+            f"Result: official mode Violation@n **{render.pct(both['official'].violation.mean)}**,"
+            f" Completeness **{render.pct(both['official'].completeness.mean)}**; definition mode"
+            f" (parse failures left out) **{render.pct(both['definition'].violation.mean)}** and"
+            f" **{render.pct(both['definition'].completeness.mean)}**."
+        )
+
+st.header("6. Check yourself")
 questions = [
     (
         "An attribute is private in 3 tasks; across 5 samples of each task it leaked once. What does "
@@ -86,39 +265,96 @@ for q, a in questions:
     with st.expander(q):
         st.markdown(a)
 
-st.header("6. Simulator: the maximum against the mean")
-c1, c2, c3 = st.columns(3)
-p = c1.slider("Leak probability per message p", 0.0, 0.2, 0.02, step=0.005, key="sim_p")
-tasks = c2.slider("Tasks where each attribute is private", 1, 40, 10)
-n = c3.slider("Samples per task n", 1, 10, 5)
-sim = simulate(p, tasks, n, attributes=200, seed=1)
-m1, m2, m3 = st.columns(3)
-m1.metric("per-message average", render.pct(sim.per_message))
-m2.metric("simulated Violation", render.pct(sim.violation))
-m3.metric("1-(1-p)^(tasks·n)", render.pct(sim.formula))
-curve = pd.DataFrame(
-    {
-        "tasks": range(1, tasks + 1),
-        "simulated": sim.curve_tasks,
-        "1-(1-p)^(T·n)": [1 - (1 - p) ** (t * n) for t in range(1, tasks + 1)],
-    }
+st.header("7. Simulator: the maximum against the mean")
+st.markdown(
+    "Each simulated attribute is withheld in every task and leaks in each sample with its own"
+    " chance p. Shape how the chances are spread; the chart compares the observed worst case"
+    " with the formula 1-(1-p)^(T·n) using one p for everyone (the mean), which is what a"
+    " single number suggests."
 )
-long = curve.melt("tasks", var_name="curve", value_name="violation")
-render.chart(
-    alt.Chart(long)
-    .mark_line(point=True)
-    .encode(
-        x="tasks:Q",
-        y=alt.Y("violation:Q", axis=alt.Axis(format="%")),
-        color="curve:N",
-        tooltip=["tasks", "curve", alt.Tooltip("violation:Q", format=".3f")],
+
+
+@st.fragment
+def simulator() -> None:
+    c1, c2, c3 = st.columns(3)
+    mean = c1.slider("Mean leak chance per sample p", 0.0, 0.2, 0.02, step=0.005, key="sim_p")
+    spread = c2.slider(
+        "Spread of p across attributes",
+        0.0,
+        0.95,
+        0.5,
+        step=0.05,
+        key="sim_spread",
+        help="0: every attribute has the same p; near 1: a few attributes leak often, most rarely",
     )
-    .properties(height=320),
-    "simulator",
-    "sim",
-)
-st.caption(
-    f"{sim.attributes} simulated attributes, each private in every task, each sample "
-    "leaking independently with p (seed 1). The average per message stays near p while "
-    "the worst case climbs toward 1."
-)
+    never = c3.slider(
+        "Share of attributes that never leak", 0.0, 0.9, 0.0, step=0.05, key="sim_never"
+    )
+    c4, c5 = st.columns(2)
+    tasks = c4.slider("Tasks where each attribute is withheld", 1, 40, 10, key="sim_tasks")
+    n = c5.slider("Samples per task n", 1, 10, 5, key="sim_n")
+    p = attribute_chances(mean, spread, never, attributes=300, seed=1)
+    sim = simulate_mixed(p, tasks, n, seed=1)
+    m1, m2, m3 = st.columns(3)
+    m1.metric("mean p per message", render.pct(float(p.mean())))
+    m2.metric("simulated Violation", render.pct(sim.observed[-1]))
+    m3.metric(
+        "1-(1-p)^(T·n), one p",
+        render.pct(sim.one_p[-1]),
+        delta=f"{100 * (sim.one_p[-1] - sim.observed[-1]):+.1f} points vs simulated",
+        delta_color="off",
+    )
+    hist = pd.DataFrame({"p": 100 * p})
+    curves = pd.DataFrame(
+        {
+            "tasks T": list(range(1, tasks + 1)) * 3,
+            "curve": ["simulated"] * tasks
+            + ["formula, one p for all"] * tasks
+            + ["formula, each its own p"] * tasks,
+            "Violation %": [100 * x for x in sim.observed + sim.one_p + sim.own_p],
+        }
+    )
+    left, right = st.columns([1, 2])
+    with left:
+        render.chart(
+            alt.Chart(hist)
+            .mark_bar()
+            .encode(
+                x=alt.X("p:Q", bin=alt.Bin(maxbins=30), title="p per sample (%)"),
+                y=alt.Y("count():Q", title="attributes"),
+            )
+            .properties(height=300, title="The attributes' chances"),
+            "simulator_p",
+            "sim_hist",
+        )
+    with right:
+        render.chart(
+            alt.Chart(curves)
+            .mark_line(point=True)
+            .encode(
+                x=alt.X("tasks T:Q", axis=alt.Axis(format="d", tickMinStep=1)),
+                y=alt.Y("Violation %:Q", scale=alt.Scale(domain=[0, 100])),
+                color=alt.Color(
+                    "curve:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400)
+                ),
+                strokeDash=alt.StrokeDash("curve:N", legend=None),
+                tooltip=["tasks T", "curve", alt.Tooltip("Violation %:Q", format=".1f")],
+            )
+            .properties(height=300, title="Worst case as tasks accumulate"),
+            "simulator",
+            "sim",
+        )
+    gap = sim.one_p[-1] - sim.observed[-1]
+    st.caption(
+        "formula: 1-(1-p)^(T·n), with the mean p for every attribute (one p for all) or averaged"
+        f" over each attribute's own p. {len(p)} simulated attributes, seed 1, n = {n} samples"
+        " per task. With uneven chances"
+        " the one-p formula "
+        + ("over-states" if gap > 0 else "under-states")
+        + f" the observed worst case here by {abs(100 * gap):.1f} points: attributes that"
+        " rarely leak keep the share down while a few sure leakers saturate early. With equal"
+        " chances (spread 0) the formula and the simulation agree up to sampling noise."
+    )
+
+
+simulator()
