@@ -106,11 +106,11 @@ def start_server(db: Path) -> tuple[subprocess.Popen, str]:
     sys.exit("streamlit did not start")
 
 
-def settle(page, t0: float, timeout: float = 120_000) -> float:
+def settle(page, t0: float, timeout: float = 300_000) -> float:
     """Milliseconds from t0 (page time) to the last DOM change of the settled page."""
     page.wait_for_function(SETTLED, arg=[t0, QUIET_MS], timeout=timeout, polling=50)
     if page.locator('[data-testid="stException"]').count():
-        sys.exit(f"an exception is shown on {page.url}")
+        raise RuntimeError(f"an exception is shown on {page.url}")
     return page.evaluate("() => window.__bench.last") - t0
 
 
@@ -230,9 +230,25 @@ def build_database(path: Path) -> None:
 def fmt(values: list[float]) -> str:
     if not values:
         return "-"
+    if all(v == float("inf") for v in values):
+        return "timeout"
     med = statistics.median(values)
     unit = (lambda v: f"{v / 1000:.2f} s") if med >= 1000 else (lambda v: f"{v:.0f} ms")
     return f"{unit(med)} ({unit(min(values))}-{unit(max(values))})"
+
+
+def record(into: list, what: str, step: Callable[[], float]) -> None:
+    """Time one step; a step that does not settle is counted as a timeout, and the rest go on."""
+    from playwright.sync_api import Error
+
+    try:
+        ms = step()
+    except (Error, RuntimeError) as exc:
+        print(f"  {what}: did not settle ({str(exc).splitlines()[0]})", file=sys.stderr)
+        into.append(float("inf"))
+        return
+    print(f"  {what}: {ms:.0f} ms", file=sys.stderr, flush=True)
+    into.append(ms)
 
 
 def measure(db: Path, pages: list[Page], reps: int) -> dict:
@@ -248,21 +264,31 @@ def measure(db: Path, pages: list[Page], reps: int) -> dict:
                     ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
                     page = ctx.new_page()
                     page.add_init_script(f"({OBSERVER})()")
-                    page.goto(f"{base}/{p.path}")
-                    page.get_by_role("heading", name=p.heading, exact=True).first.wait_for(
-                        timeout=120_000
-                    )
-                    results[p.nav]["first"].append(settle(page, 0))
-                    other = "Learn" if p.nav != "Learn" else "Data"
-                    timed(page, nav_click(page, other))
-                    results[p.nav]["revisit"].append(timed(page, nav_click(page, p.nav)))
+                    out = results[p.nav]
+
+                    def first_load(page=page, p=p, base=base) -> float:
+                        page.goto(f"{base}/{p.path}")
+                        page.get_by_role("heading", name=p.heading, exact=True).first.wait_for(
+                            timeout=300_000
+                        )
+                        return settle(page, 0)
+
+                    def revisit(page=page, p=p) -> float:
+                        timed(page, nav_click(page, "Learn" if p.nav != "Learn" else "Data"))
+                        return timed(page, nav_click(page, p.nav))
+
+                    record(out["first"], f"{p.nav} first load", first_load)
+                    record(out["revisit"], f"{p.nav} revisit", revisit)
                     for name, change in p.changes.items():
-                        results[p.nav]["changes"].setdefault(name, []).append(change(page, rep))
+                        record(
+                            out["changes"].setdefault(name, []),
+                            f"{p.nav} {name}",
+                            lambda page=page, rep=rep, change=change: change(page, rep),
+                        )
                     ctx.close()
                 finally:
                     proc.terminate()
                     proc.wait(timeout=30)
-                print(f"  rep {rep + 1}: {p.nav} done", file=sys.stderr, flush=True)
         browser.close()
     return results
 
@@ -279,8 +305,12 @@ def main() -> None:
         build_database(args.db)
     wanted = {x.strip().lower() for x in args.pages.split(",") if x.strip()}
     pages = [p for p in PAGES if not wanted or p.nav.lower() in wanted]
+    load = os.getloadavg()[0]
     results = measure(args.db, pages, args.reps)
-    print(f"\ndatabase {args.db}; median of {args.reps} (range); click to page settled\n")
+    print(
+        f"\ndatabase {args.db}; median of {args.reps} (range); click to page settled;"
+        f" load average {load:.1f} before, {os.getloadavg()[0]:.1f} after on {os.cpu_count()} CPUs\n"
+    )
     print("| page | first load (fresh server) | revisit | widget change |")
     print("|---|---|---|---|")
     for p in pages:

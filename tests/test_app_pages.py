@@ -57,7 +57,9 @@ def test_every_page_on_each_reference_file(shared_db, monkeypatch, page, title):
 def key_elements(at, page: str) -> None:
     """What each page must show on a labelled run."""
     if page.endswith("overview.py"):
-        assert "Violation@n %" in at.dataframe[0].value.columns
+        table = at.dataframe[0].value
+        assert list(table.columns[:4]) == ["run", "model", "Violation@n %", "95% CI"]
+        assert "None" not in table.astype(str).to_numpy()
     elif page.endswith("leaks.py"):
         assert "Attribute x task" in [h.value for h in at.subheader]
     elif page.endswith("growth.py"):
@@ -140,3 +142,34 @@ def test_growth_with_one_task(tmp_path, monkeypatch):
     assert any("single point at T = 1" in i.value for i in at.info)
     frames = chart_frames(at)
     assert set(frames[0]["T"].dropna()) == {1}
+
+
+def test_a_run_imported_on_the_data_page_joins_the_selection(tmp_path, monkeypatch):
+    db = tmp_path / "join.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, write_jsonl(tmp_path / "a.jsonl", [small_profile("A")]), name="a")
+    at = open_page(str(db), PAGES[5], monkeypatch)
+    assert at.multiselect(key="runs").value == [1]
+    src = write_jsonl(tmp_path / "b.jsonl", [small_profile("B")])
+    at.text_input(key="server_path").set_value(str(src)).run()
+    at.button(key="import").click().run()
+    no_exception(at)
+    assert at.multiselect(key="runs").value == [1, 2]
+    assert any("added to the runs in the sidebar" in s.value for s in at.success)
+    at.switch_page(PAGES[0]).run()  # and the other pages use it
+    no_exception(at)
+    assert len(at.dataframe[0].value) == 2
+
+
+def test_learn_figure1_is_the_papers_case_and_reacts(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[4], monkeypatch, runs="1")
+    no_exception(at)
+    values = {m.label: m.value for m in at.metric}
+    assert values["Violation@1"] == "100.00%"  # hypertension revealed: violated
+    assert values["Completeness"] == "66.67%"  # age and income of three needed: 2/3
+    at.toggle(key="fig1_extended").set_value(True).run()
+    no_exception(at)
+    assert any("INVENTED" in w.value for w in at.warning)
+    assert "Violation@3" in {m.label for m in at.metric}
+    # the official script's steps with the selected run's numbers
+    assert any("identity filter" in str(df.value.to_dict()) for df in at.dataframe)

@@ -64,13 +64,17 @@ def version() -> float:
 
 
 def changed() -> None:
-    """Call after a write: forget cached results."""
+    """Call after a write: forget cached results (the big shared ones too)."""
     st.cache_data.clear()
+    for shared in (cube, pairs, _view):
+        shared.clear()
 
 
 # ----------------------------------------------------------------------------- cached reads
 # Every cached read takes the database path and its version (hashed, so a changed file is read
-# again); changed() also forgets everything after the app's own writes.
+# again); changed() also forgets everything after the app's own writes. The big read-only
+# objects (a run's cube, its pair table, a filtered view) are shared resources: st.cache_data
+# would unpickle a copy of millions of rows on every rerun.
 @st.cache_data(show_spinner=False, max_entries=64)
 def runs_frame(path: str, db_version: float):
     import pandas as pd
@@ -83,7 +87,7 @@ def judges_of(path: str, db_version: float, run_id: int):
     return _store(path).judges(run_id)
 
 
-@st.cache_data(show_spinner="Reading the run...", max_entries=16)
+@st.cache_resource(show_spinner="Reading the run...", max_entries=16)
 def cube(path: str, db_version: float, run_id: int, judge_id: int | None) -> LeakCube:
     return cube_from_store(_store(path), run_id, judge_id)
 
@@ -95,12 +99,32 @@ def metrics(
     return compute(cube(path, db_version, run_id, judge_id), opts)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def pairs(path: str, db_version: float, run_id: int, judge_id: int | None, opts: MetricOptions):
     """Every labelled pair of a run with its leaks (the Leaks and Growth pages' base table)."""
     from cimem.analysis.breakdowns import pair_table
 
     return pair_table(cube(path, db_version, run_id, judge_id), opts)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _view(path: str, db_version: float, run_id, judge_id, opts: MetricOptions, filters: tuple):
+    """The pairs matching the Leaks page's filters (shared, never copied: read only)."""
+    return filtered_pairs(pairs(path, db_version, run_id, judge_id, opts), filters)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def filter_options(path: str, db_version: float, run_id, judge_id, opts: MetricOptions) -> dict:
+    """The Leaks page's filter choices, sorted (profile, domain, event, recipient, task)."""
+    table = pairs(path, db_version, run_id, judge_id, opts)
+    return {
+        col: sorted(str(x) for x in table[col].dropna().unique())
+        for col in ("profile", "domain", "event", "recipient", "task")
+    }
+
+
+def matching_pairs(path: str, db_version: float, run_id, judge_id, opts, filters: tuple) -> int:
+    return len(_view(path, db_version, run_id, judge_id, opts, filters))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -112,20 +136,83 @@ def leak_tables(
     opts: MetricOptions,
     filters: tuple,
 ):
-    """The Leaks page's tables for one filter selection: (view, attributes, recipients,
-    domains, profiles, heatmap cells of private pairs, of all pairs)."""
-    from cimem.analysis.breakdowns import attribute_table, group_table, heatmap_table
+    """The Leaks page's tables for one filter selection: attributes, recipients (with tasks),
+    domains, profiles."""
+    from cimem.analysis.breakdowns import attribute_table, group_table
 
-    view = filtered_pairs(pairs(path, db_version, run_id, judge_id, opts), filters)
+    view = _view(path, db_version, run_id, judge_id, opts, filters)
     return (
-        view,
         attribute_table(view),
         group_table(view, ["recipient", "task"]),
         group_table(view, ["domain"]),
         group_table(view, ["profile"]),
-        heatmap_table(view, only_private=True),
-        heatmap_table(view, only_private=False),
     )
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def heat_cells(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    opts: MetricOptions,
+    filters: tuple,
+    only_private: bool,
+    top: int,
+):
+    """The heatmap's cells for the ``top`` most leaked attributes only (what is on screen), with
+    compact row and column labels that keep the distinguishing end of long names, unique."""
+    from cimem.analysis.breakdowns import heatmap_table
+
+    view = _view(path, db_version, run_id, judge_id, opts, filters)
+    cells = heatmap_table(view, only_private=only_private)
+    by_key = cells.groupby("key")["leaks"].sum().sort_values(ascending=False, kind="stable")
+    keys = list(by_key.index[:top])
+    cells = cells[cells["key"].isin(keys)]
+    by_ctx = cells.groupby("context")["leaks"].sum().sort_values(ascending=False, kind="stable")
+    cells = cells.assign(
+        row=cells["key"].map(compact_labels(keys, 34)),
+        column=cells["context"].map(compact_labels(list(by_ctx.index), 40)),
+        _r=cells["key"].map({k: i for i, k in enumerate(keys)}),
+        _c=cells["context"].map({c: i for i, c in enumerate(by_ctx.index)}),
+    ).sort_values(["_r", "_c"])
+    keep = ["row", "column", "key", "context", "label", "leaks", "samples", "frequency", "profiles"]
+    out = cells[keep].reset_index(drop=True)
+    out["label"] = out["label"].astype(str)
+    return out
+
+
+def compact_labels(names: list[str], width: int) -> dict[str, str]:
+    """name -> a label of at most ``width`` characters: the start and the END of a long name
+    (keys that share a long prefix differ at the end), made unique."""
+    out: dict[str, str] = {}
+    seen: set[str] = set()
+    for name in names:
+        text = str(name)
+        if len(text) > width:
+            head = max(6, width // 3)
+            text = text[:head] + "…" + text[-(width - head - 1) :]
+        while text in seen:  # still equal: keep more of the end
+            text = "…" + str(name)[-(len(text)) :]
+            if text in seen:
+                text = str(name)
+        seen.add(text)
+        out[name] = text
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def leaky_pairs(path: str, db_version: float, run_id, judge_id, opts: MetricOptions, filters):
+    """The pairs with a leak (most leaks first), for the message list."""
+    view = _view(path, db_version, run_id, judge_id, opts, filters)
+    leaky = view[(view["leaks"] > 0) & view["in_violation"]]
+    leaky = leaky.sort_values("leaks", ascending=False, kind="stable")
+    out = leaky[
+        ["profile", "profile_pos", "ctx", "attr", "key", "recipient", "task", "label"]
+        + ["leaks", "samples"]
+    ].astype({"profile": str, "key": str, "recipient": str, "task": str, "label": str})
+    out["context"] = out["recipient"] + ": " + out["task"]
+    return out.reset_index(drop=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -156,7 +243,11 @@ def filtered_pairs(table, filters: tuple):
 def overview(path: str, db_version: float, runs: tuple, judges: tuple, opts: MetricOptions):
     from cimem.analysis.overview import overview as build
 
-    return build([cube(path, db_version, r, j) for r, j in zip(runs, judges)], opts)
+    return build(
+        [cube(path, db_version, r, j) for r, j in zip(runs, judges)],
+        opts,
+        [metrics(path, db_version, r, j, opts) for r, j in zip(runs, judges)],
+    )
 
 
 @st.cache_data(show_spinner="Computing the curves...", max_entries=32)
@@ -271,9 +362,12 @@ def sidebar() -> Choices:
             labels = {int(r.run_id): f"{r.run_id}: {r.name}" for r in with_messages.itertuples()}
             wanted = [int(x) for x in _param("runs", "").split(",") if x.strip().isdigit()]
             default = [r for r in wanted if r in labels] or list(labels)
-            run_ids = st.multiselect(
-                "Runs", list(labels), default=default, format_func=labels.get, key="runs"
-            )
+            chosen = st.session_state.get("runs", default)
+            join = st.session_state.pop("runs_join", None)
+            if join in labels and join not in chosen:  # a run just imported on the Data page
+                chosen = [*chosen, join]
+            st.session_state["runs"] = [r for r in chosen if r in labels]
+            run_ids = st.multiselect("Runs", list(labels), format_func=labels.get, key="runs")
             if run_ids:
                 judges = judges_of(path, v, run_ids[0])
                 jl = {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in judges}
@@ -346,6 +440,14 @@ def sidebar() -> Choices:
     return Choices(
         db=path, v=v, runs=run_ids, run=run_ids[0] if run_ids else None, judge=judge_id, opts=opts
     )
+
+
+def join_selection(run_id: int, note: str) -> None:
+    """Add a run to the sidebar's selection on the next run of the script (the sidebar is drawn
+    before the page, so the Data page asks for a rerun), with a note to show then."""
+    st.session_state["runs_join"] = run_id
+    st.session_state["import_note"] = note
+    st.rerun()
 
 
 def judge_for(choices: Choices, run_id: int) -> int | None:
