@@ -273,7 +273,7 @@ def _growth_grid(
     )
 
 
-GROWTH_DRAWS = 64  # random task orders per profile for the expected ratio (its error is shown)
+GROWTH_DRAWS = 32  # random task orders per profile for the expected ratio (its error is shown)
 
 
 def growth_grid(choices: Choices, run_id: int, order: str, samples: str, method: str):

@@ -239,7 +239,12 @@ class _RandomSubsets:
 
     def _first(self, m: np.ndarray) -> np.ndarray:
         """[A, D]: the first place in each order of a task where ``m`` holds (N if none)."""
-        return np.where(m[:, None, :], self.pos[None, :, :], self.n).min(axis=2)
+        out = np.full((m.shape[0], self.draws), self.n, np.int64)
+        rows = m.any(axis=1)
+        if rows.any():
+            ordered = m[rows][:, self.orders]  # [A', D, N]: m along each order
+            out[rows] = np.where(ordered.any(axis=2), ordered.argmax(axis=2), self.n)
+        return out
 
     def _count(self, m: np.ndarray) -> np.ndarray:
         """[D, m]: attributes for which ``m`` holds in some task among the first T."""
@@ -288,11 +293,11 @@ def _random_expected_ratio(
             var = np.nansum((v - mean) ** 2, axis=0) / np.maximum(ok - 1, 1)
         mean = np.where(ok > 0, mean, np.nan)
         se = np.where(ok > 1, np.sqrt(var / np.maximum(ok, 1)), np.nan)
+    where = {T: j for j, T in enumerate(subsets.sampled)}
     for i, T in enumerate(tasks):
         T = min(T, n)
-        if T in subsets.sampled:
-            j = subsets.sampled.index(T)
-            means[i], ses[i] = mean[j], se[j]
+        if T in where:
+            means[i], ses[i] = mean[where[T]], se[where[T]]
         else:
             means[i], ses[i] = _enumerated(pm, q**power, T), 0.0
     return means, ses, not subsets.sampled
