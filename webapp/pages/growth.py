@@ -58,6 +58,8 @@ method = c3.radio(
     " (exact, slightly different)",
 )
 curves = {r: state.growth_grid(ch, r, order, samples, method) for r in runs}
+ALL_RUNS = [names.get(r, g.run) for r, g in curves.items()]
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"] * 20
 max_t = max(g.n_tasks for g in curves.values())
 max_n = max(g.n_trials for g in curves.values())
 o1, o2 = st.columns(2)
@@ -93,7 +95,6 @@ st.caption(
 def line_chart(data: pd.DataFrame, x: str, x_title: str, x_max: int, paper: pd.DataFrame):
     """One colour per run, one dash per curve, integer x axis; Figure 2 points labelled."""
     styles = [c for c in STYLES if c in set(data["curve"])]
-    runs_shown = list(dict.fromkeys(data["run"]))
     axis = alt.Axis(tickMinStep=1, format="d", values=_ticks(x_max))
     base = alt.Chart(data).encode(
         x=alt.X(f"{x}:Q", title=x_title, axis=axis, scale=alt.Scale(domain=[1, max(2, x_max)])),
@@ -101,8 +102,8 @@ def line_chart(data: pd.DataFrame, x: str, x_title: str, x_max: int, paper: pd.D
         color=alt.Color(
             "run:N",
             title="run",
-            sort=runs_shown,
-            scale=alt.Scale(scheme="tableau10"),
+            # every run keeps its colour on both charts, drawn or not
+            scale=alt.Scale(domain=ALL_RUNS, range=PALETTE[: len(ALL_RUNS)]),
             legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400),
         ),
         tooltip=[
@@ -259,6 +260,12 @@ def by_samples() -> None:
         t = 1
         st.caption("Every run has one usable task, so T is 1.")
     rows = [row for r, g in curves.items() for row in curve_rows(r, g, "k", t)]
+    short = [names.get(r, g.run) for r, g in curves.items() if g.n_tasks < t]
+    if short:
+        st.caption(
+            f"Not drawn at T = {t} (fewer usable tasks): "
+            + ", ".join(render.escape_md(s) for s in short)
+        )
     if max_n == 1:
         st.info(
             "One sample per task (n = 1): a single point per run at k = 1, no curve over"

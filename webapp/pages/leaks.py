@@ -113,7 +113,12 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool):
         alt.Color(
             "frequency:Q",
             title="leak frequency",
-            scale=alt.Scale(type="sqrt", domain=[0, 1], range=["#ffffff", "#a50f15"]),
+            # exactly white at 0, then from a light red up: any leak at all is visible
+            scale=alt.Scale(
+                domain=[0, 0.001, 0.25, 1],
+                range=["#ffffff", "#fcbba1", "#ef3b2c", "#67000d"],
+                interpolate="rgb",
+            ),
             legend=alt.Legend(format=".0%", values=[0, 0.05, 0.25, 0.5, 1]),
         )
         if only_private
@@ -199,10 +204,13 @@ GROUP_COLUMNS = {
 
 
 def readable(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
+    """Readable headers, fractions as percentages, "-" for a missing name (never "None")."""
     out = frame[[c for c in names if c in frame.columns]].rename(columns=names)
     for col in out.columns:
         if col.endswith("%"):
             out[col] = 100 * out[col].astype(float)
+        elif out[col].dtype.kind not in "fiub":
+            out[col] = out[col].astype(object).where(out[col].notna(), "-").astype(str)
     return out
 
 
