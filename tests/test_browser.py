@@ -150,3 +150,24 @@ def test_xss_payload_is_shown_as_text(server, browser):
     assert page.locator("img[src='x']").count() == 0
     assert dialogs == []
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_growth_draws_several_runs(server, browser):
+    base, _ = server
+    page = browser.new_page(viewport={"width": 1440, "height": 1200})
+    page.goto(f"{base}/growth?runs=1,2,3")
+    page.get_by_role("heading", name="(a) Violation as tasks accumulate").wait_for(timeout=120000)
+    page.get_by_role("heading", name="(b) Violation as samples accumulate").wait_for(timeout=120000)
+    charts = page.locator('[data-testid="stVegaLiteChart"]')
+    charts.nth(1).wait_for(timeout=60000)
+    text = page.locator('[data-testid="stMain"]').inner_text()
+    for name in ("1: demo: over-sharer", "2: demo: cautious", "3: demo: erratic"):
+        assert name in text  # each run named in the caption of the curves
+    # move the k slider of chart (a): the fragment reruns and redraws, no exception
+    box = page.locator('[data-testid="stSlider"]').filter(has_text="Samples per task k").first
+    box.locator('input[type="range"]').first.focus()
+    page.keyboard.press("ArrowLeft")
+    box.get_by_text("4", exact=True).wait_for(timeout=60000)
+    page.wait_for_timeout(1500)
+    assert charts.count() >= 2
+    assert page.locator('[data-testid="stException"]').count() == 0
