@@ -10,6 +10,7 @@ are plain text already and are not escaped.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import altair as alt
@@ -55,21 +56,30 @@ def show_message(message: str, evidence: list[str] | None = None) -> None:
         st.code(message, language=None, wrap_lines=True)
 
 
+def unvalidated(c: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """The chart, serialised without JSON-schema validation: Streamlit serialises every chart on
+    every rerun, and validation costs a few hundred milliseconds per chart (the app's charts are
+    built by its own code and drawn by the tests)."""
+    object.__setattr__(c, "to_dict", functools.partial(c.to_dict, validate=False))
+    return c
+
+
 def chart(c: alt.Chart, name: str, key: str) -> None:
     """Draw an Altair chart with SVG and PNG downloads (made only when clicked)."""
-    st.altair_chart(c, width="stretch")
-    spec = c.to_dict()
+    st.altair_chart(unvalidated(c), width="stretch")
     cols = st.columns([1, 1, 6])
 
+    # the spec is built only when a download is clicked (to_dict validates the whole chart,
+    # which costs a rerun real time on every chart)
     def svg() -> bytes:
         import vl_convert as vlc
 
-        return vlc.vegalite_to_svg(spec).encode()
+        return vlc.vegalite_to_svg(c.to_dict()).encode()
 
     def png() -> bytes:
         import vl_convert as vlc
 
-        return vlc.vegalite_to_png(spec, scale=2)
+        return vlc.vegalite_to_png(c.to_dict(), scale=2)
 
     cols[0].download_button(
         "SVG",

@@ -163,7 +163,11 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool):
         .properties(width=alt.Step(18), height=alt.Step(18))
     )
     event = st.altair_chart(
-        heat, on_select="rerun", key="heat", selection_mode="cell", width="content"
+        render.unvalidated(heat),
+        on_select="rerun",
+        key="heat",
+        selection_mode="cell",
+        width="content",
     )
     st.caption(
         f"{len(rows)} attributes (rows, most leaked first) x {cells['column'].nunique()} tasks"
