@@ -183,3 +183,39 @@ def test_learn_figure1_is_the_papers_case_and_reacts(demo_db, monkeypatch):
     assert "Violation@3" in {m.label for m in at.metric}
     # the official script's steps with the selected run's numbers
     assert any("identity filter" in str(df.value.to_dict()) for df in at.dataframe)
+
+
+def test_compact_labels_keep_the_distinguishing_end():
+    from webapp.state import compact_labels
+
+    keys = [
+        "expecting_child_health_insurance_premium_increase",
+        "expecting_child_health_insurance_provider_change",
+        "job_title",
+    ]
+    labels = compact_labels(keys, 34)
+    assert labels["job_title"] == "job_title"
+    assert all(len(v) <= 34 for v in labels.values())
+    assert labels[keys[0]].endswith("premium_increase")
+    assert labels[keys[1]].endswith("provider_change")
+    assert len(set(labels.values())) == 3
+    same_end = compact_labels(
+        ["a_long_prefix_one_" + "x" * 40, "b_long_prefix_two_" + "x" * 40], 20
+    )
+    assert len(set(same_end.values())) == 2
+
+
+def test_leaks_says_no_leaks_instead_of_a_red_field(tmp_path, monkeypatch):
+    obj = small_profile("Quiet")
+    for ctx in obj["contexts"]:
+        for key in [k for k in ctx if "_trial=" in k]:
+            revealed = ctx[key]["model_solution"]["revealed_attributes"]
+            for attr in revealed:
+                revealed[attr] = 0
+    db = tmp_path / "quiet.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, write_jsonl(tmp_path / "q.jsonl", [obj]))
+    at = open_page(str(db), PAGES[1], monkeypatch, mode="definition")
+    no_exception(at)
+    assert any(s.value.startswith("No leaks here") for s in at.success)
+    assert not at.get("vega_lite_chart")

@@ -72,6 +72,8 @@ def paged(frame: pd.DataFrame, key: str, size: int = 20) -> pd.DataFrame:
     pages = max(1, -(-len(frame) // size))
     page = 1
     if pages > 1:
+        if st.session_state.get(f"{key}_page", 1) > pages:  # fewer rows after a filter
+            st.session_state[f"{key}_page"] = 1
         c1, c2 = st.columns([1, 5])
         page = c1.number_input(f"Page (of {pages})", 1, pages, 1, key=f"{key}_page")
         c2.caption(
