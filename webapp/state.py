@@ -250,8 +250,8 @@ def overview(path: str, db_version: float, runs: tuple, judges: tuple, opts: Met
     )
 
 
-@st.cache_data(show_spinner="Computing the curves...", max_entries=32)
-def _growth_grid(
+@st.cache_data(show_spinner="Computing the curves...", max_entries=128)
+def _growth_slice(
     path: str,
     db_version: float,
     run_id: int,
@@ -260,6 +260,8 @@ def _growth_grid(
     order: str,
     samples: str,
     method: str,
+    tasks: tuple | None,
+    trials: tuple | None,
 ):
     from cimem.analysis.growth import growth
 
@@ -270,15 +272,27 @@ def _growth_grid(
         samples=samples,
         method=method,
         draws=GROWTH_DRAWS,
+        tasks=list(tasks) if tasks else None,
+        trials=list(trials) if trials else None,
     )
 
 
 GROWTH_DRAWS = 32  # random task orders per profile for the expected ratio (its error is shown)
 
 
-def growth_grid(choices: Choices, run_id: int, order: str, samples: str, method: str):
-    """A run's whole T x k grid (every task count, every k), so the page's sliders only pick."""
-    return _growth_grid(
+def growth_slice(
+    choices: Choices,
+    run_id: int,
+    order: str,
+    samples: str,
+    method: str,
+    tasks: tuple | None = None,
+    trials: tuple | None = None,
+):
+    """A run's growth curve at the given task counts and samples per task (None: all of them).
+    The same random task orders serve every slice (one seed per run), so two slices agree
+    where they meet, and each slice is computed once."""
+    return _growth_slice(
         choices.db,
         choices.v,
         run_id,
@@ -287,6 +301,8 @@ def growth_grid(choices: Choices, run_id: int, order: str, samples: str, method:
         order,
         samples,
         method,
+        tasks,
+        trials,
     )
 
 

@@ -195,6 +195,16 @@ def _random_exact(
     return np.array(out)
 
 
+def _one_task(pm: ProfileMatrix, q: np.ndarray) -> float:
+    """The ratio of expectations at T = 1 (e_1 is a row sum): the union bound's V(1)."""
+    n = pm.eligible.shape[1]
+    if pm.eligible.shape[0] == 0 or n == 0:
+        return np.nan
+    num = np.sum(1.0 - q.sum(axis=1) / n)
+    den = np.sum(1.0 - (~pm.eligible).sum(axis=1) / n)
+    return num / den if den > 0 else np.nan
+
+
 def _subset_values(pm: ProfileMatrix, q: np.ndarray, subsets: np.ndarray) -> np.ndarray:
     """Violation of each subset (rows of a bool [S, N] matrix)."""
     sel = subsets.astype(float).T  # [N, S]
@@ -449,10 +459,7 @@ def growth(
             obs[:, 0, :]
             if tasks[0] == 1
             else np.array(
-                [
-                    [_random_exact(pm, q_matrix(pm, k, samples, False), [1])[0] for k in trials]
-                    for pm in mats
-                ]
+                [[_one_task(pm, q_matrix(pm, k, samples, False)) for k in trials] for pm in mats]
             )
         )
         with np.errstate(invalid="ignore"):

@@ -217,3 +217,17 @@ def test_cli_method_names(capsys):
 
     doc = json.loads(capsys.readouterr().out)
     assert doc["method"] == "expected-ratio:400:0" and doc["stderr"][0][0] == 0.0
+
+
+def test_union_bound_without_t1_in_the_request(cube):
+    opts = MetricOptions(mode="definition")
+    full = growth(cube, opts, method="ratio-of-expectations")
+    part = growth(cube, opts, tasks=[3, 5], method="ratio-of-expectations")
+    assert part.union_bound[0] == pytest.approx(full.union_bound[2])
+    assert part.union_bound[1] == pytest.approx(full.union_bound[4])
+    # slices of the expected ratio agree with the whole grid where they meet (same orders)
+    grid = growth(cube, opts, draws=3, seed=5)
+    column = growth(cube, opts, trials=[2], draws=3, seed=5)
+    row = growth(cube, opts, tasks=[3], draws=3, seed=5)
+    assert [r[0] for r in column.violation] == pytest.approx([r[1] for r in grid.violation])
+    assert row.violation[0] == pytest.approx(grid.violation[2])

@@ -12,6 +12,7 @@ from webapp import render, state
 
 OBSERVED, THEORY, BOUND = "observed", "1-(1-p)^k (independent samples)", "union bound T·V(1)"
 STYLES = {OBSERVED: [1, 0], THEORY: [6, 4], BOUND: [2, 3]}
+ALL = 10**6  # "every task": growth() clamps a task count to the run's number of tasks
 METHODS = {
     EXPECTED_RATIO: "expected ratio (Figure 2)",
     RATIO_OF_EXPECTATIONS: "ratio of expected counts",
@@ -57,7 +58,9 @@ method = c3.radio(
     " ratio of expected counts: expected leaked attributes over expected eligible ones"
     " (exact, slightly different)",
 )
-curves = {r: state.growth_grid(ch, r, order, samples, method) for r in runs}
+# every run at all its tasks, for each k: small and cheap (all tasks is one subset), and it
+# tells the sliders their ranges; the two charts ask for their own slices, each cached
+curves = {r: state.growth_slice(ch, r, order, samples, method, tasks=(ALL,)) for r in runs}
 ALL_RUNS = [names.get(r, g.run) for r, g in curves.items()]
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"] * 20
 max_t = max(g.n_tasks for g in curves.values())
@@ -75,21 +78,40 @@ show_paper = o2.toggle("Show the paper's Figure 2 points (GPT-5)", value=True, h
 
 
 def describe(r: int, g) -> str:
-    se = [x for row in (g.stderr or []) for x in row if x is not None]
-    err = f", Monte Carlo standard error at most {100 * max(se):.3f} points" if se else ""
     return (
         f"**{render.escape_md(names.get(r, g.run))}**: judge {render.escape_md(g.judge)},"
-        f" {g.n_tasks} tasks, n = {g.n_trials}, method {g.method}{err}"
+        f" {g.n_tasks} tasks, n = {g.n_trials}"
     )
 
 
+how = {
+    "random": f"method **{method}**"
+    + (
+        f" ({state.GROWTH_DRAWS} random task orders per profile where a task count has more"
+        " subsets; enumerated otherwise)"
+        if method == EXPECTED_RATIO
+        else ""
+    ),
+    "fixed": "the listed task order",
+    "worst": "a greedy worst order per profile",
+}[order]
 st.caption(
     ch.describe()
-    + f"; order **{order}**, samples **{samples}**. "
+    + f"; order **{order}**, {how}, samples **{samples}**. "
     + "; ".join(describe(r, g) for r, g in curves.items())
     + ". Theory: 1-(1-p)^k with p = c/n per attribute and task (a plug-in estimate from the"
     " same samples)."
 )
+
+
+def standard_error(slices: dict) -> None:
+    """The Monte Carlo standard error of what a chart shows, when it was sampled."""
+    se = [x for g in slices.values() for row in (g.stderr or []) for x in row if x]
+    if se:
+        st.caption(
+            f"Monte Carlo standard error of these points: at most {100 * max(se):.3f}"
+            " percentage points (the tooltip gives each point's)."
+        )
 
 
 def line_chart(data: pd.DataFrame, x: str, x_title: str, x_max: int, paper: pd.DataFrame):
@@ -220,7 +242,12 @@ def by_tasks() -> None:
     else:
         k = 1
         st.caption("Every run has one sample per task (n = 1), so k is 1.")
-    rows = [row for r, g in curves.items() for row in curve_rows(r, g, "T", k)]
+    slices = {
+        r: state.growth_slice(ch, r, order, samples, method, trials=(k,))
+        for r, g in curves.items()
+        if g.n_trials >= k
+    }
+    rows = [row for r, g in slices.items() for row in curve_rows(r, g, "T", k)]
     short = [names.get(r, g.run) for r, g in curves.items() if g.n_trials < k]
     if short:
         st.caption(
@@ -243,6 +270,7 @@ def by_tasks() -> None:
         f"growth_tasks_k{k}",
         "growth_a",
     )
+    standard_error(slices)
     paper_note("T", k, paper)
     if show_paper and order == "random" and not paper.empty:
         st.caption(
@@ -259,7 +287,12 @@ def by_samples() -> None:
     else:
         t = 1
         st.caption("Every run has one usable task, so T is 1.")
-    rows = [row for r, g in curves.items() for row in curve_rows(r, g, "k", t)]
+    slices = {
+        r: state.growth_slice(ch, r, order, samples, method, tasks=(t,))
+        for r, g in curves.items()
+        if g.n_tasks >= t
+    }
+    rows = [row for r, g in slices.items() for row in curve_rows(r, g, "k", t)]
     short = [names.get(r, g.run) for r, g in curves.items() if g.n_tasks < t]
     if short:
         st.caption(
@@ -280,6 +313,7 @@ def by_samples() -> None:
         f"growth_samples_T{t}",
         "growth_b",
     )
+    standard_error(slices)
     paper_note("k", t, paper)
 
 
