@@ -291,7 +291,10 @@ def growth_slice(
 ):
     """A run's growth curve at the given task counts and samples per task (None: all of them).
     The same random task orders serve every slice (one seed per run), so two slices agree
-    where they meet, and each slice is computed once."""
+    where they meet, and each slice is computed once. A fixed or worst order gives every task
+    count at once, so there the whole grid is computed once and serves every slice."""
+    if order != "random":
+        tasks = trials = None
     return _growth_slice(
         choices.db,
         choices.v,
