@@ -295,8 +295,6 @@ def show_pair(target) -> None:
         int(cube.ctx_local[ctx_pos]),
         int(cube.attr_ids[attr_pos]),
         m.info.judge_id,
-    ).pair_messages(
-        ch.run, pid, int(cube.ctx_local[ctx_pos]), int(cube.attr_ids[attr_pos]), m.info.judge_id
     )
     st.markdown(
         f"**{render.escape_md(str(target['key']))}** of "
