@@ -75,8 +75,8 @@ def attribute_chances(
 def simulate_mixed(p: np.ndarray, tasks: int, samples: int, seed: int = 0) -> MixedSimulation:
     """Each attribute withheld in every task; each sample leaks attribute a with chance p_a."""
     rng = np.random.default_rng(seed)
-    leaks = rng.random((len(p), tasks, samples)) < np.asarray(p)[:, None, None]
-    per_task = leaks.any(axis=2)
+    leaks = np.less(rng.random((len(p), tasks, samples)), np.asarray(p)[:, None, None])
+    per_task = np.asarray(np.asarray(leaks).any(axis=2))
     observed = [float(per_task[:, :t].any(axis=1).mean()) for t in range(1, tasks + 1)]
     mean_p = float(np.mean(p)) if len(p) else 0.0
     n = [t * samples for t in range(1, tasks + 1)]
@@ -147,11 +147,11 @@ def worked_case(rows: list[dict], samples: int) -> WorkedCase:
             stated = per_task.setdefault(r["task"], [0, 0])
             stated[0] += sum(seen)
             stated[1] += len(seen)
-    attrs = [(a, tasks, top) for a, (tasks, top) in per_attribute.items()]
-    tasks = [(t, s, m, s / m if m else 0.0) for t, (s, m) in per_task.items()]
+    attrs = [(a, where, top) for a, (where, top) in per_attribute.items()]
+    means = [(t, s, m, s / m if m else 0.0) for t, (s, m) in per_task.items()]
     return WorkedCase(
         violation=sum(top for _, _, top in attrs) / len(attrs) if attrs else None,
-        completeness=sum(x for *_, x in tasks) / len(tasks) if tasks else None,
+        completeness=sum(x for *_, x in means) / len(means) if means else None,
         per_attribute=attrs,
-        per_task=tasks,
+        per_task=means,
     )
