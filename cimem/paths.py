@@ -1,13 +1,120 @@
-"""Where things live by default (kept free of heavy imports: the CLI reads it at start-up)."""
+"""Where things live, and which paths a visitor of a served app may reach (kept free of heavy
+imports: the CLI reads it at start-up).
+
+The data folder confines every path that comes from outside (the app's ``?db=``, its database
+picker, its server-path import): the path is resolved (``..`` and symlinks followed) and must
+land inside the folder, on a regular file of the expected kind. A refusal is one line naming
+only what was typed and why: never the resolved server path, never the file's content.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
+from pathlib import Path
+
+from cimem.errors import CimemError
 
 DEFAULT_DB_ENV = "CIMEM_DB"
 DEFAULT_DB_PATH = "cimem.duckdb"
+DATA_DIR_ENV = "CIMEM_DATA_DIR"
+DATABASE_SUFFIXES = (".duckdb",)
+INPUT_SUFFIXES = (".jsonl", ".json", ".gz", ".parquet", ".csv")
 
 
 def default_db_path() -> str:
     """The database path when none is given: ``$CIMEM_DB`` or ``cimem.duckdb`` here."""
     return os.environ.get(DEFAULT_DB_ENV) or DEFAULT_DB_PATH
+
+
+def data_dir() -> Path:
+    """The folder visitors' paths are confined to: ``$CIMEM_DATA_DIR``, else the folder of
+    ``$CIMEM_DB``, else the working folder (resolved)."""
+    if os.environ.get(DATA_DIR_ENV):
+        return Path(os.environ[DATA_DIR_ENV]).expanduser().resolve()
+    if os.environ.get(DEFAULT_DB_ENV):
+        return Path(os.environ[DEFAULT_DB_ENV]).expanduser().resolve().parent
+    return Path.cwd().resolve()
+
+
+class PathRefused(CimemError):
+    """A path outside the data folder, or not a file of the expected kind there. ``str()`` is
+    one line with only what was typed: safe to show a visitor."""
+
+    def __init__(self, typed: str, reason: str):
+        self.typed, self.reason = typed, reason
+        super().__init__(f"{typed}: refused: {reason}")
+
+
+def confine(typed: str, root: Path, suffixes: tuple[str, ...], *, may_be_new: bool = False) -> Path:
+    """The resolved path of ``typed`` (relative to ``root``) when it is a regular file with one
+    of ``suffixes`` inside ``root``; with ``may_be_new``, also a file not there yet whose folder
+    exists inside ``root`` (folders are never created). Raises :class:`PathRefused` otherwise.
+
+    >>> import tempfile; root = Path(tempfile.mkdtemp())
+    >>> confine("../x.duckdb", root, (".duckdb",), may_be_new=True)
+    Traceback (most recent call last):
+    ...
+    cimem.paths.PathRefused: ../x.duckdb: refused: outside the data folder
+    >>> confine("new.duckdb", root, (".duckdb",), may_be_new=True) == root.resolve() / "new.duckdb"
+    True
+    """
+    text = typed.strip()
+    if not text:
+        raise PathRefused(typed, "no path given")
+    base = root.resolve()
+    try:
+        path = (base / Path(text).expanduser()).resolve()
+    except (OSError, ValueError, RuntimeError):  # NUL bytes, symlink loops, names too long
+        raise PathRefused(typed, "not a valid path") from None
+    if not path.is_relative_to(base):
+        raise PathRefused(typed, "outside the data folder")
+    if path.suffix.lower() not in suffixes:
+        raise PathRefused(typed, f"not a {' or '.join(suffixes)} file")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if not may_be_new:
+            raise PathRefused(typed, "no such file in the data folder") from None
+        if not path.parent.is_dir():
+            raise PathRefused(
+                typed, "its folder does not exist in the data folder (folders are never created)"
+            ) from None
+        return path
+    except (OSError, ValueError):
+        raise PathRefused(typed, "cannot be read") from None
+    if stat.S_ISDIR(mode):
+        raise PathRefused(typed, "a folder, not a file")
+    if not stat.S_ISREG(mode):
+        raise PathRefused(typed, "not a regular file")
+    if not os.access(path, os.R_OK):
+        raise PathRefused(typed, "cannot be read")
+    return path
+
+
+def databases_in(root: Path, depth: int = 2, limit: int = 200) -> list[str]:
+    """The ``.duckdb`` files in ``root`` and its non-hidden subfolders down to ``depth``, as
+    paths relative to it (only those :func:`confine` accepts: no symlink out of the folder)."""
+    base = root.resolve()
+    found: list[str] = []
+
+    def walk(folder: Path, level: int) -> None:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if len(found) >= limit or entry.name.startswith("."):
+                continue
+            rel = Path(entry.path).relative_to(base).as_posix()
+            if entry.name.lower().endswith(DATABASE_SUFFIXES):
+                try:
+                    confine(rel, base, DATABASE_SUFFIXES)
+                    found.append(rel)
+                except PathRefused:
+                    pass
+            elif level < depth and entry.is_dir(follow_symlinks=False):
+                walk(Path(entry.path), level + 1)
+
+    walk(base, 0)
+    return found

@@ -1,7 +1,10 @@
 """A real browser: names from data carrying markdown images and links (a run, a judge, a profile,
-a recipient) load no external resource and show as the text they are, on every page."""
+a recipient) and a ?db= value carrying them load no external resource and show as the text they
+are, on every page."""
 
 from __future__ import annotations
+
+from urllib.parse import quote
 
 import pytest
 from app_server import chromium, chromium_or_skip, logging_server, running_app
@@ -78,5 +81,13 @@ def test_no_page_fetches_a_payload_and_names_show_literally(served):
         # the recipient: literally, brackets and all
         for what in ("run", "judge", "profile", "recipient"):
             wait_shown(page, payload(url, what))
+        # a ?db= carrying the payload: refused in one line that shows it literally
+        typed = payload(url, "db") + ".duckdb"
+        for path in PAGES:
+            page.goto(f"{base}/{path}?db={quote(typed)}")
+            wait_shown(page, typed + ": refused")
+            assert page.locator('[data-testid="stException"]').count() == 0, path
+            assert page.locator(f'img[src^="{url}"]').count() == 0, path
+            assert page.locator(f'a[href^="{url}"]').count() == 0, path
     assert [u for u in seen if u.startswith(url)] == []
     assert log.requests == []

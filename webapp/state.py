@@ -12,11 +12,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from cimem import paths
 from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.analysis.labels import LabelRule
 from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics, compute
 from cimem.errors import CimemError
-from cimem.store import Store
+from cimem.store import DatabaseRefused, Store
 from webapp.render import escape_md
 
 REPO = Path(__file__).resolve().parent
@@ -24,9 +25,37 @@ DEMO_DB = REPO / "local" / "demo.duckdb"
 
 
 # ----------------------------------------------------------------------------- the database
+@dataclass(frozen=True)
+class Database:
+    path: str  # resolved, for opening
+    shown: str  # what the visitor may see: what they typed, or a name inside the data folder
+
+
+def _shown(path: str) -> str:
+    """A server path as a visitor may see it: relative to the data folder, else its name."""
+    p = Path(path).resolve()
+    root = paths.data_dir()
+    return p.relative_to(root).as_posix() if p.is_relative_to(root) else p.name
+
+
+def database() -> Database:
+    """?db= in the URL (confined to the data folder), else $CIMEM_DB, else the demo database.
+    A ?db= the data folder does not allow stops the page with one line saying why."""
+    typed = st.query_params.get("db")
+    if typed:
+        try:
+            found = paths.confine(typed, paths.data_dir(), paths.DATABASE_SUFFIXES, may_be_new=True)
+        except paths.PathRefused as exc:
+            st.error(escape_md(exc))
+            st.stop()
+        return Database(str(found), typed)
+    path = os.environ.get("CIMEM_DB") or str(DEMO_DB)
+    return Database(path, _shown(path))
+
+
 def db_path() -> str:
-    """The database: ?db= in the URL, else $CIMEM_DB, else the demo database."""
-    return st.query_params.get("db") or os.environ.get("CIMEM_DB") or str(DEMO_DB)
+    """The database's resolved path (see :func:`database`)."""
+    return database().path
 
 
 def ensure_demo_database() -> None:
@@ -44,16 +73,53 @@ def ensure_demo_database() -> None:
 
 @st.cache_resource(show_spinner=False)
 def _store(path: str) -> Store:
-    return Store.open(path)
+    return Store.open(path, create_folders=False)
 
 
 def store() -> Store:
-    """The open database; when another process holds it, a message saying so, and a stop."""
+    """The open database; when it cannot be opened (another process holds it, it is not a
+    cimem database), one line saying so, and a stop."""
+    db = database()
     try:
-        return _store(db_path())
+        return _store(db.path)
+    except DatabaseRefused as exc:
+        st.error(escape_md(f"{db.shown}: {exc.reason}"))
+        st.stop()
     except CimemError as exc:
         st.error(escape_md(exc))
         st.stop()
+
+
+def _pick_database() -> None:
+    """The picker changed: open that database (the runs and judge belong to the old one)."""
+    chosen = st.session_state.get("db_pick") or ""
+    if chosen:
+        st.query_params["db"] = chosen
+    elif "db" in st.query_params:
+        del st.query_params["db"]
+    for key in ("runs", "judge"):
+        st.session_state.pop(key, None)
+        if key in st.query_params:
+            del st.query_params[key]
+
+
+def database_picker() -> None:
+    """The sidebar's database choice: the default one and the .duckdb files in the data
+    folder (a ?db= typed by hand shows as it was typed)."""
+    default = os.environ.get("CIMEM_DB") or str(DEMO_DB)
+    options = ["", *paths.databases_in(paths.data_dir())]
+    current = st.query_params.get("db", "")
+    if current not in options:
+        options.append(current)
+    st.selectbox(
+        "Database",
+        options,
+        index=options.index(current),
+        format_func=lambda o: o or f"{_shown(default)} (default)",
+        key="db_pick",
+        on_change=_pick_database,
+        help="the .duckdb files in the data folder (CIMEM_DATA_DIR); also ?db=NAME in the URL",
+    )
 
 
 def version() -> float:
@@ -366,13 +432,14 @@ def _param(name: str, default: str) -> str:
 
 def sidebar() -> Choices:
     """The database, runs, mode, label rule and judge, kept in the URL query parameters."""
+    with st.sidebar:
+        database_picker()
     ensure_demo_database()
     store()  # a clear message when the database cannot be opened
     path, v = db_path(), version()
     runs = runs_frame(path, v)
     with_messages = runs[runs["messages"] > 0] if not runs.empty else runs
     with st.sidebar:
-        st.caption(f"Database: {escape_md(path)}")
         run_ids: list[int] = []
         judge_id = None
         if with_messages.empty:

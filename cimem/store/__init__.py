@@ -5,7 +5,7 @@ vocabularies (:mod:`cimem.store.enums`) its methods return. Imports nothing of c
 `cimem.errors` and `cimem.paths`); every other subpackage reads and writes through :class:`Store`.
 """
 
-from cimem.store.database import DatabaseBusy, Store
+from cimem.store.database import DatabaseBusy, DatabaseRefused, Store
 from cimem.store.enums import JudgeKind, JudgmentStatus, Label, MessageStatus
 from cimem.store.rows import (
     AttributeKey,
@@ -41,6 +41,7 @@ __all__ = [
     "CompositionMessage",
     "ContextRow",
     "DatabaseBusy",
+    "DatabaseRefused",
     "HardLabelRow",
     "JudgeInfo",
     "JudgeKind",

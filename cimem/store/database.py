@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import queue
 import re
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -208,8 +209,58 @@ _DELETE_RUN_SQL = [
 ]
 
 
-class DatabaseBusy(CimemError):
+class DatabaseRefused(CimemError):
+    """A file that is not a database cimem may open: ``reason`` says why without the path, so
+    the app can name only what its visitor typed."""
+
+    def __init__(self, path: str, reason: str):
+        self.path, self.reason = path, reason
+        super().__init__(f"{path}: {reason}")
+
+
+class DatabaseBusy(DatabaseRefused):
     """Another process holds the database."""
+
+
+_DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 12 of every DuckDB database file
+_CIMEM_TABLES = {"schema_info", "runs"}
+
+
+def _check_database_file(path: str) -> None:
+    """Refuse, before any write, a path that is not a regular file, not a DuckDB database, or a
+    DuckDB database with objects of its own but not cimem's tables (someone else's data)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise DatabaseRefused(path, "not a regular file")
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except OSError:
+        raise DatabaseRefused(path, "cannot be read") from None
+    if head[8:12] != _DUCKDB_MAGIC:
+        raise DatabaseRefused(path, "not a DuckDB database")
+    try:  # read-only: the check itself writes nothing
+        probe = duckdb.connect(path, read_only=True)
+    except duckdb.ConnectionException:
+        return  # already open in this process (checked when it was opened)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            return  # held by another process: opening it says so
+        raise DatabaseRefused(path, "a DuckDB database this DuckDB cannot read") from None
+    except duckdb.Error:
+        raise DatabaseRefused(path, "a DuckDB database this DuckDB cannot read") from None
+    try:
+        tables = {r[0] for r in probe.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        others = probe.execute(
+            "SELECT (SELECT count(*) FROM duckdb_views() WHERE NOT internal)"
+            " + (SELECT count(*) FROM duckdb_sequences())"
+        ).fetchall()[0][0]
+    finally:
+        probe.close()
+    if (tables or others) and not _CIMEM_TABLES <= tables:
+        raise DatabaseRefused(
+            path, "a DuckDB database that is not cimem's (refused, left untouched)"
+        )
 
 
 class Store:
@@ -221,24 +272,42 @@ class Store:
 
     # ----------------------------------------------------------------- connection and schema
     @classmethod
-    def open(cls, path: str | os.PathLike | None = None, read_only: bool = False) -> Store:
-        """Open (and, unless read-only, create or migrate) the database at ``path``."""
+    def open(
+        cls,
+        path: str | os.PathLike | None = None,
+        read_only: bool = False,
+        *,
+        create_folders: bool = True,
+    ) -> Store:
+        """Open (and, unless read-only, create or migrate) the database at ``path``.
+
+        An existing file is checked before anything is written to it: it must be a DuckDB
+        database that is empty or already cimem's; anything else raises
+        :class:`DatabaseRefused` and the file is left untouched. A missing folder is created
+        unless ``create_folders`` is false (the app never creates folders)."""
         path = str(path or default_db_path())
-        if read_only and not Path(path).exists():
-            raise FileNotFoundError(f"{path}: no such database")
         if path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            file = Path(path)
+            if file.exists() or file.is_symlink():
+                _check_database_file(path)
+            elif read_only:
+                raise FileNotFoundError(f"{path}: no such database")
+            elif not file.parent.is_dir():
+                if not create_folders:
+                    raise DatabaseRefused(path, "its folder does not exist")
+                file.parent.mkdir(parents=True, exist_ok=True)
         try:
             con = duckdb.connect(path, read_only=read_only)
         except duckdb.IOException as exc:
             if "lock" not in str(exc).lower():
-                raise
+                raise DatabaseRefused(path, "DuckDB cannot open it") from None
             holder = re.search(r"\(PID (\d+)\)", str(exc))
             raise DatabaseBusy(
-                f"{path} is open in another process{f' (PID {holder.group(1)})' if holder else ''},"
+                path,
+                f"open in another process{f' (PID {holder.group(1)})' if holder else ''},"
                 " e.g. the app or a running `cimem run`: DuckDB lets one process write a database"
                 " at a time. Stop that process (a stopped run resumes with --resume), or work on"
-                " a copy of the file."
+                " a copy of the file.",
             ) from None
         store = cls(con, path)
         if not read_only:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from cimem import paths
 from cimem.errors import CimemError
 from cimem.ingest import ingest_or_find
 from cimem.ingest.export import export_official
@@ -15,8 +16,9 @@ from webapp import render, state
 st.title("Data")
 store = state.store()
 st.caption(
-    f"Database: {render.escape_md(state.db_path())}. Open another with `?db=PATH` in the URL or the "
-    "CIMEM_DB environment variable."
+    f"Database: {render.escape_md(state.database().shown)}. Open another with the sidebar's "
+    "picker or `?db=NAME` in the URL (a .duckdb file in the data folder), or start the app with "
+    "CIMEM_DB set."
 )
 
 if note := st.session_state.pop("import_note", None):
@@ -28,7 +30,12 @@ st.markdown(
     "file. The format is detected; a file already imported is recognised by its content."
 )
 upload = st.file_uploader("Upload a file", type=["jsonl", "json", "gz", "parquet", "csv"])
-server_path = st.text_input("...or a path on the server", "", key="server_path")
+server_path = st.text_input(
+    "...or a file in the data folder on the server",
+    "",
+    key="server_path",
+    help="a path relative to the data folder (CIMEM_DATA_DIR); nothing outside it is read",
+)
 name = st.text_input("Run name (optional)", "")
 model = st.text_input("Model (optional)", "")
 if st.button("Import", type="primary", disabled=not (upload or server_path), key="import"):
@@ -44,7 +51,7 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
                 tmp.write(upload.getbuffer())
             path = Path(tmp.name)
         else:
-            path = Path(server_path).expanduser()
+            path = paths.confine(server_path, paths.data_dir(), paths.INPUT_SUFFIXES)
         res = ingest_or_find(
             store,
             path,
