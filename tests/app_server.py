@@ -5,6 +5,7 @@ browser tests' shared pieces."""
 from __future__ import annotations
 
 import http.server
+import json
 import os
 import shutil
 import socket
@@ -78,7 +79,8 @@ def running_app(env: dict[str, str], *args: str) -> Iterator[str]:
 
 
 class RequestLog:
-    """Every request a logging HTTP server on 127.0.0.1 received: (method, path, headers, body)."""
+    """Every request a logging HTTP server on 127.0.0.1 received: (method, path, headers with
+    lower-case names, body)."""
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
@@ -96,15 +98,34 @@ class RequestLog:
             )
 
 
+COMPLETION = json.dumps(
+    {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "{}"},
+                "finish_reason": "stop",
+            }
+        ],
+    }
+).encode()
+
+
 @contextmanager
-def logging_server(reply: bytes = b"{}") -> Iterator[tuple[str, RequestLog]]:
-    """An HTTP server on 127.0.0.1 that logs every request and answers ``reply`` as JSON."""
+def logging_server(reply: bytes = COMPLETION) -> Iterator[tuple[str, RequestLog]]:
+    """An HTTP server on 127.0.0.1 that logs every request and answers ``reply`` as JSON (by
+    default a chat completion, so an OpenAI client accepts it)."""
     log = RequestLog()
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def _any(self) -> None:
             n = int(self.headers.get("content-length") or 0)
-            log.add(self.command, self.path, dict(self.headers), self.rfile.read(n) if n else b"")
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            log.add(self.command, self.path, headers, self.rfile.read(n) if n else b"")
             self.send_response(200)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(reply)))

@@ -50,8 +50,9 @@ class ClientSettings:
 
 def resolve_api_key(settings: ClientSettings, explicit: str | None = None) -> str:
     """The key: given explicitly (the app passes one from its secrets), else from the
-    environment; local servers that need none get a placeholder."""
-    key = explicit or os.environ.get(settings.api_key_env)
+    environment variable (none when ``api_key_env`` is empty: the app's visitors never get the
+    server's key); local servers that need none get a placeholder."""
+    key = explicit or (os.environ.get(settings.api_key_env) if settings.api_key_env else None)
     if key:
         return key
     if settings.base_url is None:
@@ -171,9 +172,10 @@ async def chat(
             statuses.append(int(status) if isinstance(status, int) else 0)
             retry = isinstance(exc, _EmptyReply) or _retryable(exc)
             if not retry or attempts > settings.max_retries:
+                cause = _root_cause(exc)
                 return ChatResult(
                     text=None,
-                    error=f"{type(exc).__name__}: {exc}"[:500],
+                    error=f"{type(exc).__name__}: {exc}{cause}"[:500],
                     attempts=attempts,
                     raw_status=statuses,
                 )
@@ -182,6 +184,18 @@ async def chat(
                 wait = min(settings.max_backoff, settings.backoff * 2 ** (attempts - 1))
                 wait *= 0.5 + random.random()  # jitter
             await asyncio.sleep(wait)
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost cause of an error, e.g. "[Errno 111] Connection refused" under the client's
+    "Connection error.", in parentheses ("" when there is none)."""
+    found, inner = "", exc.__cause__ or exc.__context__
+    for _ in range(8):
+        if inner is None:
+            break
+        found = str(inner) or found
+        inner = inner.__cause__ or inner.__context__
+    return f" ({found})" if found and found != str(exc) else ""
 
 
 def from_cache(row: CachedCompletion) -> ChatResult:

@@ -94,8 +94,11 @@ st.caption(
 )
 
 st.subheader("Re-judge this message")
-kind = st.radio("Judge", ("offline", "endpoint"), horizontal=True)
+kind = st.radio(
+    "Judge", ("offline", "listed endpoint", "another endpoint"), horizontal=True, key="judge_kind"
+)
 judge = None
+endpoint_url = None
 if kind == "offline":
     judge = OfflineJudge(name="offline judge (audit)")
 else:
@@ -103,29 +106,90 @@ else:
     from cimem.llm.client import ClientSettings
     from cimem.llm.prompts import load_judge_prompt
 
-    e1, e2 = st.columns(2)
-    base_url = e1.text_input("Base URL", "http://localhost:8000/v1")
-    model = e2.text_input("Model", "")
-    secret = None
+    settings, key = None, None
     try:
-        secret = st.secrets.get("OPENAI_API_KEY")
-    except Exception:  # no secrets file
-        secret = None
-    typed = st.text_input(
-        "API key (never stored; empty: Streamlit secrets or the environment)", type="password"
-    )
+        cfg = state.endpoint_config()
+    except CimemError as exc:
+        st.error(render.escape_md(exc))
+        st.stop()
+    if kind == "listed endpoint":
+        listed = {e.name: e for e in cfg.endpoints}
+        if not listed:
+            st.info(
+                "The operator lists no endpoint (Streamlit secrets or CIMEM_ENDPOINTS: see the "
+                "README, Serving the app to others)."
+            )
+        else:
+            ep = listed[st.selectbox("Endpoint", list(listed), key="endpoint")]
+            st.caption(
+                f"{render.escape_md(ep.base_url)}, model {render.escape_md(ep.model)}, "
+                f"timeout {ep.timeout:g} s; the key stays on the server."
+            )
+            try:
+                key = state.endpoint_key(ep)
+                settings = ClientSettings(
+                    model=ep.model,
+                    base_url=ep.base_url,
+                    api_key_env=ep.key_env or "",
+                    timeout=ep.timeout,
+                    max_retries=0,
+                )
+            except CimemError as exc:
+                st.error(render.escape_md(exc))
+    elif not state.free_endpoints_allowed(cfg):
+        st.info(
+            "This server does not let visitors call endpoints of their own (the operator's "
+            "allow_free_endpoints; off when the app is served to others). Use a listed endpoint."
+        )
+    else:
+        e1, e2, e3 = st.columns([3, 2, 1])
+        base_url = e1.text_input("Base URL", "http://localhost:8000/v1", key="free_url")
+        model = e2.text_input("Model", "", key="free_model")
+        timeout = e3.number_input("Timeout (s)", 1, 600, 60, key="free_timeout")
+        typed = st.text_input(
+            "Your API key (required; kept in this session only, never stored or logged; the "
+            "server's keys are never sent to a URL typed here)",
+            type="password",
+            key="free_key",
+        )
+        if model and base_url:
+            try:
+                from cimem.llm.endpoints import check_base_url
+
+                check_base_url(base_url)
+                if not typed:
+                    raise CimemError(
+                        "an endpoint typed here needs your own API key (type any text if it "
+                        "needs none)"
+                    )
+                key = typed
+                settings = ClientSettings(
+                    model=model,
+                    base_url=base_url.strip(),
+                    api_key_env="",
+                    timeout=float(timeout),
+                    max_retries=0,
+                )
+            except CimemError as exc:
+                st.error(render.escape_md(exc))
     variant = st.radio("Prompt", ("strict", "lenient"), horizontal=True)
     prompt = load_judge_prompt(None, variant)
     text = st.text_area("Prompt text (editable)", prompt.text, height=220)
-    if model:
-        client = ClientSettings(model=model, base_url=base_url or None, timeout=60)
-        spec = JudgeSpec(client, variant=variant, prompt_text=text)
-        judge = make_llm_judge(spec, store, api_key=typed or secret)
+    if settings is not None and key:
+        endpoint_url = settings.base_url
+        spec = JudgeSpec(settings, variant=variant, prompt_text=text)
+        # a visitor's endpoint never reads or fills the call cache: its replies must not
+        # answer later calls to a listed endpoint with the same model name
+        judge = make_llm_judge(spec, store if kind == "listed endpoint" else None, api_key=key)
 if judge is not None and st.button("Run it on this message", type="primary", key="run_live"):
     try:
         with st.spinner("Judging..."):
             outcome, seconds = judge_message(store, detail.message_id, judge)
         st.session_state["live"] = (detail.message_id, outcome, seconds)
+        if outcome.status == "error" and endpoint_url:
+            st.error(
+                render.escape_md(f"{endpoint_url} did not answer: {outcome.raw or 'no reply'}")
+            )
     except CimemError as exc:
         st.error(render.escape_md(exc))
 live = st.session_state.get("live")
