@@ -118,3 +118,14 @@ def databases_in(root: Path, depth: int = 2, limit: int = 200) -> list[str]:
 
     walk(base, 0)
     return found
+
+
+def private_files() -> None:
+    """From now on, files this process creates are readable and writable by their owner only.
+
+    Databases hold prompts with people's private memories. DuckDB creates the database file,
+    and a new WAL after every checkpoint, with the process umask, so the umask is the one place
+    that makes them all 0600; the call journal is opened 0600 as well. Only tightens (a stricter
+    umask stays) and is idempotent; it is process-wide, so exports are private too."""
+    current = os.umask(0o077)
+    os.umask(current | 0o077)

@@ -7,10 +7,12 @@ from :func:`choices`, call these wrappers or ``cimem``, and draw.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from cimem import paths
 from cimem.analysis.cube import LeakCube, cube_from_store
@@ -79,8 +81,26 @@ def ensure_demo_database() -> None:
 
 
 @st.cache_resource(show_spinner=False)
-def _store(path: str) -> Store:
+def _root(path: str) -> Store:
+    """The server's one connection to a database (DuckDB lets one process open a file once)."""
     return Store.open(path, create_folders=False)
+
+
+_threads = threading.local()
+
+
+def _store(path: str) -> Store:
+    """This session's cursor on the database, in this thread: its own transactions, reading the
+    last committed state (a second visitor keeps browsing while the first imports); every write
+    goes through the database's one write lock (:meth:`cimem.store.Store.transaction`)."""
+    root = _root(path)
+    ctx = get_script_run_ctx()
+    key = (path, ctx.session_id if ctx is not None else "")
+    cursors = _threads.__dict__.setdefault("cursors", {})
+    found = cursors.get(key)
+    if found is None or found[0] is not root:
+        found = cursors[key] = (root, root.cursor())
+    return found[1]
 
 
 def store() -> Store:

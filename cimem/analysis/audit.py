@@ -218,10 +218,14 @@ def save_human_verdicts(
     store: Store, message: MessageDetail, decisions: Iterable[HumanVerdict]
 ) -> tuple[int, int]:
     """Store a person's decisions on one message under the run's human judge (made on first
-    use); each replaces that person's earlier decision. Returns (judge id, decisions stored)."""
-    judge_id = store.human_judge(message.run_id)
+    use); each replaces that person's earlier decision. All of them or none, in one transaction
+    (under the store's write lock). Returns (judge id, decisions stored)."""
     n = 0
-    for d in decisions:
-        store.set_human_verdict(judge_id, message.message_id, d.attr_id, d.revealed, d.note or None)
-        n += 1
+    with store.transaction():
+        judge_id = store.human_judge(message.run_id)
+        for d in decisions:
+            store.set_human_verdict(
+                judge_id, message.message_id, d.attr_id, d.revealed, d.note or None
+            )
+            n += 1
     return judge_id, n

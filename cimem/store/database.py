@@ -29,7 +29,7 @@ import orjson
 import pyarrow as pa
 
 from cimem.errors import CimemError
-from cimem.paths import DEFAULT_DB_ENV, DEFAULT_DB_PATH, default_db_path  # noqa: F401 (re-exported)
+from cimem.paths import DEFAULT_DB_ENV, DEFAULT_DB_PATH, default_db_path, private_files  # noqa: F401 (re-exported)
 from cimem.store.call_cache import recover
 from cimem.store.enums import JudgeKind, JudgmentStatus, Label, MessageStatus
 from cimem.store.rows import (
@@ -266,9 +266,18 @@ def _check_database_file(path: str) -> None:
 class Store:
     """A cimem database. Open with :meth:`open`; use as a context manager to close it."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, path: str):
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, path: str, lock: threading.RLock | None = None
+    ):
         self.con = con
         self.path = path
+        self._lock = lock or threading.RLock()  # shared by every cursor of this database
+        self._depth = 0  # transactions open on this cursor (inner ones join the outer one)
+
+    def cursor(self) -> Store:
+        """Another handle on the same open database, for another thread or app session: its own
+        transactions and snapshot (it reads the last committed state), the same write lock."""
+        return Store(self.con.cursor(), self.path, self._lock)
 
     # ----------------------------------------------------------------- connection and schema
     @classmethod
@@ -284,9 +293,11 @@ class Store:
         An existing file is checked before anything is written to it: it must be a DuckDB
         database that is empty or already cimem's; anything else raises
         :class:`DatabaseRefused` and the file is left untouched. A missing folder is created
-        unless ``create_folders`` is false (the app never creates folders)."""
+        unless ``create_folders`` is false (the app never creates folders). Files the process
+        creates from here on are its owner's only (see :func:`cimem.paths.private_files`)."""
         path = str(path or default_db_path())
         if path != ":memory:":
+            private_files()  # the database, its WAL and the call journal: 0600
             file = Path(path)
             if file.exists() or file.is_symlink():
                 _check_database_file(path)
@@ -339,14 +350,30 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
-        """All or nothing: on any exception the database is left exactly as it was."""
-        self.con.execute("BEGIN TRANSACTION")
-        try:
-            yield self
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        self.con.execute("COMMIT")
+        """All or nothing: on any exception the database is left exactly as it was.
+
+        Every write of the store goes through here, under one lock shared by all cursors of the
+        database: writes of different threads or sessions never interleave, and a write never
+        lands inside another's transaction. A transaction opened inside another on the same
+        cursor joins it."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self
+                finally:
+                    self._depth -= 1
+                return
+            self.con.execute("BEGIN TRANSACTION")
+            self._depth = 1
+            try:
+                yield self
+            except BaseException:
+                self._depth = 0
+                self.con.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self.con.execute("COMMIT")
 
     def table_counts(self) -> dict[str, int]:
         """Row count of every table (tests use it to prove a failed import changed nothing)."""
@@ -459,10 +486,12 @@ class Store:
         )
 
     def rename_judge(self, judge_id: int, name: str) -> None:
-        self.con.execute("UPDATE judges SET name = ? WHERE judge_id = ?", [name, judge_id])
+        with self.transaction():
+            self.con.execute("UPDATE judges SET name = ? WHERE judge_id = ?", [name, judge_id])
 
     def rename_run(self, run_id: int, name: str) -> None:
-        self.con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
+        with self.transaction():
+            self.con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
 
     def delete_run(self, run_id: int) -> None:
         """Remove a run and everything that belongs to it, in one transaction."""
@@ -963,14 +992,15 @@ class Store:
 
     def human_judge(self, run_id: int) -> int:
         """The run's human judge (made on first use): people's verdicts live there."""
-        rows = self.con.execute(
-            "SELECT judge_id FROM judges WHERE run_id = ? AND kind = 'human' ORDER BY judge_id"
-            " LIMIT 1",
-            [run_id],
-        ).fetchall()
-        if rows:
-            return int(rows[0][0])
-        return self.create_judge(run_id=run_id, name="human verdicts", kind=JudgeKind.HUMAN)
+        with self.transaction():
+            rows = self.con.execute(
+                "SELECT judge_id FROM judges WHERE run_id = ? AND kind = 'human'"
+                " ORDER BY judge_id LIMIT 1",
+                [run_id],
+            ).fetchall()
+            if rows:
+                return int(rows[0][0])
+            return self.create_judge(run_id=run_id, name="human verdicts", kind=JudgeKind.HUMAN)
 
     def set_human_verdict(
         self, judge_id: int, message_id: int, attr_id: int, revealed: bool, note: str | None

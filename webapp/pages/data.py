@@ -108,8 +108,8 @@ with st.expander("Configuration"):
     if judges:
         st.dataframe(pd.DataFrame([j.__dict__ for j in judges]), hide_index=True)
 c1, c2 = st.columns(2)
-new_name = c1.text_input("New name", cfg["name"])
-if c1.button("Rename") and new_name.strip():
+new_name = c1.text_input("New name", cfg["name"], key=f"new_name_{choice}")
+if c1.button("Rename", key="rename") and new_name.strip():
     state.rename_run(int(choice), new_name.strip())
     st.rerun()
 confirm = c2.checkbox(f"Yes, delete run {choice} and everything in it")
