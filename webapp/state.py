@@ -1,4 +1,6 @@
-"""App-side state: the cached database connection, cached results, and the shared sidebar.
+"""App-side state: the database (confined to the data folder, one connection per server, one
+cursor per session and thread), the endpoints visitors may call, cached results, and the shared
+sidebar.
 
 The only module of the app that knows about Streamlit caching. Pages read the sidebar's choices
 from :func:`choices`, call these wrappers or ``cimem``, and draw.

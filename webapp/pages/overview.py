@@ -31,7 +31,7 @@ table = ov.table.copy()
 unlabelled = table["labels"] == NO_LABELS
 if unlabelled.any():
     st.warning(
-        f"{', '.join(map(str, table['run'][unlabelled]))}: {NO_LABELS_HELP}.",
+        f"{render.escape_md(', '.join(map(str, table['run'][unlabelled])))}: {NO_LABELS_HELP}.",
         icon=":material/info:",
     )
 
