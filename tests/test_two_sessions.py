@@ -99,6 +99,11 @@ def test_a_reader_keeps_browsing_while_another_session_imports(fabricated, tmp_p
             if page.endswith("data.py"):
                 views.append(runs_seen(reader))
             during += not done.is_set()
+    # the reader renames a run (its Data page's run list changed under AppTest's widget
+    # bookkeeping, so the rename starts from a fresh view of the page)
+    reader = AppTest.from_file(APP, default_timeout=900)
+    reader.run()
+    reader.switch_page("webapp/pages/data.py").run()
     reader.text_input(key=f"new_name_{first.run_id}").set_value("renamed while importing").run()
     reader.button(key="rename").click().run()
     assert not reader.exception, [e.value for e in reader.exception]
