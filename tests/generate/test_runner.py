@@ -350,7 +350,8 @@ def test_composition_curve_counts_withheld_leaks(store, profiles, capsys):
     assert 0 <= curve.completeness[0] <= 1
     store.close()
     assert main(["composition", "--db", store.path, "--run", str(run_id), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["leak_rate"] == curve.leak_rate
+    printed = json.loads(capsys.readouterr().out)["leak_rate"]
+    assert printed == pytest.approx(curve.leak_rate)  # rows come unordered: sums may round apart
 
 
 def test_price_table_prices_a_dry_run(tmp_path, profiles):
