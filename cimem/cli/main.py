@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
 from cimem.cli.analysis import add_analysis_commands
@@ -17,6 +18,7 @@ from cimem.cli.data import add_data_commands
 from cimem.cli.judging import add_judge_command
 from cimem.cli.run import add_run_commands
 from cimem.errors import CimemError
+from cimem.store.call_cache import JournalWarning
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,7 +40,19 @@ def _is_user_error(exc: Exception) -> bool:
     return type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Journal lines set aside while opening the database: one line, once, on stderr."""
+    if issubclass(category, JournalWarning):
+        print(f"warning: {message}", file=sys.stderr)
+    else:
+        _default_show_warning(message, category, filename, lineno, file, line)
+
+
+_default_show_warning = warnings.showwarning
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    warnings.showwarning = _show_warning
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

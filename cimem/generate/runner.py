@@ -22,12 +22,12 @@ import orjson
 
 from cimem.analysis.labels import LABEL_NAMES, LabelRule
 from cimem.errors import CimemError
-from cimem.generate.memory import Memory, render
+from cimem.generate.memory import Memory, profile_memory, render
 from cimem.judges.base import Judge, JudgeOutcome, OfflineJudge, attribute_specs, store_outcomes
 from cimem.judges.llm import JudgeSpec, make_llm_judge
 from cimem.llm.calls import CallBatch, CallOptions, CallProgress, call_many
 from cimem.llm.client import ClientSettings, cache_key
-from cimem.llm.prompts import PromptTemplate, fill, load_task_prompt
+from cimem.llm.prompts import PromptTemplate, fill, load_task_prompt, profile_bio
 from cimem.store import JudgmentStatus, Label, MessageStatus, NewMessage, Store
 
 
@@ -237,10 +237,16 @@ def settings_of(store: Store, run_id: int) -> RunSettings:
 def plan(store: Store, run_id: int, s: RunSettings) -> tuple[list[Slot], dict[int, Memory]]:
     profiles = {p.profile_id: p for p in store.profiles_of(run_id)}
     statements: dict[int, list[tuple[str, str]]] = {pid: [] for pid in profiles}
+    attributes: dict[int, list[tuple[str, Any, str | None]]] = {pid: [] for pid in profiles}
     for a in store.attributes_of(run_id):
         statements[a.profile_id].append((a.key, a.memory_statement or a.key))
+        value = orjson.loads(a.value_json) if a.value_json is not None else None
+        attributes[a.profile_id].append((a.key, value, a.memory_statement))
     memories = {
-        pid: Memory(p.name, p.sex, p.address, p.age, statements[pid]) for pid, p in profiles.items()
+        pid: profile_memory(
+            p.name, profile_bio(p.name, p.sex, p.address, p.age, p.bio_json), attributes[pid]
+        )
+        for pid, p in profiles.items()
     }
     slots: list[Slot] = []
     rng = random.Random(s.seed)

@@ -4,7 +4,11 @@ Label fractions, messages, prompts, verdicts and evidence come back as they were
 trip official -> cimem -> official keeps them all). Sources that only have hard labels are written
 as fractions with all mass on one bin (share -> necessary 1.0, private -> private 1.0, ambiguous ->
 unlabeled 1.0), which the official rule reads back as the same labels. Messages whose generation
-failed are left out: the official format has no place for a failure.
+failed are left out: the official format has no place for a failure. A judge reply that failed
+to parse is written as the official script writes it (every attribute 0); the raw reply is kept
+in the explanation under ``RAW_REPLY_KEY``, which the reader turns back into a parse failure with
+that reply; a judgment that parsed and found nothing gets ``NOTHING_REVEALED_KEY``, so it does not
+read back as a parse failure. A judge call that failed is written as a message without verdicts (not judged).
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from typing import Any
 import orjson
 
 from cimem.errors import CimemError
+from cimem.ingest.official import NOTHING_REVEALED_KEY, RAW_REPLY_KEY
 from cimem.store import (
     AttributeRow,
     ContextRow,
     Judgment,
+    JudgmentStatus,
     Label,
     MessageStatus,
     ProfileRow,
@@ -58,7 +64,14 @@ def export_official(
     judgments = store.judgments_of(judge_id) if judge_id is not None else {}
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    counts = {"profiles": 0, "messages": 0, "verdicts": 0, "skipped_failed": 0}
+    counts = {
+        "profiles": 0,
+        "messages": 0,
+        "verdicts": 0,
+        "skipped_failed": 0,
+        "parse_failures": 0,
+        "judge_errors_unjudged": 0,
+    }
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -83,6 +96,18 @@ def export_official(
         Path(tmp).unlink(missing_ok=True)
         raise
     return counts
+
+
+def _unmatched_evidence(raw: str | None) -> dict[str, Any]:
+    """Evidence an imported judge gave for keys the profile does not have (kept in ``raw``)."""
+    if not raw:
+        return {}
+    try:
+        kept = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return {}
+    found = kept.get("unmatched_evidence") if isinstance(kept, dict) else None
+    return found if isinstance(found, dict) else {}
 
 
 def _profile_object(
@@ -173,12 +198,26 @@ def _add_trials(
         b = len(not_share) if m.num_not_to_share is None else m.num_not_to_share
         solution: dict[str, Any] = {"response_solution": m.text}
         judgment = judgments.get(m.message_id)
-        if m.message_id in verdicts or judgment is not None:
+        status = judgment.status if judgment is not None else None
+        if status == JudgmentStatus.PARSE_FAILURE:
+            # as the official script writes an unparsable judge reply: nothing revealed; the
+            # reply itself is kept under a key no attribute has, which the reader recognises
+            assert judgment is not None
+            solution["revealed_attributes"] = dict.fromkeys(all_keys, 0)
+            solution["revealed_attributes_explanation"] = (
+                {RAW_REPLY_KEY: judgment.raw} if judgment.raw else {}
+            )
+            counts["parse_failures"] += 1
+            counts["verdicts"] += len(all_keys)
+        elif status == JudgmentStatus.ERROR:
+            counts["judge_errors_unjudged"] += 1  # no verdict: written as a message not judged
+        elif m.message_id in verdicts or judgment is not None:
             rows = verdicts.get(m.message_id, [])
             solution["revealed_attributes"] = {key_of[v.attr_id]: int(v.revealed) for v in rows}
             explanation = {key_of[v.attr_id]: v.evidence for v in rows if v.evidence is not None}
-            if judgment is not None and judgment.raw:
-                explanation.update(orjson.loads(judgment.raw).get("unmatched_evidence", {}))
+            explanation.update(_unmatched_evidence(judgment.raw if judgment else None))
+            if not explanation and not any(v.revealed for v in rows):
+                explanation = {NOTHING_REVEALED_KEY: ""}  # else it reads back as a parse failure
             solution["revealed_attributes_explanation"] = explanation
             counts["verdicts"] += len(rows)
         key = f"combination_num_to_share={a}_num_not_to_share={b}_trial={m.trial}"

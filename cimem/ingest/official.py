@@ -64,10 +64,23 @@ def parse_trial_key(key: str) -> tuple[int, int, int] | None:
     return a, b, t
 
 
+RAW_REPLY_KEY = "(judge reply that failed to parse)"
+"""Where an export keeps the raw reply of a parse failure, in the explanation: no attribute key
+looks like it, and the official metrics read only the verdicts."""
+NOTHING_REVEALED_KEY = "(judge found nothing revealed)"
+"""An export's mark on a judgment that parsed and found nothing: without it, all zeros and an
+empty explanation would read back as a parse failure (the official format cannot tell them
+apart)."""
+_MARKS = (RAW_REPLY_KEY, NOTHING_REVEALED_KEY)
+
+
 def is_parse_failure(explanation: dict | None, verdicts: list[int]) -> bool:
     """The official script writes a judge reply it could not parse as all zeros with an empty
-    explanation: that shape is the only trace of a parse failure in its output."""
-    return not explanation and not any(verdicts)
+    explanation: that shape (or an export's, the raw reply under :data:`RAW_REPLY_KEY`) is the
+    only trace of a parse failure in its output."""
+    if any(verdicts):
+        return False
+    return not explanation or (len(explanation) == 1 and RAW_REPLY_KEY in explanation)
 
 
 def iter_json_lines(path: Path, progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
@@ -319,13 +332,24 @@ class _ProfileReader(Checker):
                         else:
                             p = pos.get(k)
                         if p is None or type(sentence) is not str:
-                            unmatched[k] = sentence
+                            if k not in _MARKS:
+                                unmatched[k] = sentence
                         else:
                             evidence_at.append((p, sentence))
                 jud["msg_idx"].append(msg_idx)
-                jud["status"].append("parse_failure" if is_parse_failure(expl, vals) else "ok")
+                if is_parse_failure(expl, vals):
+                    raw = expl.get(RAW_REPLY_KEY)
+                    jud["status"].append("parse_failure")
+                    jud["raw"].append(raw if type(raw) is str else None)
+                    continue
+                jud["status"].append("ok")
                 jud["raw"].append(
-                    orjson.dumps({"unmatched_evidence": unmatched}).decode() if unmatched else None
+                    self._dumps(
+                        {"unmatched_evidence": unmatched},
+                        f"{sfield}.revealed_attributes_explanation",
+                    )
+                    if unmatched
+                    else None
                 )
         rec.messages = msg
         rec.judgments = jud

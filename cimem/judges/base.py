@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from cimem.errors import CimemError
 from cimem.judges.offline import OFFLINE_JUDGE_VERSION, AttributeSpec, judge_offline
+from cimem.llm.prompts import memory_lines, profile_bio
 from cimem.store import JudgeKind, JudgmentStatus, MessageStatus, MessageToJudge, Store
 
 
@@ -98,15 +99,23 @@ def attribute_specs(
     """Per profile: (attr_id, spec) with values decoded; missing values filled from another run's
     attributes of the same profile name and key when ``values_from`` is given."""
     fill = store.values_by_name(values_from) if values_from is not None else {}
-    names = {p.profile_id: p.name for p in store.profiles_of(run_id)}
-    out: dict[int, list[tuple[int, AttributeSpec]]] = {}
+    profiles = {p.profile_id: p for p in store.profiles_of(run_id)}
+    rows: dict[int, list[tuple[int, str, Any, str | None]]] = {}
     for a in store.attributes_of(run_id):
         value_json = a.value_json
         if value_json is None:
-            value_json = fill.get((names[a.profile_id], a.key))
+            value_json = fill.get((profiles[a.profile_id].name, a.key))
         value = orjson.loads(value_json) if value_json is not None else None
-        spec = AttributeSpec(a.key, value, a.memory_statement)
-        out.setdefault(a.profile_id, []).append((a.attr_id, spec))
+        rows.setdefault(a.profile_id, []).append((a.attr_id, a.key, value, a.memory_statement))
+    out: dict[int, list[tuple[int, AttributeSpec]]] = {}
+    for pid, attrs in rows.items():
+        p = profiles[pid]
+        bio = profile_bio(p.name, p.sex, p.address, p.age, p.bio_json)
+        lines = memory_lines(bio, [(key, value, stmt) for _, key, value, stmt in attrs])
+        out[pid] = [
+            (attr_id, AttributeSpec(key, value, stmt, line))
+            for (attr_id, key, value, stmt), line in zip(attrs, lines)
+        ]
     return out
 
 

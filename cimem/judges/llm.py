@@ -97,7 +97,7 @@ class LLMJudge:
     def build_messages(self, message: str, attrs: list[AttributeSpec]) -> list[dict[str, str]]:
         text = fill(
             self.prompt,
-            attributes=attribute_list([(a.key, a.statement) for a in attrs]),
+            attributes=attribute_list([(a.key, a.line or a.statement) for a in attrs]),
             solution=message,
         )
         return [{"role": "user", "content": text}]

@@ -45,6 +45,7 @@ class AttributeSpec:
     key: str
     value: Any
     statement: str | None
+    line: str | None = None  # the official eval.py's memory line of the key (the judge's list)
 
 
 @dataclass

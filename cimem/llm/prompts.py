@@ -9,8 +9,10 @@ Placeholders follow the official file: ``{memories}``, ``{recipient}``, ``{task}
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cimem.errors import CimemError
 
@@ -128,13 +130,66 @@ def load_task_prompt(level: int = 1, path: str | Path | None = None) -> PromptTe
 
 
 def attribute_list(pairs: list[tuple[str, str | None]]) -> str:
-    """``key → memory statement`` lines, as the official judge receives them."""
+    """``key → first memory line`` lines, as the official judge receives them."""
     return "\n".join(f"{k} \u2192 {s or k}" for k, s in pairs)
 
 
+BIO_LINES = {
+    "name": "{} is the person's name.",
+    "age": "The person is {} years old.",
+    "sex": "The person's sex is {}.",
+    "address": "The person's address is {}.",
+}
+
+
+def profile_bio(
+    name: str, sex: str | None, address: str | None, age: str | None, bio_json: str | None
+) -> dict[str, Any]:
+    """A profile's bio as its source wrote it (kept as JSON), else from the stored fields."""
+    if bio_json:
+        import orjson
+
+        bio = orjson.loads(bio_json)
+        if isinstance(bio, dict):
+            return bio
+    fields = {"name": name, "sex": sex, "address": address, "age": age}
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def memory_lines(bio: dict[str, Any], attributes: list[tuple[str, Any, str | None]]) -> list[str]:
+    """The memory line of each attribute, in the given order, as the official eval.py writes it:
+    a key of the bio takes the bio's line (third person for name, age, sex and address, else
+    "key: value"); any other key its memory statement, stripped, or "key: value" when that is
+    empty. Values are written as Python writes them (``str``), as eval.py's ``str.format`` does.
+
+    >>> memory_lines({"name": "Ann", "age": 40}, [("age", 40, "I am 40."), ("pets", ["cat"], "")])
+    ['The person is 40 years old.', "pets: ['cat']"]
+    """
+    out = []
+    for key, value, statement in attributes:
+        if key in bio:
+            template = BIO_LINES.get(key)
+            out.append(template.format(bio[key]) if template else f"{key}: {bio[key]}")
+        else:
+            out.append((statement or "").strip() or f"{key}: {value}")
+    return out
+
+
+_FIELD = re.compile(r"\{\{|\}\}|\{(\w+)\}")
+
+
 def fill(template: PromptTemplate, **values: str) -> str:
-    """Fill placeholders without touching other braces (JSON examples in the text)."""
-    text = template.text
-    for key, value in values.items():
-        text = text.replace("{" + key + "}", value)
-    return text.replace("{{", "{").replace("}}", "}")
+    """Fill placeholders in one pass, as Python's ``str.format`` does (``{{``/``}}`` are braces,
+    and text put in is never read again for placeholders); a ``{word}`` not given stays as it is.
+
+    >>> fill(PromptTemplate("t", "{{a}} {memories} {x}"), memories="{task}")
+    '{a} {task} {x}'
+    """
+
+    def put(m: re.Match[str]) -> str:
+        token = m.group(0)
+        if token in ("{{", "}}"):
+            return token[0]
+        return values.get(m.group(1), token)
+
+    return _FIELD.sub(put, template.text)

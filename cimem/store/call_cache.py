@@ -6,11 +6,16 @@ the database's ``llm_cache`` table in batches, after which the journal is emptie
 database for writing merges whatever a stopped process left in the journal, so a resumed run finds
 every call it paid for. Writing each call into DuckDB at once cost 1.6 ms per call; the journal
 line costs microseconds.
+
+Each line is checked when merged: a damaged line never stops the database from opening; it is set
+aside in ``DB.calls.rejected`` with its line number, and the command that merged it says how many.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -37,24 +42,106 @@ def journal_path(store: CacheTable) -> Path | None:
     return None if store.path == ":memory:" else Path(store.path + ".calls")
 
 
-def recover(store: CacheTable) -> int:
-    """Merge a journal left by a stopped process into the database; returns the calls merged.
-    A torn last line (the process died mid-write) is ignored: that call was never complete."""
+class JournalWarning(UserWarning):
+    """Journal lines set aside when merging: the command that merged them reports them once."""
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What merging a journal did: calls merged, and lines set aside in ``DB.calls.rejected``."""
+
+    merged: int = 0
+    rejected: int = 0
+    rejected_path: Path | None = None
+
+    def message(self, journal: Path) -> str | None:
+        if not self.rejected:
+            return None
+        return (
+            f"{journal}: {self.rejected} line{'s' if self.rejected > 1 else ''} of the call"
+            f" journal could not be read and {'were' if self.rejected > 1 else 'was'} set aside"
+            f" in {self.rejected_path} (with line numbers); {self.merged} calls merged. A call"
+            " whose line was set aside is made again (and paid again) when needed."
+        )
+
+
+def check_line(line: bytes) -> CachedCall:
+    """One journal line as a cache row, or ValueError saying what is wrong with it."""
+    try:
+        fields = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+    if type(fields) is not list or len(fields) != len(_FIELDS):
+        raise ValueError(f"expected a JSON list of {len(_FIELDS)} fields")
+    for (name, kinds), value in zip(_FIELDS, fields):
+        if type(value) not in kinds:
+            raise ValueError(f"field {name}: expected {_KIND_NAMES[kinds]}, got {value!r:.40}")
+    key, model, purpose, response, reasoning, pt, ct, at = fields
+    if not key:
+        raise ValueError("field key: expected a non-empty string")
+    for name, n in (("prompt_tokens", pt), ("completion_tokens", ct)):
+        if not 0 <= n <= _INT32_MAX:
+            raise ValueError(f"field {name}: expected 0 to {_INT32_MAX}, got {n}")
+    try:
+        when = datetime.fromisoformat(at)
+    except ValueError:
+        raise ValueError(f"field created_at: expected an ISO time, got {at!r:.40}") from None
+    return CachedCall(key, model, purpose, response, reasoning, pt, ct, when.replace(tzinfo=None))
+
+
+_INT32_MAX = 2**31 - 1
+_FIELDS = (
+    ("key", (str,)),
+    ("model", (str, type(None))),
+    ("purpose", (str,)),
+    ("response", (str,)),
+    ("reasoning", (str, type(None))),
+    ("prompt_tokens", (int,)),
+    ("completion_tokens", (int,)),
+    ("created_at", (str,)),
+)
+_KIND_NAMES = {
+    (str,): "a string",
+    (str, type(None)): "a string or null",
+    (int,): "an integer",
+}
+
+
+def recover(store: CacheTable) -> Recovery:
+    """Merge a journal left by a stopped process into the database. Each line is checked; a line
+    that is not a complete call (torn by a crash mid-write, or damaged) is set aside in
+    ``DB.calls.rejected`` with its line number and reported once through a
+    :class:`JournalWarning`, so the database always opens."""
     path = journal_path(store)
     if path is None or not path.exists():
-        return 0
-    rows = []
-    for line in path.read_bytes().splitlines():
-        try:
-            key, model, purpose, response, reasoning, pt, ct, at = orjson.loads(line)
-        except (orjson.JSONDecodeError, ValueError):
+        return Recovery()
+    rows: list[CachedCall] = []
+    rejected: list[bytes] = []
+    for lineno, line in enumerate(path.read_bytes().splitlines(), 1):
+        if not line.strip():
             continue
-        rows.append(
-            CachedCall(key, model, purpose, response, reasoning, pt, ct, datetime.fromisoformat(at))
-        )
-    store.cache_put_many(rows)
+        try:
+            rows.append(check_line(line))
+        except ValueError as exc:
+            text = line[:2000].decode("utf-8", "replace")
+            rejected.append(
+                orjson.dumps({"line": lineno, "problem": str(exc), "text": text}) + b"\n"
+            )
+    store.cache_put_many(list({r[0]: r for r in rows}.values()))  # a key twice: the last wins
+    aside = None
+    if rejected:
+        aside = path.with_name(path.name + ".rejected")
+        fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, b"".join(rejected))
+        finally:
+            os.close(fd)
     path.unlink()
-    return len(rows)
+    result = Recovery(len(rows), len(rejected), aside)
+    notice = result.message(path)
+    if notice:
+        warnings.warn(notice, JournalWarning, stacklevel=2)
+    return result
 
 
 class CallCache:
