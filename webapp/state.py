@@ -12,6 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from cimem.analysis.coverage import PartialJudge, partial_note, require_coverage
 from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.analysis.labels import LabelRule
 from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics, compute
@@ -21,6 +22,7 @@ from webapp.render import escape_md
 
 REPO = Path(__file__).resolve().parent
 DEMO_DB = REPO / "local" / "demo.duckdb"
+PARTIAL_LABEL = "Use a judge that covers part of a run"
 
 
 # ----------------------------------------------------------------------------- the database
@@ -85,6 +87,12 @@ def runs_frame(path: str, db_version: float):
 @st.cache_data(show_spinner=False, max_entries=32)
 def judges_of(path: str, db_version: float, run_id: int):
     return _store(path).judges(run_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def coverage_of(path: str, db_version: float, run_id: int):
+    """{judge_id: JudgeCoverage} of a run's judges."""
+    return {c.judge_id: c for c in _store(path).judge_coverage(run_id)}
 
 
 @st.cache_resource(show_spinner="Reading the run...", max_entries=16)
@@ -343,6 +351,7 @@ class Choices:
     run: int | None  # the first selected run (pages that show one)
     judge: int | None  # judge of `run` (None: its original verdicts)
     opts: MetricOptions
+    allow_partial: bool = False  # use a judge that covers part of its run
 
     def describe(self, m: RunMetrics | None = None) -> str:
         """How the numbers on screen were computed."""
@@ -389,7 +398,11 @@ def sidebar() -> Choices:
             run_ids = st.multiselect("Runs", list(labels), format_func=labels.get, key="runs")
             if run_ids:
                 judges = judges_of(path, v, run_ids[0])
-                jl = {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in judges}
+                cov = coverage_of(path, v, run_ids[0])
+                jl = {
+                    j.judge_id: f"{j.judge_id}: {j.name} ({j.kind}), {cov[j.judge_id].describe()}"
+                    for j in judges
+                }
                 want_j = _param("judge", "")
                 jdefault = int(want_j) if want_j.isdigit() and int(want_j) in jl else None
                 options = [None, *jl]
@@ -400,6 +413,13 @@ def sidebar() -> Choices:
                     format_func=lambda j: "original verdicts" if j is None else jl[j],
                     key="judge",
                 )
+        allow_partial = st.checkbox(
+            PARTIAL_LABEL,
+            value=_param("partial", "") == "1",
+            key="partial",
+            help="A judge that judged some messages of a run (say, re-judged on the Audit page)"
+            " describes those messages only; its numbers then say over how many.",
+        )
         mode = st.radio(
             "Metric mode",
             MODES,
@@ -451,13 +471,22 @@ def sidebar() -> Choices:
             "mode": mode,
             "rule": rule,
             **({"judge": str(judge_id)} if judge_id is not None else {}),
+            **({"partial": "1"} if allow_partial else {}),
         }
     )
+    if not allow_partial and "partial" in st.query_params:
+        del st.query_params["partial"]
     if judge_id is None and "judge" in st.query_params:
         del st.query_params["judge"]
     opts = MetricOptions(mode=mode, label_rule=rule, exclude=exclude, parse_failures=parse_failures)
     return Choices(
-        db=path, v=v, runs=run_ids, run=run_ids[0] if run_ids else None, judge=judge_id, opts=opts
+        db=path,
+        v=v,
+        runs=run_ids,
+        run=run_ids[0] if run_ids else None,
+        judge=judge_id,
+        opts=opts,
+        allow_partial=allow_partial,
     )
 
 
@@ -483,6 +512,7 @@ def labelled_run(no_labels: str) -> tuple[Choices, LeakCube]:
         st.stop()
     simulated_banner([ch.run])
     run_cube = cube(ch.db, ch.v, ch.run, ch.judge)
+    check_coverage(ch, [run_cube])
     if not run_cube.has_labels:
         st.warning(no_labels)
         st.stop()
@@ -519,6 +549,19 @@ def run_names(path: str, db_version: float) -> dict[int, str]:
     """Run id -> "id: name", as the sidebar shows it."""
     runs = runs_frame(path, db_version)
     return {int(r.run_id): f"{r.run_id}: {r.name}" for r in runs.itertuples()}
+
+
+def check_coverage(ch: Choices, cubes: list[LeakCube]) -> None:
+    """Stop with a message when a judge covers part of its run and the sidebar does not allow
+    that; when it does, say over how many messages every number is."""
+    for c in cubes:
+        try:
+            require_coverage(c, ch.allow_partial, f'tick "{PARTIAL_LABEL}" in the sidebar')
+        except PartialJudge as exc:
+            st.warning(escape_md(exc), icon=":material/rule:")
+            st.stop()
+        if (note := partial_note(c)) is not None:
+            st.info(f"Every number of run {escape_md(c.run)} is {escape_md(note)}.")
 
 
 def simulated_banner(run_ids: list[int]) -> None:

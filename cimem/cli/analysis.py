@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from cimem.analysis.coverage import require_coverage
 from cimem.analysis.cube import LeakCube, cube_from_official
 from cimem.analysis.discards import DiscardReport
 from cimem.analysis.metrics import (
@@ -47,6 +48,12 @@ def add_source_args(p: argparse.ArgumentParser, many_runs: bool) -> None:
         type=int,
         default=None,
         help="judge id whose verdicts to use (default: the run's original verdicts)",
+    )
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="use a judge that judged part of the run; every number is then over the judged"
+        " messages only and says so (default: refuse such a judge)",
     )
 
 
@@ -104,7 +111,10 @@ def load_cubes(args: argparse.Namespace, many: bool) -> list[LeakCube]:
         judge = getattr(args, "judge", None)
         if judge is not None and len(ids) > 1:
             raise CimemError("--judge applies to one run: give one --run with it")
-        return [cube_from_store(store, i, judge) for i in ids]
+        cubes = [cube_from_store(store, i, judge) for i in ids]
+    for c in cubes:
+        require_coverage(c, args.allow_partial, "give --allow-partial")
+    return cubes
 
 
 def options_from(args: argparse.Namespace, mode: Mode, k: int | None = None) -> MetricOptions:
@@ -148,6 +158,8 @@ def text_report(results: list[RunMetrics]) -> str:
     for m in results:
         ok = m.discarded.note != NO_LABELS_HELP
         lines.append(f"run {m.run}  ({describe_run(m)})")
+        if m.info.coverage is not None and m.info.coverage.partial:
+            lines.append(f"  every number below is over {m.info.coverage.describe()} of the run")
         lines.append(
             f"  Violation@{m.k:<2} (first {m.k} trials)    {metric_cell(m.violation, ok)}"
             + (f"   %, mean ± std [95% CI], {m.violation.n_profiles} profiles" if ok else "")

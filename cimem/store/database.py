@@ -39,6 +39,7 @@ from cimem.store.rows import (
     CompositionMessage,
     ContextRow,
     HardLabelRow,
+    JudgeCoverage,
     JudgeInfo,
     JudgeVerdict,
     Judgment,
@@ -462,6 +463,49 @@ class Store:
             [run_id],
         ).fetchall()
         return [_judge_info(r) for r in rows]
+
+    def judge_coverage(self, run_id: int) -> list[JudgeCoverage]:
+        """Per judge of a run: how many of the run's generated messages it judged (a judgment of
+        any status), out of all of them."""
+        rows = self.con.execute(
+            "WITH gen AS (SELECT message_id FROM messages WHERE run_id = ? AND status = 'ok')"
+            " SELECT j.judge_id, count(DISTINCT g.message_id), (SELECT count(*) FROM gen)"
+            " FROM judges j LEFT JOIN judgments jm ON jm.judge_id = j.judge_id"
+            " LEFT JOIN gen g ON g.message_id = jm.message_id"
+            " WHERE j.run_id = ? GROUP BY j.judge_id ORDER BY j.judge_id",
+            [run_id, run_id],
+        ).fetchall()
+        return [JudgeCoverage(int(j), int(n), int(t)) for j, n, t in rows]
+
+    def audit_judge(
+        self, *, run_id: int, name: str, kind: str, model: str | None, prompt_hash: str | None
+    ) -> int:
+        """The run's audit judge for this model and prompt (made on first use): messages
+        re-judged one at a time from the Audit page all go there, not to a judge per save."""
+        rows = self.con.execute(
+            "SELECT judge_id FROM judges WHERE run_id = ? AND kind = ?"
+            " AND model IS NOT DISTINCT FROM ? AND prompt_hash IS NOT DISTINCT FROM ?"
+            " AND json_extract_string(config, '$.audit') = 'true' ORDER BY judge_id LIMIT 1",
+            [run_id, kind, model, prompt_hash],
+        ).fetchall()
+        if rows:
+            return int(rows[0][0])
+        return self.create_judge(
+            run_id=run_id,
+            name=name,
+            kind=kind,
+            model=model,
+            prompt_hash=prompt_hash,
+            config=orjson.dumps({"audit": True}).decode(),
+        )
+
+    def forget_judgments(self, judge_id: int, message_ids: list[int]) -> None:
+        """Drop a judge's judgments and verdicts on these messages (before judging them again)."""
+        for table in ("verdicts", "judgments"):
+            self.con.execute(
+                f"DELETE FROM {table} WHERE judge_id = ? AND list_contains(?, message_id)",
+                [judge_id, message_ids],
+            )
 
     def default_judge(self, run_id: int) -> int | None:
         """The run's original verdicts: its first judge."""

@@ -61,6 +61,26 @@ class JudgeInfo:
     created_at: datetime
 
 
+@dataclass(frozen=True)
+class JudgeCoverage:
+    """How many of a run's generated messages a judge judged (any status: a parse failure was
+    judged too). A judge that covers part of a run describes those messages only."""
+
+    judge_id: int
+    judged: int
+    total: int
+
+    @property
+    def partial(self) -> bool:
+        return self.judged < self.total
+
+    def describe(self) -> str:
+        """>>> JudgeCoverage(3, 1, 120).describe()
+        '1 of 120 messages'
+        """
+        return f"{self.judged} of {self.total} messages"
+
+
 # ----------------------------------------------------------------------------- a run's contents
 @dataclass(frozen=True)
 class ProfileRow:

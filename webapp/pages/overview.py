@@ -20,6 +20,7 @@ if not ch.runs:
     )
     st.stop()
 state.simulated_banner(ch.runs)
+state.check_coverage(ch, [state.cube(ch.db, ch.v, r, state.judge_for(ch, r)) for r in ch.runs])
 ov = state.overview(
     ch.db, ch.v, tuple(ch.runs), tuple(state.judge_for(ch, r) for r in ch.runs), ch.opts
 )
