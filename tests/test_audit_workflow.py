@@ -121,3 +121,45 @@ def test_pages_refuse_a_partial_judge_until_the_sidebar_allows_it(demo_copy, mon
     assert not at.exception
     assert any(f"over 2 of {total} messages" in i.value for i in at.info)
     assert at.query_params["partial"] == ["1"] or at.query_params["partial"] == "1"
+
+
+# ----------------------------------------------------------------------------- agreement
+def test_kappa_is_undefined_where_a_judge_is_constant():
+    import numpy as np
+
+    from cimem.analysis.agreement import cohen_kappa, format_kappa, wilson_interval
+
+    yes = np.ones(20, bool)
+    varied = np.arange(20) % 3 == 0
+    assert np.isnan(cohen_kappa(yes, yes))  # was reported as 1.0
+    assert np.isnan(cohen_kappa(yes, varied)) and np.isnan(cohen_kappa(~yes, varied))
+    assert format_kappa(cohen_kappa(yes, yes)) == "undefined"
+    assert cohen_kappa(varied, varied) == 1.0
+    lo, hi = wilson_interval(18, 20)
+    assert 0.6 < lo < 0.9 < hi < 1.0
+    lo, hi = wilson_interval(0, 5)
+    assert lo == 0.0 and 0.3 < hi < 0.6
+
+
+def test_agreement_per_stratum_with_intervals_from_the_cli(demo_copy):
+    with Store.open(demo_copy) as store:  # a judge of two messages: agreement on those
+        pair = f"1,{audit_rejudge(store, 1, [1, 2])}"
+    out = cli(demo_copy, "agreement", "--run", "1", "--judges", pair, "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    strata = doc["by_stratum"]
+    assert sum(s["n"] for s in strata.values()) == doc["overall"]["n"]
+    assert all(" / " in k for k in strata)
+    for s in strata.values():
+        lo, hi = s["agreement_ci95"]
+        assert lo <= s["agreement"] <= hi
+        assert (s["kappa"] is None) == (not s["kappa_defined"])
+        c = s["confusion"]
+        constant = (c["both_yes"] + c["a_only"]) in (0, s["n"]) or (
+            c["both_yes"] + c["b_only"]
+        ) in (0, s["n"])
+        assert (s["kappa"] is None) == constant
+    assert any(s["kappa"] is None for s in strata.values())
+    text = cli(demo_copy, "agreement", "--run", "1", "--judges", pair).stdout
+    assert "by stratum (label / domain)" in text and "kappa undefined" in text
+    assert "1.000" not in [line.split()[-1] for line in text.splitlines() if "n=1 " in line]

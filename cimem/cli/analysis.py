@@ -320,7 +320,7 @@ def cmd_growth(args: argparse.Namespace) -> int:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from cimem.analysis.agreement import agreement
+    from cimem.analysis.agreement import agreement, format_kappa
     from cimem.store import Store
 
     with Store.open(args.db or default_db_path(), read_only=True) as store:
@@ -352,7 +352,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     o = ag.overall
     print(
         f"judges {a} vs {b}: {o.n} (message, attribute) pairs both decided;"
-        f" agreement {100 * o.agreement:.1f}%, Cohen's kappa {o.kappa:.3f}"
+        f" agreement {100 * o.agreement:.1f}% [{100 * o.agreement_ci95[0]:.1f},"
+        f" {100 * o.agreement_ci95[1]:.1f}], Cohen's kappa {format_kappa(o.kappa)}"
     )
     c = o.confusion
     print(
@@ -362,12 +363,19 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     for title, group in (
         ("by label (rule " + ag.label_rule + ")", ag.by_label),
         ("by domain", ag.by_domain),
+        ("by stratum (label / domain)", ag.by_stratum),
     ):
         print(f"  {title}:")
         for k, v in group.items():
+            lo, hi = v.agreement_ci95
             print(
-                f"    {k:<16} n={v.n:<7} agreement {100 * v.agreement:5.1f}%  kappa {v.kappa:6.3f}"
+                f"    {k:<28} n={v.n:<7} agreement {100 * v.agreement:5.1f}%"
+                f" [{100 * lo:5.1f}, {100 * hi:5.1f}]  kappa {format_kappa(v.kappa):>9}"
             )
+    print(
+        "  (agreement: 95% Wilson interval; kappa is undefined where a judge says the same"
+        " on every pair)"
+    )
     print(f"  disagreements (first {len(ag.disagreements)}):")
     for d in ag.disagreements:
         print(
