@@ -163,3 +163,160 @@ def test_agreement_per_stratum_with_intervals_from_the_cli(demo_copy):
     text = cli(demo_copy, "agreement", "--run", "1", "--judges", pair).stdout
     assert "by stratum (label / domain)" in text and "kappa undefined" in text
     assert "1.000" not in [line.split()[-1] for line in text.splitlines() if "n=1 " in line]
+
+
+# ----------------------------------------------------------------------------- human verdicts
+def test_human_verdicts_keep_their_history_and_the_latest_is_current(demo_copy):
+    from cimem.store import HumanVerdict
+
+    with Store.open(demo_copy) as store:
+        human = store.human_judge(1)
+        assert store.human_judge(1) == human  # one human judge per run
+        store.add_human_verdicts(
+            human,
+            [
+                HumanVerdict(5, 1, True, "ana", "states it"),
+                HumanVerdict(5, 2, False, "ana", None),
+            ],
+        )
+        store.set_human_verdict(human, 5, 1, False, "on a second look: no", reviewer="ben")
+        current = store.human_verdicts(human)
+        history = store.human_verdicts(human, history=True)
+        assert [(v.attr_id, v.revealed, v.reviewer) for v in current] == [
+            (2, False, "ana"),
+            (1, False, "ben"),
+        ]
+        assert [(v.attr_id, v.revealed, v.current) for v in history] == [
+            (1, True, False),
+            (2, False, True),
+            (1, False, True),
+        ]
+        # the judge's verdicts (what metrics and agreement read) are the current ones
+        mine = {v.attr_id: v.revealed for v in store.message_verdicts(5) if v.judge_id == human}
+        assert mine == {1: False, 2: False}
+        cov = {c.judge_id: c for c in store.judge_coverage(1)}[human]
+        assert cov.judged == 1 and cov.partial
+        store.delete_run(1)
+        assert store.human_verdicts(human, history=True) == []
+
+
+def test_a_version_1_database_is_migrated_with_its_human_verdicts(tmp_path):
+    import duckdb
+
+    db = tmp_path / "old.duckdb"
+    build_demo_database(db)
+    with Store.open(db) as store:  # make it look like version 1: verdicts only, no history
+        human = store.human_judge(1)
+        store.set_human_verdict(human, 7, 3, True, "old note")
+    con = duckdb.connect(str(db))
+    con.execute("DROP TABLE human_verdicts")
+    con.execute("UPDATE schema_info SET version = 1")
+    con.close()
+    with Store.open(db) as store:
+        assert store.schema_version() == 2
+        rows = store.human_verdicts(human)
+        assert [(r.message_id, r.attr_id, r.revealed, r.note) for r in rows] == [
+            (7, 3, True, "old note")
+        ]
+        store.set_human_verdict(human, 7, 3, False, None)
+        assert len(store.human_verdicts(human, history=True)) == 2
+
+
+def test_human_csv_round_trip_and_clear_errors(demo_copy, tmp_path):
+    sample = tmp_path / "sample.csv"
+    out = cli(
+        demo_copy, "audit-sample", "--run", "1", "--size", "40", "--seed", "3", "--out", str(sample)
+    )
+    assert out.returncode == 0, out.stderr
+    lines = sample.read_text().splitlines()
+    assert len(lines) == 41 and lines[0].startswith("message_id,profile,")
+    # reviewer one fills the first half, leaves the rest unset
+    import csv
+
+    rows = list(csv.DictReader(sample.open()))
+    for r in rows[:20]:
+        r["revealed"] = "yes" if r["judge_says"] == "no" else "no"
+    part = tmp_path / "part.csv"
+    with part.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    out = cli(demo_copy, "human", "import", str(part), "--run", "1", "--reviewer", "ana")
+    assert out.returncode == 0, out.stderr
+    assert "recorded 20 human verdicts" in out.stdout and "20 rows left unset" in out.stdout
+    exported = tmp_path / "exported.csv"
+    assert cli(demo_copy, "human", "export", "--run", "1", "--out", str(exported)).returncode == 0
+    back = list(csv.DictReader(exported.open()))
+    assert len(back) == 20 and {r["reviewer"] for r in back} == {"ana"}
+    assert {(r["message_id"], r["attr_id"], r["revealed"]) for r in back} == {
+        (r["message_id"], r["attr_id"], r["revealed"]) for r in rows[:20]
+    }
+    # a bad value names the file, the line and the column; nothing is recorded
+    rows[25]["revealed"] = "maybe"
+    with part.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    out = cli(demo_copy, "human", "import", str(part), "--run", "1")
+    assert out.returncode == 2
+    assert f"{part}: line 27: column revealed: expected yes or no" in out.stderr
+    out = cli(demo_copy, "human", "export", "--run", "1", "--out", str(exported), "--history")
+    assert "wrote 20 verdicts with their history" in out.stdout
+    rows[25]["revealed"] = "yes"
+    rows[25]["attr_id"] = "999999"
+    with part.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    out = cli(demo_copy, "human", "import", str(part), "--run", "1")
+    assert out.returncode == 2 and "line 27: column attr_id" in out.stderr
+
+
+# ----------------------------------------------------------------------------- corrected metrics
+def test_metrics_corrected_by_people_who_know_the_truth(demo_copy, tmp_path):
+    """The demo's simulator verdicts play the people: the offline judge's Violation, corrected
+    from 200 audited cells, moves toward the truth and the interval covers it."""
+    import csv
+
+    sample = tmp_path / "sample.csv"
+    assert cli(demo_copy, "audit-sample", "--run", "1", "--out", str(sample)).returncode == 0
+    rows = list(csv.DictReader(sample.open()))
+    with Store.open(demo_copy, read_only=True) as store:
+        truth_judge = next(j.judge_id for j in store.judges(1) if j.kind == "simulator")
+        for r in rows:
+            said = {
+                v.attr_id: v.revealed
+                for v in store.message_verdicts(int(r["message_id"]))
+                if v.judge_id == truth_judge
+            }
+            r["revealed"] = "yes" if said[int(r["attr_id"])] else "no"
+    with sample.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    assert cli(demo_copy, "human", "import", str(sample), "--run", "1").returncode == 0
+    with Store.open(demo_copy, read_only=True) as store:
+        human = store.human_judge_of(1)
+    truth = json.loads(
+        cli(demo_copy, "metrics", "--run", "1", "--judge", str(truth_judge), "--json").stdout
+    )
+    true_v = truth["runs"][0]["violation"]["mean"]
+    out = cli(demo_copy, "metrics", "--run", "1", "--corrected-by", str(human), "--json")
+    assert out.returncode == 0, out.stderr
+    run = json.loads(out.stdout)["runs"][0]
+    corr = run["violation"]["corrected"]
+    assert set(corr) >= {"mean", "ci95", "method", "audited_pairs"}
+    assert corr["audited_pairs"] == 200 and "bootstrap" in corr["method"]
+    assert corr["raw"] == run["violation"]["mean"]
+    assert abs(corr["mean"] - true_v) < abs(run["violation"]["mean"] - true_v)
+    assert corr["ci95"][0] <= true_v <= corr["ci95"][1]
+    assert "corrected" in run["completeness"]
+    assert [e["stratum"] for e in run["judge_error"]["error_rates"]] == ["private", "share"]
+    print(
+        f"\nover-sharer, offline judge: Violation@5 raw {run['violation']['mean']:.3f},"
+        f" corrected {corr['mean']:.3f} {corr['ci95']}, truth {true_v:.3f}"
+    )
+    text = cli(demo_copy, "metrics", "--run", "1", "--corrected-by", str(human)).stdout
+    assert "raw  corrected  95% interval" in text and "empirical-Bayes bootstrap" in text
+    bad = cli(demo_copy, "metrics", "--run", "1", "--corrected-by", "1")
+    assert bad.returncode == 2 and "human judge" in bad.stderr

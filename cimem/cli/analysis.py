@@ -213,8 +213,42 @@ def discard_lines(d: DiscardReport) -> list[str]:
     return out
 
 
+def corrected_lines(m: RunMetrics, c) -> list[str]:
+    """Raw against corrected, side by side, with the method and the audit behind it."""
+    r = c.result
+    out = [
+        f"  corrected for the judge's errors from people's verdicts (judge {c.human_judge},"
+        f" {r.violation.audited_pairs} audited cells; {r.violation.method},"
+        f" {r.violation.resamples} resamples):",
+        f"    {'':<16} {'raw':>8}  {'corrected':>9}  95% interval",
+    ]
+    for name, v in ((f"Violation@{m.k}", r.violation), ("Completeness", r.completeness)):
+        out.append(
+            f"    {name:<16} {pct(v.raw):>8}  {pct(v.mean):>9}  [{pct(v.ci95[0]).strip()},"
+            f" {pct(v.ci95[1]).strip()}]"
+        )
+    for e in r.error_rates:
+        out.append(
+            f"    judge on {e.stratum} pairs: sensitivity {pct(e.sensitivity).strip()}%, false"
+            f" positives {pct(e.false_positive_rate).strip()}% ({e.audited} audited:"
+            f" {e.audited_judge_yes} judge yes, {e.audited_judge_no} judge no)"
+        )
+    if c.verdicts_outside:
+        out.append(f"    {c.verdicts_outside} people's verdicts fall outside the labelled pairs")
+    return out
+
+
+def add_corrected(doc: dict, c) -> None:
+    """JSON: ``corrected`` inside violation and completeness, the error rates beside them."""
+    for name, v in (("violation", c.result.violation), ("completeness", c.result.completeness)):
+        doc[name]["corrected"] = v.as_dict()
+    doc["judge_error"] = c.as_dict()
+
+
 def cmd_metrics(args: argparse.Namespace) -> int:
     cubes = load_cubes(args, many=True)
+    if args.corrected_by is not None and (args.results or len(cubes) != 1):
+        raise CimemError("--corrected-by applies to one run of a database: give one --run")
     modes: list[Mode] = list(MODES) if args.mode == "both" else [args.mode]
     docs: list[dict[str, Any]] = []
     text: list[str] = []
@@ -228,17 +262,32 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             }
         )
         text.append(text_report(results))
+        if args.corrected_by is not None:
+            from cimem.analysis.review import corrected
+            from cimem.store import Store
+
+            with Store.open(args.db or default_db_path(), read_only=True) as store:
+                c = corrected(
+                    store,
+                    cubes[0],
+                    options_from(args, mode, args.k),
+                    args.corrected_by,
+                    resamples=args.resamples,
+                    seed=args.seed,
+                )
+            add_corrected(docs[-1]["runs"][0], c)
+            text.append("\n".join(corrected_lines(results[0], c)))
         if args.compare and len(results) >= 2:
             for r in results[1:]:
                 for metric in ("violation", "completeness"):
-                    c = compare(results[0], r, metric)
+                    pc = compare(results[0], r, metric)
                     docs[-1].setdefault("comparisons", []).append(
-                        jsonable(c.__dict__) | {"a": results[0].run, "b": r.run}
+                        jsonable(pc.__dict__) | {"a": results[0].run, "b": r.run}
                     )
                     text.append(
                         f"paired {metric}: {r.run} - {results[0].run} = "
-                        f"{100 * c.difference:+.2f} points [{100 * c.ci95[0]:+.2f},"
-                        f" {100 * c.ci95[1]:+.2f}] over {len(c.profiles)} common profiles"
+                        f"{100 * pc.difference:+.2f} points [{100 * pc.ci95[0]:+.2f},"
+                        f" {100 * pc.ci95[1]:+.2f}] over {len(pc.profiles)} common profiles"
                     )
     if args.json:
         print(json.dumps(jsonable(docs[0] if len(docs) == 1 else docs), indent=1))
@@ -430,6 +479,21 @@ def add_analysis_commands(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="paired difference of every run against the first, over common profiles",
     )
+    p.add_argument(
+        "--corrected-by",
+        type=int,
+        metavar="HUMAN_JUDGE",
+        default=None,
+        help="also give Violation and Completeness corrected for the judge's errors, estimated"
+        " from this human judge's verdicts on the run (see audit-sample and human import)",
+    )
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=400,
+        help="--corrected-by: bootstrap replicates (default 400)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="--corrected-by: seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of text")
     p.set_defaults(func=cmd_metrics)
 

@@ -266,6 +266,36 @@ class JudgeVerdict(NamedTuple):
     evidence: str | None
 
 
+class HumanVerdict(NamedTuple):
+    """A person's verdict on one (message, attribute), as recorded (the history keeps every one;
+    the latest of a pair is the current verdict)."""
+
+    message_id: int
+    attr_id: int
+    revealed: bool
+    reviewer: str | None
+    note: str | None
+    created_at: datetime | None = None  # set by the store when None
+
+
+class HumanVerdictRow(NamedTuple):
+    """A human verdict with what a reviewer reads to place it (the CSV export's row)."""
+
+    message_id: int
+    profile: str
+    ctx_idx: int
+    recipient: str
+    task: str
+    trial: int
+    attr_id: int
+    key: str
+    revealed: bool
+    reviewer: str | None
+    note: str | None
+    created_at: datetime
+    current: bool  # the latest verdict of its pair
+
+
 class Judgment(NamedTuple):
     """A judge's call on one message: its status and the raw reply (or error)."""
 

@@ -1,0 +1,141 @@
+"""Audit commands: ``audit-sample`` (a stratified sample to review), ``human export|import``
+(people's verdicts as CSV, so a team can split the work)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from cimem.cli.common import add_db, table
+from cimem.errors import CimemError
+from cimem.paths import default_db_path
+
+
+def cmd_audit_sample(args: argparse.Namespace) -> int:
+    from cimem.analysis.cube import cube_from_store
+    from cimem.analysis.metrics import MetricOptions, prepare
+    from cimem.analysis.review import audit_sample
+    from cimem.analysis.verdict_csv import sample_records, write_csv
+    from cimem.store import Store
+
+    with Store.open(args.db or default_db_path(), read_only=True) as store:
+        run_id = store.resolve_run(args.run)
+        cube = cube_from_store(store, run_id, args.judge)
+        if not cube.has_labels:
+            raise CimemError(f"run {run_id} has no labels: the sample is stratified by label")
+        prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
+        rows = audit_sample(store, prep, args.size, args.seed)
+    if args.out:
+        write_csv(args.out, sample_records(rows))
+        print(
+            f"wrote {len(rows)} cells of run {run_id} (judge {cube.judge}, seed {args.seed}) to"
+            f" {args.out}: fill the revealed column, then `python -m cimem human import`"
+        )
+        return 0
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.stratum] = counts.get(r.stratum, 0) + 1
+    print(
+        f"audit sample of run {run_id}: {len(rows)} (message, attribute, trial) cells, judge"
+        f" {cube.judge}, label rule {prep.opts.label_rule}, seed {args.seed}; "
+        + ", ".join(f"{n} {s}" for s, n in counts.items())
+    )
+    print(
+        table(
+            ("message", "profile", "task", "attribute", "trial", "judge", "stratum"),
+            [
+                (
+                    str(r.message_id),
+                    r.profile,
+                    f"{r.recipient}: {r.task}"[:40],
+                    r.attribute,
+                    str(r.trial),
+                    r.judge_says,
+                    r.stratum,
+                )
+                for r in rows
+            ],
+        )
+    )
+    return 0
+
+
+def cmd_human_export(args: argparse.Namespace) -> int:
+    from cimem.analysis.verdict_csv import verdict_records, write_csv
+    from cimem.store import Store
+
+    with Store.open(args.db or default_db_path()) as store:
+        run_id = store.resolve_run(args.run)
+        judge = store.human_judge_of(run_id)
+        rows = store.human_verdicts(judge, history=args.history) if judge is not None else []
+    write_csv(args.out, verdict_records(rows))
+    what = "verdicts with their history" if args.history else "current verdicts"
+    print(f"wrote {len(rows)} {what} of people on run {run_id} to {args.out}")
+    return 0
+
+
+def cmd_human_import(args: argparse.Namespace) -> int:
+    from cimem.analysis.verdict_csv import read_verdicts
+    from cimem.store import Store
+
+    path = Path(args.path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise CimemError(f"{path}: not UTF-8 text") from None
+    except IsADirectoryError:
+        raise CimemError(f"{path}: a folder, expected a CSV file") from None
+    with Store.open(args.db or default_db_path()) as store:
+        run_id = store.resolve_run(args.run)
+        verdicts, unset = read_verdicts(store, run_id, text, str(path), args.reviewer)
+        judge = store.human_judge(run_id) if verdicts else store.human_judge_of(run_id)
+        n = store.add_human_verdicts(judge, verdicts) if judge is not None else 0
+    print(
+        f"recorded {n} human verdicts on run {run_id}"
+        + (f" as judge {judge}" if judge is not None else "")
+        + f"; {unset} rows left unset (empty revealed)"
+    )
+    return 0
+
+
+def add_audit_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "audit-sample",
+        help="a stratified sample of a judge's decisions for people to review",
+        description="A seeded sample of (message, attribute, trial) cells stratified by label"
+        " (private, share) and the judge's verdict (yes, no), sized for estimating the judge's"
+        " error rates (metrics --corrected-by). --out writes it as CSV with an empty revealed"
+        " column for `human import`.",
+    )
+    add_db(p)
+    p.add_argument("--run", required=True, help="run id or name")
+    p.add_argument("--judge", type=int, default=None, help="judge to audit (default: original)")
+    p.add_argument("--size", type=int, default=200, help="cells to sample (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--label-rule", default="unanimous")
+    p.add_argument("--out", metavar="CSV", help="write the sample as CSV instead of printing it")
+    p.set_defaults(func=cmd_audit_sample)
+
+    p = sub.add_parser(
+        "human",
+        help="export or import people's verdicts as CSV",
+        description="People's verdicts live in one human judge per run, append-only: a later"
+        " verdict on the same (message, attribute) supersedes the earlier one, which stays in"
+        " the history. Export them (or a sample from audit-sample) as CSV, split the rows among"
+        " reviewers, import the filled files.",
+    )
+    hsub = p.add_subparsers(dest="human_command", required=True, metavar="ACTION")
+    e = hsub.add_parser("export", help="write people's verdicts on a run as CSV")
+    add_db(e)
+    e.add_argument("--run", required=True, help="run id or name")
+    e.add_argument("--out", required=True, metavar="CSV")
+    e.add_argument(
+        "--history", action="store_true", help="every verdict ever recorded, not only the latest"
+    )
+    e.set_defaults(func=cmd_human_export)
+    i = hsub.add_parser("import", help="record the verdicts of a filled CSV")
+    i.add_argument("path", metavar="CSV")
+    add_db(i)
+    i.add_argument("--run", required=True, help="run id or name")
+    i.add_argument("--reviewer", help="reviewer name for rows whose reviewer column is empty")
+    i.set_defaults(func=cmd_human_import)
