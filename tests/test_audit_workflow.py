@@ -320,3 +320,56 @@ def test_metrics_corrected_by_people_who_know_the_truth(demo_copy, tmp_path):
     assert "raw  corrected  95% interval" in text and "empirical-Bayes bootstrap" in text
     bad = cli(demo_copy, "metrics", "--run", "1", "--corrected-by", "1")
     assert bad.returncode == 2 and "human judge" in bad.stderr
+
+
+# ----------------------------------------------------------------------------- the review queue
+def test_review_queue_filters_counts_and_neighbours(demo_copy):
+    from cimem.judges.queue import review_queue
+
+    with Store.open(demo_copy) as store:
+        q = review_queue(store, 1, 1, vs=2, filter="disagree")
+        assert q.items and q.left == len(q.items) == q.counts["disagree"]
+        for item in q.items[:20]:  # the two judges really differ on the listed attributes
+            a = {
+                v.attr_id: v.revealed
+                for v in store.message_verdicts(item.message_id)
+                if v.judge_id == 1
+            }
+            b = {
+                v.attr_id: v.revealed
+                for v in store.message_verdicts(item.message_id)
+                if v.judge_id == 2
+            }
+            assert any(a[x] != b[x] for x in a) and item.attributes
+        keys = [(i.profile, i.ctx_idx, i.trial) for i in q.items]
+        assert keys == sorted(keys)
+        first, second = q.items[0].message_id, q.items[1].message_id
+        assert q.neighbours(first) == (None, second)
+        assert q.neighbours(second)[0] == first
+        assert q.neighbours(10**9) == (None, first)
+        # a person's verdict takes the message off what is left, not off the queue
+        store.set_human_verdict(store.human_judge(1), first, 1, False, None)
+        again = review_queue(store, 1, 1, vs=2, filter="disagree")
+        assert len(again.items) == len(q.items) and again.left == q.left - 1
+        assert review_queue(store, 1, 1, filter="unreviewed").counts["unreviewed"] == 659
+        name = q.items[0].profile
+        narrowed = review_queue(store, 1, 1, vs=2, filter="disagree", profile=name.upper())
+        assert narrowed.items and {i.profile for i in narrowed.items} == {name}
+        leaked = review_queue(store, 1, 1, filter="leaked")
+        assert leaked.items and all("leaked" in i.reasons for i in leaked.items)
+        key = leaked.items[0].attributes[0]
+        by_key = review_queue(store, 1, 1, filter="leaked", attribute=key)
+        assert by_key.items and all(any(key in a for a in i.attributes) for i in by_key.items)
+
+
+def test_audit_queue_cli(demo_copy):
+    out = cli(demo_copy, "audit-queue", "--run", "1", "--vs", "2", "--filter", "disagree", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["total"] > 0 and doc["left"] == doc["total"]  # nobody has reviewed yet
+    assert len(doc["items"]) == min(50, doc["total"])  # --limit applies to JSON too
+    assert doc["filter"] == "disagree" and doc["vs"] == 2
+    text = cli(demo_copy, "audit-queue", "--run", "1", "--vs", "2", "--filter", "disagree").stdout
+    assert text.startswith(f"run 1: {doc['left']} of {doc['total']} left (filter disagree")
+    bad = cli(demo_copy, "audit-queue", "--run", "1", "--filter", "disagree")
+    assert bad.returncode == 2 and "--vs" in bad.stderr

@@ -1,5 +1,5 @@
-"""Audit commands: ``audit-sample`` (a stratified sample to review), ``human export|import``
-(people's verdicts as CSV, so a team can split the work)."""
+"""Audit commands: ``audit-queue`` (what needs a look), ``audit-sample`` (a stratified sample to
+review), ``human export|import`` (people's verdicts as CSV, so a team can split the work)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,65 @@ from pathlib import Path
 from cimem.cli.common import add_db, table
 from cimem.errors import CimemError
 from cimem.paths import default_db_path
+
+
+def cmd_audit_queue(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import asdict
+
+    from cimem.judges.queue import review_queue
+    from cimem.store import Store
+
+    with Store.open(args.db or default_db_path(), read_only=True) as store:
+        run_id = store.resolve_run(args.run)
+        queue = review_queue(
+            store,
+            run_id,
+            args.judge,
+            vs=args.vs,
+            filter=args.filter,
+            label_rule=args.label_rule,
+            profile=args.profile,
+            task=args.task,
+            recipient=args.recipient,
+            attribute=args.attribute,
+        )
+    shown = queue.items[: args.limit] if args.limit else queue.items
+    if args.json:
+        doc = {
+            "run": run_id,
+            "judge": queue.judge,
+            "vs": queue.vs,
+            "human_judge": queue.human_judge,
+            "filter": queue.filter,
+            "total": len(queue.items),
+            "left": queue.left,
+            "counts": queue.counts,
+            "items": [asdict(i) for i in shown],
+        }
+        print(json.dumps(doc, indent=1))
+        return 0
+    print(f"run {run_id}: {queue.describe()}")
+    if shown:
+        print(
+            table(
+                ("message", "profile", "task", "trial", "reviewed", "attributes"),
+                [
+                    (
+                        str(i.message_id),
+                        i.profile,
+                        f"{i.recipient}: {i.task}"[:40],
+                        str(i.trial),
+                        "yes" if i.reviewed else "no",
+                        ", ".join(i.attributes)[:60],
+                    )
+                    for i in shown
+                ],
+            )
+        )
+    if len(shown) < len(queue.items):
+        print(f"... {len(queue.items) - len(shown)} more (--limit 0 lists all)")
+    return 0
 
 
 def cmd_audit_sample(args: argparse.Namespace) -> int:
@@ -99,6 +158,31 @@ def cmd_human_import(args: argparse.Namespace) -> int:
 
 
 def add_audit_commands(sub: argparse._SubParsersAction) -> None:
+    from cimem.judges.queue import FILTERS
+
+    p = sub.add_parser(
+        "audit-queue",
+        help="the messages of a run that need a person's look",
+        description="Messages of a run filtered by what needs a look: leaked (the judge found a"
+        " private attribute revealed), disagree (two judges differ: --vs), parse_failure,"
+        " judge_error, ungrounded (evidence not found in the message), unreviewed (no person's"
+        " verdict yet); narrowed by profile, task, recipient and attribute; with how many are"
+        " left to review.",
+    )
+    add_db(p)
+    p.add_argument("--run", required=True, help="run id or name")
+    p.add_argument("--judge", type=int, default=None, help="judge (default: the original)")
+    p.add_argument("--vs", type=int, default=None, help="a second judge, for --filter disagree")
+    p.add_argument("--filter", choices=FILTERS, default="leaked")
+    p.add_argument("--profile", help="profile name contains this")
+    p.add_argument("--task", help="task contains this")
+    p.add_argument("--recipient", help="recipient contains this")
+    p.add_argument("--attribute", help="an attribute behind the filter contains this key text")
+    p.add_argument("--label-rule", default="unanimous")
+    p.add_argument("--limit", type=int, default=50, help="rows to print (0: all; default 50)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_audit_queue)
+
     p = sub.add_parser(
         "audit-sample",
         help="a stratified sample of a judge's decisions for people to review",
