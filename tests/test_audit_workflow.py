@@ -373,3 +373,93 @@ def test_audit_queue_cli(demo_copy):
     assert text.startswith(f"run 1: {doc['left']} of {doc['total']} left (filter disagree")
     bad = cli(demo_copy, "audit-queue", "--run", "1", "--filter", "disagree")
     assert bad.returncode == 2 and "--vs" in bad.stderr
+
+
+# ----------------------------------------------------------------------------- the Audit page
+def open_app(db: Path, monkeypatch, page: str | None = None, **params) -> AppTest:
+    monkeypatch.setenv("CIMEM_DB", str(db))
+    at = AppTest.from_file(APP, default_timeout=180)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    if page is not None:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def shown_message(at: AppTest) -> int:
+    head = next(m.value for m in at.markdown if m.value.startswith("**Message "))
+    return int(head.split()[1].strip("*"))
+
+
+def test_audit_queue_steps_through_disagreements_and_keeps_the_filter(demo_copy, monkeypatch):
+    at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", qf="disagree", qvs="2")
+    with Store.open(demo_copy) as store:
+        from cimem.judges.queue import review_queue
+
+        queue = review_queue(store, 1, None, vs=2, filter="disagree")
+    ids = [i.message_id for i in queue.items]
+    count = next(m.value for m in at.markdown if "left** to review" in m.value)
+    assert count.startswith(f"**{queue.left} of {len(ids)} left**")
+    assert shown_message(at) == ids[0]
+    assert at.button(key="q_prev").disabled
+    at.button(key="q_next").click().run()
+    assert shown_message(at) == ids[1]
+    assert at.query_params["qf"] in ("disagree", ["disagree"])
+    assert at.query_params["message"] in (str(ids[1]), [str(ids[1])])
+    at.button(key="q_next").click().run()
+    at.button(key="q_prev").click().run()
+    assert shown_message(at) == ids[1]
+
+
+def test_audit_deep_link_has_the_picker_and_records_only_what_was_set(demo_copy, monkeypatch):
+    with Store.open(demo_copy) as store:
+        judged = {v.attr_id: v.revealed for v in store.message_verdicts(5) if v.judge_id == 1}
+        keys = {a.attr_id: a.key for a in store.attributes_of(1)}
+    missed = next(a for a, yes in judged.items() if not yes)  # no judge says it is revealed
+    at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", message="5")
+    assert shown_message(at) == 5
+    picker = at.selectbox(key="q_pick_5")
+    assert picker.value == 5  # a picker even when arriving by link
+    radios = [r for r in at.radio if r.key and r.key.startswith("hv_5_")]
+    assert radios and all(r.value is None for r in radios)  # unset by default
+    assert f"hv_5_{missed}" not in [r.key for r in radios]
+    at.text_input(key="h_search_5").input(keys[missed]).run()
+    at.radio(key=f"hv_5_{missed}").set_value("revealed")
+    at.text_input(key=f"hn_5_{missed}").input("the judge missed it")
+    at.text_input(key="reviewer").input("ana")
+    at.button(key=[b.key for b in at.button if b.label == "Save my verdicts"][0]).click().run()
+    assert not at.exception
+    assert any("Stored 1 verdict(s)" in s.value for s in at.success)
+    with Store.open(demo_copy) as store:
+        human = store.human_judge_of(1)
+        rows = store.human_verdicts(human)
+    assert [(r.message_id, r.attr_id, r.revealed, r.reviewer, r.note) for r in rows] == [
+        (5, missed, True, "ana", "the judge missed it")
+    ]
+    # the judge's errors against people's verdicts appear and count the miss
+    at.run()
+    assert any("against people's verdicts" in m.value for m in at.markdown)
+
+
+def test_overview_shows_raw_and_corrected_when_people_audited(demo_copy, monkeypatch):
+    from cimem.store import HumanVerdict
+
+    with Store.open(demo_copy) as store:
+        truth = next(j.judge_id for j in store.judges(1) if j.kind == "simulator")
+        verdicts = [
+            HumanVerdict(m, v.attr_id, v.revealed, "truth", None)
+            for m in (1, 2, 3, 40, 41, 42, 90, 91)
+            for v in store.message_verdicts(m)
+            if v.judge_id == truth
+        ]
+        store.add_human_verdicts(store.human_judge(1), verdicts)
+    at = open_app(demo_copy, monkeypatch, None, runs="1")
+    assert "Corrected for the judge's errors" in [s.value for s in at.subheader]
+    table = at.dataframe[
+        [i for i, d in enumerate(at.dataframe) if "corrected" in d.value.columns][0]
+    ].value
+    assert list(table["metric"]) == ["Violation@n %", "Completeness %"]
+    assert (table["raw (judge)"] != table["corrected"]).all()
+    assert any("misclassification-adjusted" in c.value for c in at.caption)

@@ -95,6 +95,64 @@ def coverage_of(path: str, db_version: float, run_id: int):
     return {c.judge_id: c for c in _store(path).judge_coverage(run_id)}
 
 
+@st.cache_data(show_spinner="Building the review queue...", max_entries=32)
+def review_queue(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    vs: int | None,
+    filter: str,
+    label_rule: str,
+    profile: str,
+    task: str,
+    attribute: str,
+):
+    """The Audit page's queue (task matches the task or the recipient)."""
+    from cimem.judges.queue import review_queue as build
+
+    q = build(
+        _store(path),
+        run_id,
+        judge_id,
+        vs=vs,
+        filter=filter,
+        label_rule=label_rule,
+        profile=profile or None,
+        attribute=attribute or None,
+    )
+    if task:
+        from dataclasses import replace
+
+        low = task.lower()
+        q = replace(
+            q, items=[i for i in q.items if low in i.task.lower() or low in i.recipient.lower()]
+        )
+    return q
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def human_judge_of(path: str, db_version: float, run_id: int) -> int | None:
+    """The run's human judge when people have recorded verdicts on it, else None."""
+    human = _store(path).human_judge_of(run_id)
+    return human if human is not None and _store(path).human_verdicts(human) else None
+
+
+@st.cache_data(show_spinner="Correcting for the judge's errors...", max_entries=16)
+def corrected(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    opts: MetricOptions,
+    human: int,
+):
+    """Violation and Completeness of a run under a judge, corrected from people's verdicts."""
+    from cimem.analysis.review import corrected as build
+
+    return build(_store(path), cube(path, db_version, run_id, judge_id), opts, human)
+
+
 @st.cache_resource(show_spinner="Reading the run...", max_entries=16)
 def cube(path: str, db_version: float, run_id: int, judge_id: int | None) -> LeakCube:
     return cube_from_store(_store(path), run_id, judge_id)
