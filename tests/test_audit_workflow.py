@@ -463,3 +463,90 @@ def test_overview_shows_raw_and_corrected_when_people_audited(demo_copy, monkeyp
     assert list(table["metric"]) == ["Violation@n %", "Completeness %"]
     assert (table["raw (judge)"] != table["corrected"]).all()
     assert any("misclassification-adjusted" in c.value for c in at.caption)
+
+
+# ----------------------------------------------------------------------------- real data
+def test_the_workflow_on_the_shared_persistbench_file(tmp_path):
+    """One profile, one trial, an imported LLM judge with parse failures: the queue, coverage,
+    a sample filled from a second judge, and the correction all work and agree with the store."""
+    import csv
+
+    from cimem.ingest import ingest_file
+    from cimem.judges.queue import review_queue
+    from cimem.store import JudgmentStatus
+
+    from conftest import shared_file
+
+    db = tmp_path / "pb.duckdb"
+    with Store.open(db) as store:
+        run = ingest_file(store, shared_file("persistbench_llama33_jeffery_day.json")).run_id
+        offline = rejudge(store, run, OfflineJudge()).judge_id
+        unparsed = [
+            m for m, j in store.judgments_of(1).items() if j.status == JudgmentStatus.PARSE_FAILURE
+        ]
+        q = review_queue(store, run, 1, filter="parse_failure")
+        assert sorted(i.message_id for i in q.items) == sorted(unparsed) and unparsed
+        assert all(not c.partial for c in store.judge_coverage(run))
+        dis = review_queue(store, run, 1, vs=offline, filter="disagree")
+        assert dis.items and set(unparsed) <= {i.message_id for i in dis.items}
+    sample = tmp_path / "s.csv"
+    out = cli(db, "audit-sample", "--run", str(run), "--size", "30", "--out", str(sample))
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader(sample.open()))
+    assert len(rows) == 30 and {r["trial"] for r in rows} == {"0"}
+    with Store.open(db, read_only=True) as store:
+        for r in rows:
+            said = {
+                v.attr_id: v.revealed
+                for v in store.message_verdicts(int(r["message_id"]))
+                if v.judge_id == offline
+            }
+            r["revealed"] = "yes" if said[int(r["attr_id"])] else "no"
+    with sample.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    assert cli(db, "human", "import", str(sample), "--run", str(run)).returncode == 0
+    with Store.open(db, read_only=True) as store:
+        human = store.human_judge_of(run)
+    doc = json.loads(
+        cli(db, "metrics", "--run", str(run), "--corrected-by", str(human), "--json").stdout
+    )["runs"][0]
+    corr = doc["violation"]["corrected"]
+    assert corr["audited_pairs"] == 30 and corr["ci95"][0] <= corr["mean"] <= corr["ci95"][1]
+    assert doc["n_trials"] == 1
+
+
+def test_the_suggested_sample_as_a_queue_shows_progress(demo_copy, tmp_path, monkeypatch):
+    import csv
+
+    out = cli(demo_copy, "audit-queue", "--run", "1", "--filter", "sample", "--size", "40")
+    assert out.returncode == 0, out.stderr
+    assert "0 of 40 cells decided by people" in out.stdout
+    sample = tmp_path / "s.csv"
+    cli(demo_copy, "audit-sample", "--run", "1", "--size", "40", "--out", str(sample))
+    rows = list(csv.DictReader(sample.open()))
+    for r in rows[:10]:
+        r["revealed"] = "no"
+    with sample.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    assert cli(demo_copy, "human", "import", str(sample), "--run", "1").returncode == 0
+    out = cli(demo_copy, "audit-queue", "--run", "1", "--filter", "sample", "--size", "40")
+    assert "10 of 40 cells decided by people" in out.stdout
+    doc = json.loads(
+        cli(
+            demo_copy, "audit-queue", "--run", "1", "--filter", "sample", "--size", "40", "--json"
+        ).stdout
+    )
+    assert doc["counts"] == {"cells": 40, "cells_decided": 10}
+    assert {i["message_id"] for i in doc["items"]} == {int(r["message_id"]) for r in rows}
+    # the same sample on the Audit page, its progress, its cells listed for a verdict
+    at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", qf="sample", qn="40")
+    count = next(m.value for m in at.markdown if "left** to review" in m.value)
+    assert "10 of 40 sampled cells decided" in count
+    first = shown_message(at)
+    wanted = {int(r["attr_id"]) for r in rows if int(r["message_id"]) == first}
+    listed = {int(r.key.split("_")[-1]) for r in at.radio if r.key and r.key.startswith("hv_")}
+    assert wanted <= listed

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from cimem.judges.queue import FILTERS
+from cimem.judges.queue import FILTERS, SAMPLE
 from cimem.store import HumanVerdict, JudgeInfo
 from webapp import render, state
 
@@ -18,7 +18,9 @@ FILTER_TEXT = {
     "judge_error": "judge call failed",
     "ungrounded": "evidence not in the message",
     "unreviewed": "not yet reviewed by a person",
+    SAMPLE: "the suggested audit sample",
 }
+CHOICES = (*FILTERS, SAMPLE)
 UNSET, YES, NO = "", "revealed", "not revealed"
 
 
@@ -48,8 +50,8 @@ def queue_panel(ch: state.Choices, run_id: int, judges: list[JudgeInfo], current
         c1, c2, c3, c4, c5 = st.columns([2, 2, 2, 2, 2])
         flt = c1.selectbox(
             "Review queue",
-            FILTERS,
-            index=FILTERS.index(q.get("qf", "leaked")) if q.get("qf") in FILTERS else 0,
+            CHOICES,
+            index=CHOICES.index(q.get("qf", "leaked")) if q.get("qf") in CHOICES else 0,
             format_func=FILTER_TEXT.get,
             key="qf",
         )
@@ -63,20 +65,55 @@ def queue_panel(ch: state.Choices, run_id: int, judges: list[JudgeInfo], current
                 index=others.index(want) if want in others else max(len(others) - 1, 0),
                 key="qvs",
             )
+        size = seed = 0
+        if flt == SAMPLE:
+            size = c2.number_input(
+                "cells",
+                10,
+                5000,
+                int(q["qn"]) if q.get("qn", "").isdigit() else 200,
+                step=50,
+                key="qn",
+                help="a seeded sample stratified by label (private, share) and the judge's"
+                " verdict, sized for estimating its error rates (same as `cimem audit-sample`)",
+            )
+            seed = c2.number_input(
+                "seed",
+                0,
+                10**6,
+                int(q["qseed"]) if q.get("qseed", "").isdigit() else 0,
+                key="qseed",
+            )
         profile = c3.text_input("profile", q.get("qp", ""), key="qp")
         task = c4.text_input("task or recipient", q.get("qt", ""), key="qt")
         attribute = c5.text_input("attribute", q.get("qa", ""), key="qa")
-        for name, value in (("qf", flt), ("qvs", "" if vs is None else str(vs))):
+        for name, value in (
+            ("qf", flt),
+            ("qvs", "" if vs is None else str(vs)),
+            ("qn", str(size) if flt == SAMPLE else ""),
+            ("qseed", str(seed) if flt == SAMPLE else ""),
+        ):
             _url(name, value)
         for name, value in (("qp", profile), ("qt", task), ("qa", attribute)):
             _url(name, value)
         if flt == "disagree" and vs is None:
             st.caption("This run has one judge: re-judge it (below) to compare two.")
             return current
-        queue = state.review_queue(
-            ch.db, ch.v, run_id, judge, vs, flt, ch.opts.label_rule, profile, task, attribute
-        )
+        if flt == SAMPLE:
+            queue = _narrow(
+                state.sample_queue(ch.db, ch.v, run_id, judge, ch.opts, int(size), int(seed)),
+                profile,
+                task,
+                attribute,
+            )
+        else:
+            queue = state.review_queue(
+                ch.db, ch.v, run_id, judge, vs, flt, ch.opts.label_rule, profile, task, attribute
+            )
         items = {i.message_id: i for i in queue.items}
+        st.session_state["sampled"] = (
+            {i.message_id: i.attributes for i in queue.items} if flt == SAMPLE else {}
+        )
         message = current if current is not None else (queue.items[0].message_id if items else None)
         prev_id, next_id = queue.neighbours(message)
         n1, n2, n3 = st.columns([1, 6, 1])
@@ -84,8 +121,13 @@ def queue_panel(ch: state.Choices, run_id: int, judges: list[JudgeInfo], current
             "◀ Previous", disabled=prev_id is None, on_click=_go, args=(prev_id,), key="q_prev"
         )
         n3.button("Next ▶", disabled=next_id is None, on_click=_go, args=(next_id,), key="q_next")
+        progress = (
+            f"; {queue.counts['cells_decided']} of {queue.counts['cells']} sampled cells decided"
+            if flt == SAMPLE
+            else ""
+        )
         n2.markdown(
-            f"**{queue.left} of {len(queue.items)} left** to review"
+            f"**{queue.left} of {len(queue.items)} left** to review{progress}"
             + (
                 f" — message {list(items).index(message) + 1} of {len(items)}"
                 if message in items
@@ -109,6 +151,20 @@ def queue_panel(ch: state.Choices, run_id: int, judges: list[JudgeInfo], current
         else:
             st.caption("No message matches this filter.")
     return message
+
+
+def _narrow(queue, profile: str, task: str, attribute: str):
+    """The sample's queue narrowed like the others (substrings, any case)."""
+    from dataclasses import replace
+
+    def keep(i) -> bool:
+        return (
+            (not profile or profile.lower() in i.profile.lower())
+            and (not task or task.lower() in f"{i.recipient} {i.task}".lower())
+            and (not attribute or any(attribute.lower() in a.lower() for a in i.attributes))
+        )
+
+    return replace(queue, items=[i for i in queue.items if keep(i)])
 
 
 def _item_text(item, message_id: int) -> str:
@@ -138,13 +194,14 @@ def human_panel(
     )
     flagged = table[[c for c in table.columns if c.startswith("judge ")]].eq("yes").any(axis=1)
     shown = flagged | table["attr_id"].isin(list(current))
+    shown |= table["key"].isin(st.session_state.get("sampled", {}).get(message_id, ()))
     if search:
         shown |= table["key"].str.contains(search, case=False, regex=False)
     rows = table[shown][["attr_id", "key", "label"]].copy()
     rows["judge_says"] = table.loc[rows.index, judge_col] if judge_col is not None else ""
     st.caption(
         f"{len(rows)} of {len(table)} attributes listed (those a judge found revealed, those a"
-        " person decided, and any you search for). Each is unset until you choose; only what"
+        " person decided, the sampled ones, and any you search for). Each is unset until you choose; only what"
         " you set is stored, and a later verdict on the same attribute supersedes yours (the"
         " history keeps both)."
     )

@@ -131,6 +131,26 @@ def review_queue(
     return q
 
 
+@st.cache_data(show_spinner="Drawing the audit sample...", max_entries=16)
+def sample_queue(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    opts: MetricOptions,
+    size: int,
+    seed: int,
+):
+    """The suggested audit sample of a run under a judge, as a queue with its progress."""
+    from cimem.analysis.metrics import prepare
+    from cimem.analysis.review import audit_sample
+    from cimem.judges.queue import sample_queue as build
+
+    run_cube = cube(path, db_version, run_id, judge_id)
+    rows = audit_sample(_store(path), prepare(run_cube, opts), size, seed)
+    return build(_store(path), run_id, run_cube.info.judge_id, rows)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def human_judge_of(path: str, db_version: float, run_id: int) -> int | None:
     """The run's human judge when people have recorded verdicts on it, else None."""

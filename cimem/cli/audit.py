@@ -15,23 +15,26 @@ def cmd_audit_queue(args: argparse.Namespace) -> int:
     import json
     from dataclasses import asdict
 
-    from cimem.judges.queue import review_queue
+    from cimem.judges.queue import SAMPLE, review_queue
     from cimem.store import Store
 
     with Store.open(args.db or default_db_path(), read_only=True) as store:
         run_id = store.resolve_run(args.run)
-        queue = review_queue(
-            store,
-            run_id,
-            args.judge,
-            vs=args.vs,
-            filter=args.filter,
-            label_rule=args.label_rule,
-            profile=args.profile,
-            task=args.task,
-            recipient=args.recipient,
-            attribute=args.attribute,
-        )
+        if args.filter == SAMPLE:
+            queue = _sample_queue(store, run_id, args)
+        else:
+            queue = review_queue(
+                store,
+                run_id,
+                args.judge,
+                vs=args.vs,
+                filter=args.filter,
+                label_rule=args.label_rule,
+                profile=args.profile,
+                task=args.task,
+                recipient=args.recipient,
+                attribute=args.attribute,
+            )
     shown = queue.items[: args.limit] if args.limit else queue.items
     if args.json:
         doc = {
@@ -48,6 +51,11 @@ def cmd_audit_queue(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=1))
         return 0
     print(f"run {run_id}: {queue.describe()}")
+    if queue.filter == SAMPLE:
+        print(
+            f"  sample of {args.size} cells, seed {args.seed}: {queue.counts['cells_decided']}"
+            f" of {queue.counts['cells']} cells decided by people"
+        )
     if shown:
         print(
             table(
@@ -68,6 +76,20 @@ def cmd_audit_queue(args: argparse.Namespace) -> int:
     if len(shown) < len(queue.items):
         print(f"... {len(queue.items) - len(shown)} more (--limit 0 lists all)")
     return 0
+
+
+def _sample_queue(store, run_id: int, args: argparse.Namespace):
+    from cimem.analysis.cube import cube_from_store
+    from cimem.analysis.metrics import MetricOptions, prepare
+    from cimem.analysis.review import audit_sample
+    from cimem.judges.queue import sample_queue
+
+    cube = cube_from_store(store, run_id, args.judge)
+    if not cube.has_labels:
+        raise CimemError(f"run {run_id} has no labels: the sample is stratified by label")
+    prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
+    rows = audit_sample(store, prep, args.size, args.seed)
+    return sample_queue(store, run_id, cube.info.judge_id, rows)
 
 
 def cmd_audit_sample(args: argparse.Namespace) -> int:
@@ -158,7 +180,7 @@ def cmd_human_import(args: argparse.Namespace) -> int:
 
 
 def add_audit_commands(sub: argparse._SubParsersAction) -> None:
-    from cimem.judges.queue import FILTERS
+    from cimem.judges.queue import FILTERS, SAMPLE
 
     p = sub.add_parser(
         "audit-queue",
@@ -166,14 +188,21 @@ def add_audit_commands(sub: argparse._SubParsersAction) -> None:
         description="Messages of a run filtered by what needs a look: leaked (the judge found a"
         " private attribute revealed), disagree (two judges differ: --vs), parse_failure,"
         " judge_error, ungrounded (evidence not found in the message), unreviewed (no person's"
-        " verdict yet); narrowed by profile, task, recipient and attribute; with how many are"
-        " left to review.",
+        " verdict yet), sample (the cells of audit-sample); narrowed by profile, task, recipient"
+        " and attribute; with how many are left to review.",
     )
     add_db(p)
     p.add_argument("--run", required=True, help="run id or name")
     p.add_argument("--judge", type=int, default=None, help="judge (default: the original)")
     p.add_argument("--vs", type=int, default=None, help="a second judge, for --filter disagree")
-    p.add_argument("--filter", choices=FILTERS, default="leaked")
+    p.add_argument(
+        "--filter",
+        choices=(*FILTERS, SAMPLE),
+        default="leaked",
+        help="what needs a look (sample: the messages of audit-sample's cells, with progress)",
+    )
+    p.add_argument("--size", type=int, default=200, help="--filter sample: cells (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="--filter sample: seed (default 0)")
     p.add_argument("--profile", help="profile name contains this")
     p.add_argument("--task", help="task contains this")
     p.add_argument("--recipient", help="recipient contains this")

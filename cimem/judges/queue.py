@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cimem.analysis.labels import LABEL_NAMES, LabelRule
+from cimem.analysis.review import SampleRow
 from cimem.errors import CimemError
 from cimem.judges.base import evidence_grounded
 from cimem.store import JudgmentStatus, Label, Store
 
 FILTERS = ("leaked", "disagree", "parse_failure", "judge_error", "ungrounded", "unreviewed")
+SAMPLE = "sample"  # the suggested audit sample (cimem.analysis.review.audit_sample) as a queue
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,9 @@ class Queue:
         return sum(not i.reviewed for i in self.items)
 
     def describe(self) -> str:
-        """>>> Queue([], "leaked", 1, None, None).describe()
+        """How many are left, of how many, under which filter and judge.
+
+        >>> Queue([], "leaked", 1, None, None).describe()
         '0 of 0 left (filter leaked, judge 1)'
         """
         vs = f" vs {self.vs}" if self.vs is not None else ""
@@ -189,3 +193,42 @@ def _private_pairs(store: Store, run_id: int, rule: LabelRule) -> set[tuple[int,
                 out.add((r.profile_id, r.ctx_idx, r.attr_id))
     out.update((r.profile_id, r.ctx_idx, r.attr_id) for r in rows if r.hard_label == Label.PRIVATE)
     return out
+
+
+def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -> Queue:
+    """A suggested audit sample as a queue: one item per sampled message, its sampled attributes
+    listed; a message is reviewed when people decided every sampled attribute of it. ``counts``
+    gives ``cells`` and ``cells_decided`` (progress through the sample)."""
+    human = store.human_judge_of(run_id)
+    decided = (
+        {(v.message_id, v.attr_id) for v in store.human_verdicts(human)}
+        if human is not None
+        else set()
+    )
+    by_message: dict[int, list[SampleRow]] = {}
+    for r in rows:
+        by_message.setdefault(r.message_id, []).append(r)
+    items = []
+    for mid, cells in by_message.items():
+        detail = store.message_detail(mid)
+        if detail is None:
+            continue
+        items.append(
+            QueueItem(
+                message_id=mid,
+                profile=detail.profile,
+                ctx_idx=detail.ctx_idx,
+                recipient=detail.recipient,
+                task=detail.task,
+                trial=detail.trial,
+                reasons=(SAMPLE,),
+                attributes=tuple(sorted(c.attribute for c in cells)),
+                reviewed=all((mid, c.attr_id) in decided for c in cells),
+            )
+        )
+    items.sort(key=lambda i: (i.profile, i.ctx_idx, i.trial, i.message_id))
+    counts = {
+        "cells": len(rows),
+        "cells_decided": sum((r.message_id, r.attr_id) in decided for r in rows),
+    }
+    return Queue(items, SAMPLE, judge, None, human, counts)

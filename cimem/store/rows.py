@@ -75,7 +75,9 @@ class JudgeCoverage:
         return self.judged < self.total
 
     def describe(self) -> str:
-        """>>> JudgeCoverage(3, 1, 120).describe()
+        """Judged of total, in words.
+
+        >>> JudgeCoverage(3, 1, 120).describe()
         '1 of 120 messages'
         """
         return f"{self.judged} of {self.total} messages"
