@@ -324,7 +324,7 @@ def test_metrics_corrected_by_people_who_know_the_truth(demo_copy, tmp_path):
 
 # ----------------------------------------------------------------------------- the review queue
 def test_review_queue_filters_counts_and_neighbours(demo_copy):
-    from cimem.judges.queue import review_queue
+    from cimem.analysis.queue import review_queue
 
     with Store.open(demo_copy) as store:
         q = review_queue(store, 1, 1, vs=2, filter="disagree")
@@ -396,7 +396,7 @@ def shown_message(at: AppTest) -> int:
 def test_audit_queue_steps_through_disagreements_and_keeps_the_filter(demo_copy, monkeypatch):
     at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", qf="disagree", qvs="2")
     with Store.open(demo_copy) as store:
-        from cimem.judges.queue import review_queue
+        from cimem.analysis.queue import review_queue
 
         queue = review_queue(store, 1, None, vs=2, filter="disagree")
     ids = [i.message_id for i in queue.items]
@@ -471,8 +471,8 @@ def test_the_workflow_on_the_shared_persistbench_file(tmp_path):
     a sample filled from a second judge, and the correction all work and agree with the store."""
     import csv
 
+    from cimem.analysis.queue import review_queue
     from cimem.ingest import ingest_file
-    from cimem.judges.queue import review_queue
     from cimem.store import JudgmentStatus
 
     from conftest import shared_file

@@ -1,13 +1,13 @@
 """The Audit page's review workflow: the queue (filters kept in the URL, a picker, previous and
 next, how many are left) and people's verdicts (unset until set, any attribute of the profile,
-only what was set is stored). Widgets and drawing only; the queue is cimem.judges.queue."""
+only what was set is stored). Widgets and drawing only; the queue is cimem.analysis.queue."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from cimem.judges.queue import FILTERS, SAMPLE
+from cimem.analysis.queue import FILTERS, SAMPLE
 from cimem.store import HumanVerdict, JudgeInfo
 from webapp import render, state
 

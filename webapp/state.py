@@ -109,7 +109,7 @@ def review_queue(
     attribute: str,
 ):
     """The Audit page's queue (task matches the task or the recipient)."""
-    from cimem.judges.queue import review_queue as build
+    from cimem.analysis.queue import review_queue as build
 
     q = build(
         _store(path),
@@ -143,8 +143,8 @@ def sample_queue(
 ):
     """The suggested audit sample of a run under a judge, as a queue with its progress."""
     from cimem.analysis.metrics import prepare
+    from cimem.analysis.queue import sample_queue as build
     from cimem.analysis.review import audit_sample
-    from cimem.judges.queue import sample_queue as build
 
     run_cube = cube(path, db_version, run_id, judge_id)
     rows = audit_sample(_store(path), prepare(run_cube, opts), size, seed)

@@ -15,7 +15,7 @@ def cmd_audit_queue(args: argparse.Namespace) -> int:
     import json
     from dataclasses import asdict
 
-    from cimem.judges.queue import SAMPLE, review_queue
+    from cimem.analysis.queue import SAMPLE, review_queue
     from cimem.store import Store
 
     with Store.open(args.db or default_db_path(), read_only=True) as store:
@@ -81,8 +81,8 @@ def cmd_audit_queue(args: argparse.Namespace) -> int:
 def _sample_queue(store, run_id: int, args: argparse.Namespace):
     from cimem.analysis.cube import cube_from_store
     from cimem.analysis.metrics import MetricOptions, prepare
+    from cimem.analysis.queue import sample_queue
     from cimem.analysis.review import audit_sample
-    from cimem.judges.queue import sample_queue
 
     cube = cube_from_store(store, run_id, args.judge)
     if not cube.has_labels:
@@ -180,7 +180,7 @@ def cmd_human_import(args: argparse.Namespace) -> int:
 
 
 def add_audit_commands(sub: argparse._SubParsersAction) -> None:
-    from cimem.judges.queue import FILTERS, SAMPLE
+    from cimem.analysis.queue import FILTERS, SAMPLE
 
     p = sub.add_parser(
         "audit-queue",

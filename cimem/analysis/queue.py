@@ -4,7 +4,7 @@ A message enters the queue for what a reviewer would want to check: the judge fo
 attribute revealed (``leaked``), two judges disagree on some attribute (``disagree``), the judge's
 reply could not be parsed (``parse_failure``) or its call failed (``judge_error``), an evidence
 sentence does not occur in the message (``ungrounded``), or no person has reviewed it yet
-(``unreviewed``). It lives with the judges because grounding is the judges' text matching.
+(``unreviewed``).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cimem.analysis.audit import evidence_grounded
 from cimem.analysis.labels import LABEL_NAMES, LabelRule
 from cimem.analysis.review import SampleRow
 from cimem.errors import CimemError
-from cimem.judges.base import evidence_grounded
 from cimem.store import JudgmentStatus, Label, Store
 
 FILTERS = ("leaked", "disagree", "parse_failure", "judge_error", "ungrounded", "unreviewed")
