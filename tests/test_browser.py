@@ -3,6 +3,7 @@ chromium. Every page shows its heading and no exception box; an XSS payload in a
 text and never runs."""
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -180,12 +181,12 @@ def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{base}/audit?runs=1&qf=disagree&qvs=2")
     page.get_by_text("left to review", exact=False).first.wait_for(timeout=60000)
-    header = page.get_by_text("Message ", exact=False).filter(has_text="of run 1").first
+    header = page.get_by_text(re.compile(r"of run 1 — profile")).first
     header.wait_for(timeout=30000)
-    first = header.inner_text()
+    first = re.search(r"Message (\d+)", header.inner_text()).group(1)
     page.get_by_role("button", name="Next ▶").click()
     page.wait_for_function(
-        "t => !document.body.innerText.includes(t)", arg=first.split("—")[0].strip()
+        "n => !document.body.innerText.includes('Message ' + n + ' of run 1')", arg=first
     )
     assert "qf=disagree" in page.url and "message=" in page.url
     page.get_by_text("revealed", exact=True).first.click()
@@ -196,5 +197,5 @@ def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
     page.get_by_role("heading", name="Corrected for the judge's errors").first.wait_for(
         timeout=120000
     )
-    assert page.get_by_text("misclassification-adjusted", exact=False).first.is_visible()
+    page.get_by_text("misclassification-adjusted", exact=False).first.wait_for(timeout=120000)
     assert page.locator('[data-testid="stException"]').count() == 0
