@@ -62,7 +62,7 @@ def audit_cells(store: Store, prep: Prepared, human_judge: int) -> tuple[AuditCe
         row = None
         if cell is not None and v.attr_id in index.attr_pos:
             row = index.pair_of.get((cell[0], index.attr_pos[v.attr_id]))
-        if row is None:
+        if cell is None or row is None:
             outside += 1
             continue
         pair.append(row)

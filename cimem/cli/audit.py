@@ -87,6 +87,8 @@ def _sample_queue(store, run_id: int, args: argparse.Namespace):
     cube = cube_from_store(store, run_id, args.judge)
     if not cube.has_labels:
         raise CimemError(f"run {run_id} has no labels: the sample is stratified by label")
+    if cube.info.judge_id is None:
+        raise CimemError(f"run {run_id} has no judge yet: judge it with `python -m cimem judge`")
     prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
     rows = audit_sample(store, prep, args.size, args.seed)
     return sample_queue(store, run_id, cube.info.judge_id, rows)
