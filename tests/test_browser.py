@@ -3,6 +3,7 @@ chromium. Every page shows its heading and no exception box; an XSS payload in a
 text and never runs."""
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -170,4 +171,31 @@ def test_growth_draws_several_runs(server, browser):
     box.get_by_text("4", exact=True).wait_for(timeout=60000)
     page.wait_for_timeout(1500)
     assert charts.count() >= 2
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
+    """The auditor's loop in a real browser: the queue filtered to disagreements, Next keeps the
+    filter, one verdict set and saved, and Overview shows raw against corrected numbers."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{base}/audit?runs=1&qf=disagree&qvs=2")
+    page.get_by_text("left to review", exact=False).first.wait_for(timeout=60000)
+    header = page.get_by_text(re.compile(r"of run 1 — profile")).first
+    header.wait_for(timeout=30000)
+    first = re.search(r"Message (\d+)", header.inner_text()).group(1)
+    page.get_by_role("button", name="Next ▶").click()
+    page.wait_for_function(
+        "n => !document.body.innerText.includes('Message ' + n + ' of run 1')", arg=first
+    )
+    assert "qf=disagree" in page.url and "message=" in page.url
+    page.get_by_text("revealed", exact=True).first.click()
+    page.get_by_role("button", name="Save my verdicts").click()
+    page.get_by_text("Stored 1 verdict(s)", exact=False).first.wait_for(timeout=60000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.goto(f"{base}/?runs=1")
+    page.get_by_role("heading", name="Corrected for the judge's errors").first.wait_for(
+        timeout=120000
+    )
+    page.get_by_text("misclassification-adjusted", exact=False).first.wait_for(timeout=120000)
     assert page.locator('[data-testid="stException"]').count() == 0

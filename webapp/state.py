@@ -17,6 +17,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from cimem import paths
+from cimem.analysis.coverage import PartialJudge, partial_note, require_coverage
 from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.analysis.labels import LabelRule
 from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics, compute
@@ -33,6 +34,7 @@ from webapp.render import escape_md
 
 REPO = Path(__file__).resolve().parent
 DEMO_DB = REPO / "local" / "demo.duckdb"
+PARTIAL_LABEL = "Use a judge that covers part of a run"
 
 
 # ----------------------------------------------------------------------------- the database
@@ -267,6 +269,90 @@ def runs_frame(path: str, db_version: float):
 @st.cache_data(show_spinner=False, max_entries=32)
 def judges_of(path: str, db_version: float, run_id: int):
     return _store(path).judges(run_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def coverage_of(path: str, db_version: float, run_id: int):
+    """{judge_id: JudgeCoverage} of a run's judges."""
+    return {c.judge_id: c for c in _store(path).judge_coverage(run_id)}
+
+
+@st.cache_data(show_spinner="Building the review queue...", max_entries=32)
+def review_queue(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    vs: int | None,
+    filter: str,
+    label_rule: str,
+    profile: str,
+    task: str,
+    attribute: str,
+):
+    """The Audit page's queue (task matches the task or the recipient)."""
+    from cimem.analysis.queue import review_queue as build
+
+    q = build(
+        _store(path),
+        run_id,
+        judge_id,
+        vs=vs,
+        filter=filter,
+        label_rule=label_rule,
+        profile=profile or None,
+        attribute=attribute or None,
+    )
+    if task:
+        from dataclasses import replace
+
+        low = task.lower()
+        q = replace(
+            q, items=[i for i in q.items if low in i.task.lower() or low in i.recipient.lower()]
+        )
+    return q
+
+
+@st.cache_data(show_spinner="Drawing the audit sample...", max_entries=16)
+def sample_queue(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    opts: MetricOptions,
+    size: int,
+    seed: int,
+):
+    """The suggested audit sample of a run under a judge, as a queue with its progress."""
+    from cimem.analysis.metrics import prepare
+    from cimem.analysis.queue import sample_queue as build
+    from cimem.analysis.review import audit_sample
+
+    run_cube = cube(path, db_version, run_id, judge_id)
+    rows = audit_sample(_store(path), prepare(run_cube, opts), size, seed)
+    return build(_store(path), run_id, run_cube.info.judge_id, rows)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def human_judge_of(path: str, db_version: float, run_id: int) -> int | None:
+    """The run's human judge when people have recorded verdicts on it, else None."""
+    human = _store(path).human_judge_of(run_id)
+    return human if human is not None and _store(path).human_verdicts(human) else None
+
+
+@st.cache_data(show_spinner="Correcting for the judge's errors...", max_entries=16)
+def corrected(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    opts: MetricOptions,
+    human: int,
+):
+    """Violation and Completeness of a run under a judge, corrected from people's verdicts."""
+    from cimem.analysis.review import corrected as build
+
+    return build(_store(path), cube(path, db_version, run_id, judge_id), opts, human)
 
 
 @st.cache_resource(show_spinner="Reading the run...", max_entries=16)
@@ -525,6 +611,7 @@ class Choices:
     run: int | None  # the first selected run (pages that show one)
     judge: int | None  # judge of `run` (None: its original verdicts)
     opts: MetricOptions
+    allow_partial: bool = False  # use a judge that covers part of its run
 
     def describe(self, m: RunMetrics | None = None) -> str:
         """How the numbers on screen were computed."""
@@ -572,7 +659,11 @@ def sidebar() -> Choices:
             run_ids = st.multiselect("Runs", list(labels), format_func=labels.get, key="runs")
             if run_ids:
                 judges = judges_of(path, v, run_ids[0])
-                jl = {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in judges}
+                cov = coverage_of(path, v, run_ids[0])
+                jl = {
+                    j.judge_id: f"{j.judge_id}: {j.name} ({j.kind}), {cov[j.judge_id].describe()}"
+                    for j in judges
+                }
                 want_j = _param("judge", "")
                 jdefault = int(want_j) if want_j.isdigit() and int(want_j) in jl else None
                 options = [None, *jl]
@@ -583,6 +674,13 @@ def sidebar() -> Choices:
                     format_func=lambda j: "original verdicts" if j is None else jl[j],
                     key="judge",
                 )
+        allow_partial = st.checkbox(
+            PARTIAL_LABEL,
+            value=_param("partial", "") == "1",
+            key="partial",
+            help="A judge that judged some messages of a run (say, re-judged on the Audit page)"
+            " describes those messages only; its numbers then say over how many.",
+        )
         mode = st.radio(
             "Metric mode",
             MODES,
@@ -634,13 +732,22 @@ def sidebar() -> Choices:
             "mode": mode,
             "rule": rule,
             **({"judge": str(judge_id)} if judge_id is not None else {}),
+            **({"partial": "1"} if allow_partial else {}),
         }
     )
+    if not allow_partial and "partial" in st.query_params:
+        del st.query_params["partial"]
     if judge_id is None and "judge" in st.query_params:
         del st.query_params["judge"]
     opts = MetricOptions(mode=mode, label_rule=rule, exclude=exclude, parse_failures=parse_failures)
     return Choices(
-        db=path, v=v, runs=run_ids, run=run_ids[0] if run_ids else None, judge=judge_id, opts=opts
+        db=path,
+        v=v,
+        runs=run_ids,
+        run=run_ids[0] if run_ids else None,
+        judge=judge_id,
+        opts=opts,
+        allow_partial=allow_partial,
     )
 
 
@@ -666,6 +773,7 @@ def labelled_run(no_labels: str) -> tuple[Choices, LeakCube]:
         st.stop()
     simulated_banner([ch.run])
     run_cube = cube(ch.db, ch.v, ch.run, ch.judge)
+    check_coverage(ch, [run_cube])
     if not run_cube.has_labels:
         st.warning(no_labels)
         st.stop()
@@ -680,9 +788,9 @@ def labelled_runs(choices: Choices) -> list[int]:
             "Choose one or more runs with messages in the sidebar (or import one on the Data page)."
         )
         return []
-    out = [
-        r for r in choices.runs if cube(choices.db, choices.v, r, judge_for(choices, r)).has_labels
-    ]
+    cubes = {r: cube(choices.db, choices.v, r, judge_for(choices, r)) for r in choices.runs}
+    check_coverage(choices, list(cubes.values()))
+    out = [r for r in choices.runs if cubes[r].has_labels]
     names = run_names(choices.db, choices.v)
     left = [names.get(r, str(r)) for r in choices.runs if r not in out]
     if not out:
@@ -702,6 +810,19 @@ def run_names(path: str, db_version: float) -> dict[int, str]:
     """Run id -> "id: name", as the sidebar shows it."""
     runs = runs_frame(path, db_version)
     return {int(r.run_id): f"{r.run_id}: {r.name}" for r in runs.itertuples()}
+
+
+def check_coverage(ch: Choices, cubes: list[LeakCube]) -> None:
+    """Stop with a message when a judge covers part of its run and the sidebar does not allow
+    that; when it does, say over how many messages every number is."""
+    for c in cubes:
+        try:
+            require_coverage(c, ch.allow_partial, f'tick "{PARTIAL_LABEL}" in the sidebar')
+        except PartialJudge as exc:
+            st.warning(escape_md(exc), icon=":material/rule:")
+            st.stop()
+        if (note := partial_note(c)) is not None:
+            st.info(f"Every number of run {escape_md(c.run)} is {escape_md(note)}.")
 
 
 def simulated_banner(run_ids: list[int]) -> None:

@@ -23,7 +23,7 @@ from cimem.errors import CimemError
 from cimem.ingest.validate import MAX_TRIALS
 
 if TYPE_CHECKING:
-    from cimem.store import Store
+    from cimem.store import JudgeCoverage, Store
 
 HARD_FROM_FRACTIONS = -2
 
@@ -39,6 +39,7 @@ class CubeInfo:
     model: str | None = None
     level: int | None = None
     restricted_to: int | None = None  # contexts kept by restrict_contexts, if it was applied
+    coverage: JudgeCoverage | None = None  # messages the judge judged, of the run's generated ones
 
 
 @dataclass
@@ -109,11 +110,14 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
     if judge_id is None:
         judge_id = store.default_judge(run_id)
     judge = "none"
+    coverage = None
     if judge_id is not None:
         info = store.judge_info(judge_id)
         if info.run_id != run_id:
             raise CimemError(f"judge {judge_id} belongs to run {info.run_id}, not run {run_id}")
         judge = f"{info.judge_id}: {info.name}" + (f" ({info.model})" if info.model else "")
+        coverage = next(c for c in store.judge_coverage(run_id) if c.judge_id == judge_id)
+        judge += f", {coverage.describe()}"
     top = store.max_trial(run_id)
     if top is not None and top >= MAX_TRIALS:
         raise CimemError(f"run {run_id} has trial {top}; cimem's metrics handle trials 0..63")
@@ -183,6 +187,7 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
             simulated=bool(cfg["simulated"]),
             model=cfg["model"],
             level=cfg["level"],
+            coverage=coverage,
         ),
         ctx_local=np.array([c.ctx_idx for c in contexts], np.int32),
         attr_ids=np.array([a.attr_id for a in attrs], np.int64),

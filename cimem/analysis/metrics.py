@@ -118,6 +118,14 @@ class RunMetrics:
             "discarded": self.discarded.as_dict(),
             "bootstrap": self.bootstrap,
             "options": asdict(self.options),
+            "coverage": None
+            if (c := self.info.coverage) is None
+            else {
+                "judge_id": c.judge_id,
+                "judged": c.judged,
+                "total": c.total,
+                "partial": c.partial,
+            },
         }
 
 

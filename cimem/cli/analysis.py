@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from cimem.analysis.coverage import require_coverage
 from cimem.analysis.cube import LeakCube, cube_from_official
 from cimem.analysis.discards import DiscardReport
 from cimem.analysis.metrics import (
@@ -47,6 +48,12 @@ def add_source_args(p: argparse.ArgumentParser, many_runs: bool) -> None:
         type=int,
         default=None,
         help="judge id whose verdicts to use (default: the run's original verdicts)",
+    )
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="use a judge that judged part of the run; every number is then over the judged"
+        " messages only and says so (default: refuse such a judge)",
     )
 
 
@@ -104,7 +111,10 @@ def load_cubes(args: argparse.Namespace, many: bool) -> list[LeakCube]:
         judge = getattr(args, "judge", None)
         if judge is not None and len(ids) > 1:
             raise CimemError("--judge applies to one run: give one --run with it")
-        return [cube_from_store(store, i, judge) for i in ids]
+        cubes = [cube_from_store(store, i, judge) for i in ids]
+    for c in cubes:
+        require_coverage(c, args.allow_partial, "give --allow-partial")
+    return cubes
 
 
 def options_from(args: argparse.Namespace, mode: Mode, k: int | None = None) -> MetricOptions:
@@ -148,6 +158,8 @@ def text_report(results: list[RunMetrics]) -> str:
     for m in results:
         ok = m.discarded.note != NO_LABELS_HELP
         lines.append(f"run {m.run}  ({describe_run(m)})")
+        if m.info.coverage is not None and m.info.coverage.partial:
+            lines.append(f"  every number below is over {m.info.coverage.describe()} of the run")
         lines.append(
             f"  Violation@{m.k:<2} (first {m.k} trials)    {metric_cell(m.violation, ok)}"
             + (f"   %, mean ± std [95% CI], {m.violation.n_profiles} profiles" if ok else "")
@@ -201,8 +213,42 @@ def discard_lines(d: DiscardReport) -> list[str]:
     return out
 
 
+def corrected_lines(m: RunMetrics, c) -> list[str]:
+    """Raw against corrected, side by side, with the method and the audit behind it."""
+    r = c.result
+    out = [
+        f"  corrected for the judge's errors from people's verdicts (judge {c.human_judge},"
+        f" {r.violation.audited_pairs} audited cells; {r.violation.method},"
+        f" {r.violation.resamples} resamples):",
+        f"    {'':<16} {'raw':>8}  {'corrected':>9}  95% interval",
+    ]
+    for name, v in ((f"Violation@{m.k}", r.violation), ("Completeness", r.completeness)):
+        out.append(
+            f"    {name:<16} {pct(v.raw):>8}  {pct(v.mean):>9}  [{pct(v.ci95[0]).strip()},"
+            f" {pct(v.ci95[1]).strip()}]"
+        )
+    for e in r.error_rates:
+        out.append(
+            f"    judge on {e.stratum} pairs: sensitivity {pct(e.sensitivity).strip()}%, false"
+            f" positives {pct(e.false_positive_rate).strip()}% ({e.audited} audited:"
+            f" {e.audited_judge_yes} judge yes, {e.audited_judge_no} judge no)"
+        )
+    if c.verdicts_outside:
+        out.append(f"    {c.verdicts_outside} people's verdicts fall outside the labelled pairs")
+    return out
+
+
+def add_corrected(doc: dict, c) -> None:
+    """JSON: ``corrected`` inside violation and completeness, the error rates beside them."""
+    for name, v in (("violation", c.result.violation), ("completeness", c.result.completeness)):
+        doc[name]["corrected"] = v.as_dict()
+    doc["judge_error"] = c.as_dict()
+
+
 def cmd_metrics(args: argparse.Namespace) -> int:
     cubes = load_cubes(args, many=True)
+    if args.corrected_by is not None and (args.results or len(cubes) != 1):
+        raise CimemError("--corrected-by applies to one run of a database: give one --run")
     modes: list[Mode] = list(MODES) if args.mode == "both" else [args.mode]
     docs: list[dict[str, Any]] = []
     text: list[str] = []
@@ -216,17 +262,32 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             }
         )
         text.append(text_report(results))
+        if args.corrected_by is not None:
+            from cimem.analysis.review import corrected
+            from cimem.store import Store
+
+            with Store.open(args.db or default_db_path(), read_only=True) as store:
+                c = corrected(
+                    store,
+                    cubes[0],
+                    options_from(args, mode, args.k),
+                    args.corrected_by,
+                    resamples=args.resamples,
+                    seed=args.seed,
+                )
+            add_corrected(docs[-1]["runs"][0], c)
+            text.append("\n".join(corrected_lines(results[0], c)))
         if args.compare and len(results) >= 2:
             for r in results[1:]:
                 for metric in ("violation", "completeness"):
-                    c = compare(results[0], r, metric)
+                    pc = compare(results[0], r, metric)
                     docs[-1].setdefault("comparisons", []).append(
-                        jsonable(c.__dict__) | {"a": results[0].run, "b": r.run}
+                        jsonable(pc.__dict__) | {"a": results[0].run, "b": r.run}
                     )
                     text.append(
                         f"paired {metric}: {r.run} - {results[0].run} = "
-                        f"{100 * c.difference:+.2f} points [{100 * c.ci95[0]:+.2f},"
-                        f" {100 * c.ci95[1]:+.2f}] over {len(c.profiles)} common profiles"
+                        f"{100 * pc.difference:+.2f} points [{100 * pc.ci95[0]:+.2f},"
+                        f" {100 * pc.ci95[1]:+.2f}] over {len(pc.profiles)} common profiles"
                     )
     if args.json:
         print(json.dumps(jsonable(docs[0] if len(docs) == 1 else docs), indent=1))
@@ -308,7 +369,7 @@ def cmd_growth(args: argparse.Namespace) -> int:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from cimem.analysis.agreement import agreement
+    from cimem.analysis.agreement import agreement, format_kappa
     from cimem.store import Store
 
     with Store.open(args.db or default_db_path(), read_only=True) as store:
@@ -340,7 +401,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     o = ag.overall
     print(
         f"judges {a} vs {b}: {o.n} (message, attribute) pairs both decided;"
-        f" agreement {100 * o.agreement:.1f}%, Cohen's kappa {o.kappa:.3f}"
+        f" agreement {100 * o.agreement:.1f}% [{100 * o.agreement_ci95[0]:.1f},"
+        f" {100 * o.agreement_ci95[1]:.1f}], Cohen's kappa {format_kappa(o.kappa)}"
     )
     c = o.confusion
     print(
@@ -350,12 +412,19 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     for title, group in (
         ("by label (rule " + ag.label_rule + ")", ag.by_label),
         ("by domain", ag.by_domain),
+        ("by stratum (label / domain)", ag.by_stratum),
     ):
         print(f"  {title}:")
         for k, v in group.items():
+            lo, hi = v.agreement_ci95
             print(
-                f"    {k:<16} n={v.n:<7} agreement {100 * v.agreement:5.1f}%  kappa {v.kappa:6.3f}"
+                f"    {k:<28} n={v.n:<7} agreement {100 * v.agreement:5.1f}%"
+                f" [{100 * lo:5.1f}, {100 * hi:5.1f}]  kappa {format_kappa(v.kappa):>9}"
             )
+    print(
+        "  (agreement: 95% Wilson interval; kappa is undefined where a judge says the same"
+        " on every pair)"
+    )
     print(f"  disagreements (first {len(ag.disagreements)}):")
     for d in ag.disagreements:
         print(
@@ -410,6 +479,21 @@ def add_analysis_commands(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="paired difference of every run against the first, over common profiles",
     )
+    p.add_argument(
+        "--corrected-by",
+        type=int,
+        metavar="HUMAN_JUDGE",
+        default=None,
+        help="also give Violation and Completeness corrected for the judge's errors, estimated"
+        " from this human judge's verdicts on the run (see audit-sample and human import)",
+    )
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=400,
+        help="--corrected-by: bootstrap replicates (default 400)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="--corrected-by: seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of text")
     p.set_defaults(func=cmd_metrics)
 

@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Sequence
 
 from cimem.cli.analysis import add_analysis_commands
+from cimem.cli.audit import add_audit_commands
 from cimem.cli.common import EXIT_USER_ERROR
 from cimem.cli.data import add_data_commands
 from cimem.cli.judging import add_judge_command
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_data_commands(sub)
     add_analysis_commands(sub)
+    add_audit_commands(sub)
     add_judge_command(sub)
     add_run_commands(sub)
     return parser

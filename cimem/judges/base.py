@@ -131,8 +131,11 @@ def rejudge(
     limit: int | None = None,
     values_from: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    audit: bool = False,
 ) -> RejudgeResult:
-    """Judge the selected messages of a run with ``judge`` and store them as a new judge."""
+    """Judge the selected messages of a run with ``judge`` and store them as a new judge; with
+    ``audit``, add them to the run's one audit judge of this model and prompt instead (a message
+    judged there before is replaced), so re-judging messages one by one builds one judge."""
     start = time.perf_counter()
     rows = store.messages_to_judge(run_id, profile, context, trial, message_ids, limit)
     if not rows:
@@ -151,14 +154,24 @@ def rejudge(
         }
     }
     with store.transaction():
-        judge_id = store.create_judge(
-            run_id=run_id,
-            name=judge.name,
-            kind=judge.kind,
-            model=judge.model,
-            prompt_hash=judge.prompt_hash(),
-            config=orjson.dumps(cfg).decode(),
-        )
+        if audit:
+            judge_id = store.audit_judge(
+                run_id=run_id,
+                name=judge.name,
+                kind=judge.kind,
+                model=judge.model,
+                prompt_hash=judge.prompt_hash(),
+            )
+            store.forget_judgments(judge_id, [m.message_id for m in rows])
+        else:
+            judge_id = store.create_judge(
+                run_id=run_id,
+                name=judge.name,
+                kind=judge.kind,
+                model=judge.model,
+                prompt_hash=judge.prompt_hash(),
+                config=orjson.dumps(cfg).decode(),
+            )
         n_verdicts = store_outcomes(store, judge_id, rows, specs, outcomes)
     statuses = [o.status for o in outcomes]
     return RejudgeResult(

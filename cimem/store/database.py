@@ -40,6 +40,9 @@ from cimem.store.rows import (
     CompositionMessage,
     ContextRow,
     HardLabelRow,
+    HumanVerdict,
+    HumanVerdictRow,
+    JudgeCoverage,
     JudgeInfo,
     JudgeVerdict,
     Judgment,
@@ -58,7 +61,7 @@ from cimem.store.rows import (
     VerdictRow,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: human_verdicts (people's verdicts with their history)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL);
@@ -134,6 +137,20 @@ CREATE TABLE IF NOT EXISTS verdicts (
     judge_id INTEGER NOT NULL, message_id BIGINT NOT NULL, attr_id INTEGER NOT NULL,
     revealed BOOLEAN NOT NULL, evidence VARCHAR
 );
+CREATE TABLE IF NOT EXISTS human_verdicts (  -- append-only; verdicts holds each pair's latest
+    seq BIGINT NOT NULL,              -- order of recording: the highest of a pair is current
+    judge_id INTEGER NOT NULL, message_id BIGINT NOT NULL, attr_id INTEGER NOT NULL,
+    revealed BOOLEAN NOT NULL, reviewer VARCHAR, note VARCHAR, created_at TIMESTAMP NOT NULL
+);
+"""
+
+# Version 1 kept only people's latest verdict, in verdicts (note as evidence): it becomes the
+# first entry of each pair's history, dated when its judge was made.
+_MIGRATE_1_TO_2 = """
+INSERT INTO human_verdicts
+SELECT row_number() OVER (ORDER BY v.judge_id, v.message_id, v.attr_id), v.judge_id,
+       v.message_id, v.attr_id, v.revealed, NULL, v.evidence, j.created_at
+FROM verdicts v JOIN judges j USING (judge_id) WHERE j.kind = 'human'
 """
 
 # Tables that bulk appends may target, with their column order.
@@ -191,6 +208,7 @@ _COUNTER_SQL = {
     "judge": "SELECT coalesce(max(judge_id), 0) FROM judges",
 }
 _DELETE_RUN_SQL = [
+    "DELETE FROM human_verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
     "DELETE FROM verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
     "DELETE FROM judgments WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
     *(
@@ -340,6 +358,11 @@ class Store:
         row = self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0]
         if row[0] is None:
             self.con.execute("INSERT INTO schema_info VALUES (?)", [SCHEMA_VERSION])
+        elif row[0] < SCHEMA_VERSION:
+            with self.transaction():
+                if row[0] < 2:
+                    self.con.execute(_MIGRATE_1_TO_2)
+                self.con.execute("UPDATE schema_info SET version = ?", [SCHEMA_VERSION])
         elif row[0] > SCHEMA_VERSION:
             raise RuntimeError(
                 f"{self.path}: schema version {row[0]} is newer than this cimem ({SCHEMA_VERSION})"
@@ -560,6 +583,49 @@ class Store:
             [run_id],
         ).fetchall()
         return [_judge_info(r) for r in rows]
+
+    def judge_coverage(self, run_id: int) -> list[JudgeCoverage]:
+        """Per judge of a run: how many of the run's generated messages it judged (a judgment of
+        any status), out of all of them."""
+        rows = self.con.execute(
+            "WITH gen AS (SELECT message_id FROM messages WHERE run_id = ? AND status = 'ok')"
+            " SELECT j.judge_id, count(DISTINCT g.message_id), (SELECT count(*) FROM gen)"
+            " FROM judges j LEFT JOIN judgments jm ON jm.judge_id = j.judge_id"
+            " LEFT JOIN gen g ON g.message_id = jm.message_id"
+            " WHERE j.run_id = ? GROUP BY j.judge_id ORDER BY j.judge_id",
+            [run_id, run_id],
+        ).fetchall()
+        return [JudgeCoverage(int(j), int(n), int(t)) for j, n, t in rows]
+
+    def audit_judge(
+        self, *, run_id: int, name: str, kind: str, model: str | None, prompt_hash: str | None
+    ) -> int:
+        """The run's audit judge for this model and prompt (made on first use): messages
+        re-judged one at a time from the Audit page all go there, not to a judge per save."""
+        rows = self.con.execute(
+            "SELECT judge_id FROM judges WHERE run_id = ? AND kind = ?"
+            " AND model IS NOT DISTINCT FROM ? AND prompt_hash IS NOT DISTINCT FROM ?"
+            " AND json_extract_string(config, '$.audit') = 'true' ORDER BY judge_id LIMIT 1",
+            [run_id, kind, model, prompt_hash],
+        ).fetchall()
+        if rows:
+            return int(rows[0][0])
+        return self.create_judge(
+            run_id=run_id,
+            name=name,
+            kind=kind,
+            model=model,
+            prompt_hash=prompt_hash,
+            config=orjson.dumps({"audit": True}).decode(),
+        )
+
+    def forget_judgments(self, judge_id: int, message_ids: list[int]) -> None:
+        """Drop a judge's judgments and verdicts on these messages (before judging them again)."""
+        for table in ("verdicts", "judgments"):
+            self.con.execute(
+                f"DELETE FROM {table} WHERE judge_id = ? AND list_contains(?, message_id)",
+                [judge_id, message_ids],
+            )
 
     def default_judge(self, run_id: int) -> int | None:
         """The run's original verdicts: its first judge."""
@@ -1003,25 +1069,90 @@ class Store:
             return self.create_judge(run_id=run_id, name="human verdicts", kind=JudgeKind.HUMAN)
 
     def set_human_verdict(
-        self, judge_id: int, message_id: int, attr_id: int, revealed: bool, note: str | None
+        self,
+        judge_id: int,
+        message_id: int,
+        attr_id: int,
+        revealed: bool,
+        note: str | None,
+        reviewer: str | None = None,
     ) -> None:
-        """A person's latest decision on one (message, attribute) replaces their earlier one."""
+        """Record one person's decision on one (message, attribute): see
+        :meth:`add_human_verdicts`."""
+        self.add_human_verdicts(
+            judge_id, [HumanVerdict(message_id, attr_id, revealed, reviewer, note)]
+        )
+
+    def add_human_verdicts(self, judge_id: int, rows: list[HumanVerdict]) -> int:
+        """Append people's verdicts to the history, in one transaction; the latest of a pair
+        supersedes the earlier ones (which stay in the history) and becomes the judge's verdict
+        that metrics and agreement read. Returns the number recorded."""
+        if not rows:
+            return 0
+        now = _now()
         with self.transaction():
-            self.con.execute(
-                "DELETE FROM verdicts WHERE judge_id = ? AND message_id = ? AND attr_id = ?",
-                [judge_id, message_id, attr_id],
+            seq = int(
+                self.con.execute("SELECT coalesce(max(seq), 0) FROM human_verdicts").fetchall()[0][
+                    0
+                ]
             )
+            for i, r in enumerate(rows, start=1):
+                self.con.execute(
+                    "INSERT INTO human_verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        seq + i,
+                        judge_id,
+                        r.message_id,
+                        r.attr_id,
+                        r.revealed,
+                        r.reviewer,
+                        r.note,
+                        r.created_at or now,
+                    ],
+                )
+                self.con.execute(
+                    "DELETE FROM verdicts WHERE judge_id = ? AND message_id = ? AND attr_id = ?",
+                    [judge_id, r.message_id, r.attr_id],
+                )
+                self.con.execute(
+                    "INSERT INTO verdicts VALUES (?, ?, ?, ?, ?)",
+                    [judge_id, r.message_id, r.attr_id, r.revealed, r.note],
+                )
             self.con.execute(
-                "INSERT INTO verdicts VALUES (?, ?, ?, ?, ?)",
-                [judge_id, message_id, attr_id, revealed, note],
+                "INSERT INTO judgments SELECT DISTINCT ?, m, 'ok', NULL FROM unnest(?) t(m)"
+                " WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.judge_id = ?"
+                " AND j.message_id = t.m)",
+                [judge_id, [r.message_id for r in rows], judge_id],
             )
-            self.con.execute(
-                "DELETE FROM judgments WHERE judge_id = ? AND message_id = ?",
-                [judge_id, message_id],
-            )
-            self.con.execute(
-                "INSERT INTO judgments VALUES (?, ?, 'ok', NULL)", [judge_id, message_id]
-            )
+        return len(rows)
+
+    def human_verdicts(self, judge_id: int, history: bool = False) -> list[HumanVerdictRow]:
+        """A human judge's current verdicts (the latest per pair), or with ``history`` every
+        verdict ever recorded, oldest first, each marked current or superseded."""
+        rows = self.con.execute(
+            """
+            SELECT * EXCLUDE (seq) FROM (
+                SELECT h.seq, h.message_id, p.name, m.ctx_idx, c.recipient, c.task, m.trial,
+                       h.attr_id, a.key, h.revealed, h.reviewer, h.note, h.created_at,
+                       h.seq = max(h.seq) OVER (PARTITION BY h.message_id, h.attr_id) AS current
+                FROM human_verdicts h
+                JOIN messages m ON m.message_id = h.message_id
+                JOIN profiles p ON p.run_id = m.run_id AND p.profile_id = m.profile_id
+                JOIN contexts c ON c.run_id = m.run_id AND c.profile_id = m.profile_id
+                     AND c.ctx_idx = m.ctx_idx
+                JOIN attributes a ON a.run_id = m.run_id AND a.attr_id = h.attr_id
+                WHERE h.judge_id = ?)
+            WHERE current OR ? ORDER BY seq""",
+            [judge_id, history],
+        ).fetchall()
+        return list(map(HumanVerdictRow._make, rows))
+
+    def human_judge_of(self, run_id: int) -> int | None:
+        """The run's human judge, if people have recorded verdicts on it."""
+        rows = self.con.execute(
+            "SELECT min(judge_id) FROM judges WHERE run_id = ? AND kind = 'human'", [run_id]
+        ).fetchall()
+        return None if rows[0][0] is None else int(rows[0][0])
 
     # ----------------------------------------------------------------- call cache
     def cache_get(self, keys: list[str]) -> dict[str, CachedCompletion]:

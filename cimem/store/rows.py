@@ -61,6 +61,28 @@ class JudgeInfo:
     created_at: datetime
 
 
+@dataclass(frozen=True)
+class JudgeCoverage:
+    """How many of a run's generated messages a judge judged (any status: a parse failure was
+    judged too). A judge that covers part of a run describes those messages only."""
+
+    judge_id: int
+    judged: int
+    total: int
+
+    @property
+    def partial(self) -> bool:
+        return self.judged < self.total
+
+    def describe(self) -> str:
+        """Judged of total, in words.
+
+        >>> JudgeCoverage(3, 1, 120).describe()
+        '1 of 120 messages'
+        """
+        return f"{self.judged} of {self.total} messages"
+
+
 # ----------------------------------------------------------------------------- a run's contents
 @dataclass(frozen=True)
 class ProfileRow:
@@ -244,6 +266,36 @@ class JudgeVerdict(NamedTuple):
     attr_id: int
     revealed: bool
     evidence: str | None
+
+
+class HumanVerdict(NamedTuple):
+    """A person's verdict on one (message, attribute), as recorded (the history keeps every one;
+    the latest of a pair is the current verdict)."""
+
+    message_id: int
+    attr_id: int
+    revealed: bool
+    reviewer: str | None
+    note: str | None
+    created_at: datetime | None = None  # set by the store when None
+
+
+class HumanVerdictRow(NamedTuple):
+    """A human verdict with what a reviewer reads to place it (the CSV export's row)."""
+
+    message_id: int
+    profile: str
+    ctx_idx: int
+    recipient: str
+    task: str
+    trial: int
+    attr_id: int
+    key: str
+    revealed: bool
+    reviewer: str | None
+    note: str | None
+    created_at: datetime
+    current: bool  # the latest verdict of its pair
 
 
 class Judgment(NamedTuple):

@@ -5,11 +5,11 @@ What it shows comes from :func:`cimem.analysis.audit.message_audit`."""
 import pandas as pd
 import streamlit as st
 
-from cimem.analysis.audit import HumanVerdict, save_human_verdicts
+from cimem.analysis.agreement import format_kappa
 from cimem.errors import CimemError
 from cimem.judges.base import OfflineJudge, judge_message, rejudge
 from cimem.store import JudgmentStatus, MessageStatus
-from webapp import render, state
+from webapp import render, review, state
 
 st.title("Audit")
 ch: state.Choices = st.session_state["choices"]
@@ -18,11 +18,18 @@ wanted = st.query_params.get("message")
 message_id = int(wanted) if wanted and wanted.isdigit() else None
 rule = ch.opts.label_rule
 audit = state.message_audit(ch.db, ch.v, message_id, rule) if message_id is not None else None
-if audit is None:
-    if ch.run is None:
-        st.info("Choose a run with messages in the sidebar (or import one on the Data page).")
-        st.stop()
-    cube = state.cube(ch.db, ch.v, ch.run, ch.judge)
+queue_run = audit.message.run_id if audit is not None else ch.run
+if queue_run is None:
+    st.info("Choose a run with messages in the sidebar (or import one on the Data page).")
+    st.stop()
+message_id = review.queue_panel(
+    ch,
+    queue_run,
+    state.judges_of(ch.db, ch.v, queue_run),
+    audit.message.message_id if audit is not None else None,
+)
+with st.expander("Open any message by profile, task and trial"):
+    cube = state.cube(ch.db, ch.v, queue_run, ch.judge if queue_run == ch.run else None)
     c1, c2, c3 = st.columns([2, 3, 1])
     pos = c1.selectbox(
         "Profile", range(cube.n_profiles), format_func=lambda i: cube.profile_names[i]
@@ -32,13 +39,20 @@ if audit is None:
         "Context", ctxs, format_func=lambda c: f"{cube.ctx_recipient[c]}: {cube.ctx_task[c]}"
     )
     trial = c3.number_input("Trial", 0, max(0, cube.n_trials - 1), 0)
-    message_id = state.find_message(
-        ch.db, ch.v, ch.run, int(cube.profile_ids[pos]), int(cube.ctx_local[ctx]), int(trial)
+    found = state.find_message(
+        ch.db, ch.v, queue_run, int(cube.profile_ids[pos]), int(cube.ctx_local[ctx]), int(trial)
     )
-    audit = state.message_audit(ch.db, ch.v, message_id, rule) if message_id is not None else None
-    if audit is None:
-        st.info("No message for this profile, context and trial.")
-        st.stop()
+    st.button(
+        "Open this message",
+        disabled=found is None,
+        on_click=review.open_message,
+        args=(found,),
+        key="open_picked",
+    )
+audit = state.message_audit(ch.db, ch.v, message_id, rule) if message_id is not None else None
+if audit is None:
+    st.info("No message to show: widen the queue's filter or open one above.")
+    st.stop()
 detail = audit.message
 run_id = detail.run_id
 state.simulated_banner([run_id])
@@ -207,32 +221,24 @@ if live and live[0] == detail.message_id and judge is not None:
         st.code(outcome.raw or "", language=None, wrap_lines=True)
     else:
         st.dataframe(audit.compare(outcome.revealed, shown), hide_index=True)
-        if st.button("Save as a new judge of this run"):
-            res = rejudge(store, run_id, judge, message_ids=[detail.message_id])
+        if st.button("Save to this run's audit judge (one per model and prompt)"):
+            res = rejudge(store, run_id, judge, message_ids=[detail.message_id], audit=True)
             state.changed()
-            st.success(f"Saved as judge {res.judge_id} (1 message, {res.verdicts} verdicts).")
+            cov = {c.judge_id: c for c in store.judge_coverage(run_id)}[res.judge_id]
+            st.success(
+                f"Saved to judge {res.judge_id} ({res.verdicts} verdicts on this message); it"
+                f" now covers {cov.describe()} of the run."
+            )
 
 st.subheader("Human verdicts")
-if shown is not None:
-    human_rows = audit.human_rows(shown, only_revealed)
-    edited = st.data_editor(
-        human_rows.drop(columns=["attr_id"]),
-        hide_index=True,
-        disabled=["key", "label", "judge says"],
-        key="human_editor",
-    )
-    if st.button("Save my verdicts"):
-        decisions = [
-            HumanVerdict(int(attr_id), bool(says), bool(agree), note or None)
-            for attr_id, says, agree, note in zip(
-                human_rows["attr_id"], edited["judge says"], edited["I agree"], edited["note"]
-            )
-        ]
-        hj, stored = save_human_verdicts(store, detail, decisions)
-        state.changed()
-        st.success(f"Stored {stored} human verdicts as judge {hj}.")
-else:
-    st.caption("Run a judge first: human verdicts agree or disagree with a judge's.")
+review.human_panel(
+    store,
+    run_id,
+    detail.message_id,
+    audit.table(shown, only_revealed=False),
+    f"judge {shown}" if shown is not None else None,
+)
+review.judge_against_people(store, run_id, shown, rule)
 
 st.subheader("Agreement of two judges (whole run)")
 if len(jnames) < 2:
@@ -250,7 +256,7 @@ else:
     m1, m2, m3 = st.columns(3)
     m1.metric("pairs both decided", f"{o.n:,}")
     m2.metric("agreement", render.pct(o.agreement))
-    m3.metric("Cohen's kappa", "n/a" if o.kappa != o.kappa else f"{o.kappa:.3f}")
+    m3.metric("Cohen's kappa", format_kappa(o.kappa))
     c = o.confusion
     st.dataframe(
         pd.DataFrame(
@@ -261,20 +267,10 @@ else:
             index=["A revealed", "A not revealed"],
         )
     )
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {"by": "label", "group": k, "n": v.n, "agreement": v.agreement, "kappa": v.kappa}
-                for k, v in ag.by_label.items()
-            ]
-            + [
-                {"by": "domain", "group": k, "n": v.n, "agreement": v.agreement, "kappa": v.kappa}
-                for k, v in ag.by_domain.items()
-            ]
-        ),
-        hide_index=True,
-    )
+    st.dataframe(review.agreement_frame(ag), hide_index=True)
     st.caption(
-        f"Label rule {render.escape_md(ag.label_rule)}; messages either judge failed to parse are left out."
+        f"Label rule {render.escape_md(ag.label_rule)}; messages either judge failed to parse are"
+        " left out; agreement with a Wilson 95% interval; kappa is undefined where a judge says"
+        " the same on every pair of a group."
     )
     st.dataframe(pd.DataFrame(ag.disagreements), hide_index=True)

@@ -14,7 +14,7 @@ from cimem.demo.teaching import (
     simulate_mixed,
     worked_case,
 )
-from webapp import render, state
+from webapp import render, review, state
 
 st.title("Learn the metrics")
 st.markdown("""
@@ -358,3 +358,5 @@ def simulator() -> None:
 
 
 simulator()
+
+review.explain_correction()  # its own section: the audit and the correction in plain words

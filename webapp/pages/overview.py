@@ -10,7 +10,7 @@ import streamlit as st
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions
 from cimem.analysis.report import pareto_front, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
-from webapp import render, state
+from webapp import render, review, state
 
 st.title("Overview")
 ch: state.Choices = st.session_state["choices"]
@@ -20,6 +20,7 @@ if not ch.runs:
     )
     st.stop()
 state.simulated_banner(ch.runs)
+state.check_coverage(ch, [state.cube(ch.db, ch.v, r, state.judge_for(ch, r)) for r in ch.runs])
 ov = state.overview(
     ch.db, ch.v, tuple(ch.runs), tuple(state.judge_for(ch, r) for r in ch.runs), ch.opts
 )
@@ -246,3 +247,5 @@ with st.expander("Dropped contexts (official mode)"):
             st.dataframe(pd.DataFrame([asdict(c) for c in lst]), hide_index=True)
     if ch.opts.mode != "official":
         st.caption("Switch the sidebar to official mode to list them.")
+
+review.corrected_section(ch)  # its own section: raw against corrected, when people audited

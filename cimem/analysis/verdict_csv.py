@@ -1,0 +1,169 @@
+"""People's verdicts as CSV, so a team can split an audit: export a sample or the verdicts so far,
+fill the ``revealed`` column in any spreadsheet, import the files back.
+
+Columns (export): message_id, profile, recipient, task, trial, attr_id, attribute, label,
+judge_says, stratum, revealed, reviewer, note, created_at, current. Import reads message_id,
+attr_id (or attribute), revealed, reviewer and note, and ignores the rest; a row whose ``revealed``
+is empty is left unset. ``revealed`` takes yes/no, true/false, 1/0, revealed/not revealed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from cimem.analysis.review import SampleRow
+from cimem.errors import CimemError
+from cimem.store import HumanVerdict, HumanVerdictRow, Store
+
+COLUMNS = (
+    "message_id",
+    "profile",
+    "recipient",
+    "task",
+    "trial",
+    "attr_id",
+    "attribute",
+    "label",
+    "judge_says",
+    "stratum",
+    "revealed",
+    "reviewer",
+    "note",
+    "created_at",
+    "current",
+)
+YES = {"yes", "y", "true", "1", "revealed"}
+NO = {"no", "n", "false", "0", "not revealed"}
+
+
+def sample_records(rows: Iterable[SampleRow]) -> list[dict[str, object]]:
+    """An audit sample as CSV records with ``revealed`` empty for people to fill."""
+    return [
+        {
+            "message_id": r.message_id,
+            "profile": r.profile,
+            "recipient": r.recipient,
+            "task": r.task,
+            "trial": r.trial,
+            "attr_id": r.attr_id,
+            "attribute": r.attribute,
+            "label": r.label,
+            "judge_says": r.judge_says,
+            "stratum": r.stratum,
+        }
+        for r in rows
+    ]
+
+
+def verdict_records(rows: Iterable[HumanVerdictRow]) -> list[dict[str, object]]:
+    """People's verdicts (current, or the whole history) as CSV records."""
+    return [
+        {
+            "message_id": r.message_id,
+            "profile": r.profile,
+            "recipient": r.recipient,
+            "task": r.task,
+            "trial": r.trial,
+            "attr_id": r.attr_id,
+            "attribute": r.key,
+            "revealed": "yes" if r.revealed else "no",
+            "reviewer": r.reviewer or "",
+            "note": r.note or "",
+            "created_at": r.created_at.isoformat(sep=" ", timespec="seconds"),
+            "current": "yes" if r.current else "no",
+        }
+        for r in rows
+    ]
+
+
+def to_csv(records: list[dict[str, object]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(records)
+    return buf.getvalue()
+
+
+def write_csv(path: str | Path, records: list[dict[str, object]]) -> None:
+    """Write atomically: a reader never sees half a file."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=".part")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(to_csv(records))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_verdicts(
+    store: Store, run_id: int, text: str, source: str, reviewer: str | None = None
+) -> tuple[list[HumanVerdict], int]:
+    """Parse and check a filled CSV against the run: (verdicts to record, rows left unset).
+    Any bad row stops everything with one line naming the file, line, column and value."""
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    fields = set(reader.fieldnames or ())
+    missing = {"message_id", "revealed"} - fields
+    if missing or not ({"attr_id", "attribute"} & fields):
+        need = sorted(missing) + ([] if {"attr_id", "attribute"} & fields else ["attr_id"])
+        raise CimemError(
+            f"{source}: line 1: expected the columns message_id, attr_id (or attribute) and"
+            f" revealed; missing {', '.join(need)}"
+        )
+    profile_of = {m.message_id: m.profile_id for m in store.messages_to_judge(run_id)}
+    keys: dict[int, dict[str, int]] = {}
+    ids: dict[int, set[int]] = {}
+    for a in store.attributes_of(run_id):
+        keys.setdefault(a.profile_id, {})[a.key] = a.attr_id
+        ids.setdefault(a.profile_id, set()).add(a.attr_id)
+    out: list[HumanVerdict] = []
+    unset = 0
+    try:
+        for row in reader:
+
+            def bad(column: str, expected: str, row=row, line=reader.line_num) -> CimemError:
+                return CimemError(
+                    f"{source}: line {line}: column {column}: expected {expected},"
+                    f" found {row.get(column)!r}"
+                )
+
+            value = (row.get("revealed") or "").strip().lower()
+            if not value:
+                unset += 1
+                continue
+            if value not in YES | NO:
+                raise bad("revealed", "yes or no (or empty to leave the pair unset)")
+            text_id = (row.get("message_id") or "").strip()
+            if not text_id.isdigit() or int(text_id) not in profile_of:
+                raise bad("message_id", f"the id of a generated message of run {run_id}")
+            profile = profile_of[int(text_id)]
+            attr_text = (row.get("attr_id") or "").strip()
+            key = (row.get("attribute") or "").strip()
+            if attr_text:
+                if not attr_text.isdigit() or int(attr_text) not in ids.get(profile, set()):
+                    raise bad("attr_id", "the id of an attribute of the message's profile")
+                attr_id = int(attr_text)
+                if key and keys[profile].get(key) != attr_id:
+                    raise bad("attribute", f"the key of attribute {attr_id}")
+            elif key in keys.get(profile, {}):
+                attr_id = keys[profile][key]
+            else:
+                raise bad("attribute", "a key of an attribute of the message's profile")
+            out.append(
+                HumanVerdict(
+                    int(text_id),
+                    attr_id,
+                    value in YES,
+                    (row.get("reviewer") or "").strip() or reviewer,
+                    (row.get("note") or "").strip() or None,
+                )
+            )
+    except csv.Error as exc:
+        raise CimemError(f"{source}: line {reader.line_num}: not valid CSV ({exc})") from None
+    return out, unset

@@ -1,0 +1,256 @@
+"""Audit commands: ``audit-queue`` (what needs a look), ``audit-sample`` (a stratified sample to
+review), ``human export|import`` (people's verdicts as CSV, so a team can split the work)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from cimem.cli.common import add_db, table
+from cimem.errors import CimemError
+from cimem.paths import default_db_path
+
+
+def cmd_audit_queue(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import asdict
+
+    from cimem.analysis.queue import SAMPLE, review_queue
+    from cimem.store import Store
+
+    with Store.open(args.db or default_db_path(), read_only=True) as store:
+        run_id = store.resolve_run(args.run)
+        if args.filter == SAMPLE:
+            queue = _sample_queue(store, run_id, args)
+        else:
+            queue = review_queue(
+                store,
+                run_id,
+                args.judge,
+                vs=args.vs,
+                filter=args.filter,
+                label_rule=args.label_rule,
+                profile=args.profile,
+                task=args.task,
+                recipient=args.recipient,
+                attribute=args.attribute,
+            )
+    shown = queue.items[: args.limit] if args.limit else queue.items
+    if args.json:
+        doc = {
+            "run": run_id,
+            "judge": queue.judge,
+            "vs": queue.vs,
+            "human_judge": queue.human_judge,
+            "filter": queue.filter,
+            "total": len(queue.items),
+            "left": queue.left,
+            "counts": queue.counts,
+            "items": [asdict(i) for i in shown],
+        }
+        print(json.dumps(doc, indent=1))
+        return 0
+    print(f"run {run_id}: {queue.describe()}")
+    if queue.filter == SAMPLE:
+        print(
+            f"  sample of {args.size} cells, seed {args.seed}: {queue.counts['cells_decided']}"
+            f" of {queue.counts['cells']} cells decided by people"
+        )
+    if shown:
+        print(
+            table(
+                ("message", "profile", "task", "trial", "reviewed", "attributes"),
+                [
+                    (
+                        str(i.message_id),
+                        i.profile,
+                        f"{i.recipient}: {i.task}"[:40],
+                        str(i.trial),
+                        "yes" if i.reviewed else "no",
+                        ", ".join(i.attributes)[:60],
+                    )
+                    for i in shown
+                ],
+            )
+        )
+    if len(shown) < len(queue.items):
+        print(f"... {len(queue.items) - len(shown)} more (--limit 0 lists all)")
+    return 0
+
+
+def _sample_queue(store, run_id: int, args: argparse.Namespace):
+    from cimem.analysis.cube import cube_from_store
+    from cimem.analysis.metrics import MetricOptions, prepare
+    from cimem.analysis.queue import sample_queue
+    from cimem.analysis.review import audit_sample
+
+    cube = cube_from_store(store, run_id, args.judge)
+    if not cube.has_labels:
+        raise CimemError(f"run {run_id} has no labels: the sample is stratified by label")
+    if cube.info.judge_id is None:
+        raise CimemError(f"run {run_id} has no judge yet: judge it with `python -m cimem judge`")
+    prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
+    rows = audit_sample(store, prep, args.size, args.seed)
+    return sample_queue(store, run_id, cube.info.judge_id, rows)
+
+
+def cmd_audit_sample(args: argparse.Namespace) -> int:
+    from cimem.analysis.cube import cube_from_store
+    from cimem.analysis.metrics import MetricOptions, prepare
+    from cimem.analysis.review import audit_sample
+    from cimem.analysis.verdict_csv import sample_records, write_csv
+    from cimem.store import Store
+
+    with Store.open(args.db or default_db_path(), read_only=True) as store:
+        run_id = store.resolve_run(args.run)
+        cube = cube_from_store(store, run_id, args.judge)
+        if not cube.has_labels:
+            raise CimemError(f"run {run_id} has no labels: the sample is stratified by label")
+        prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
+        rows = audit_sample(store, prep, args.size, args.seed)
+    if args.out:
+        write_csv(args.out, sample_records(rows))
+        print(
+            f"wrote {len(rows)} cells of run {run_id} (judge {cube.judge}, seed {args.seed}) to"
+            f" {args.out}: fill the revealed column, then `python -m cimem human import`"
+        )
+        return 0
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.stratum] = counts.get(r.stratum, 0) + 1
+    print(
+        f"audit sample of run {run_id}: {len(rows)} (message, attribute, trial) cells, judge"
+        f" {cube.judge}, label rule {prep.opts.label_rule}, seed {args.seed}; "
+        + ", ".join(f"{n} {s}" for s, n in counts.items())
+    )
+    print(
+        table(
+            ("message", "profile", "task", "attribute", "trial", "judge", "stratum"),
+            [
+                (
+                    str(r.message_id),
+                    r.profile,
+                    f"{r.recipient}: {r.task}"[:40],
+                    r.attribute,
+                    str(r.trial),
+                    r.judge_says,
+                    r.stratum,
+                )
+                for r in rows
+            ],
+        )
+    )
+    return 0
+
+
+def cmd_human_export(args: argparse.Namespace) -> int:
+    from cimem.analysis.verdict_csv import verdict_records, write_csv
+    from cimem.store import Store
+
+    with Store.open(args.db or default_db_path()) as store:
+        run_id = store.resolve_run(args.run)
+        judge = store.human_judge_of(run_id)
+        rows = store.human_verdicts(judge, history=args.history) if judge is not None else []
+    write_csv(args.out, verdict_records(rows))
+    what = "verdicts with their history" if args.history else "current verdicts"
+    print(f"wrote {len(rows)} {what} of people on run {run_id} to {args.out}")
+    return 0
+
+
+def cmd_human_import(args: argparse.Namespace) -> int:
+    from cimem.analysis.verdict_csv import read_verdicts
+    from cimem.store import Store
+
+    path = Path(args.path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise CimemError(f"{path}: not UTF-8 text") from None
+    except IsADirectoryError:
+        raise CimemError(f"{path}: a folder, expected a CSV file") from None
+    with Store.open(args.db or default_db_path()) as store:
+        run_id = store.resolve_run(args.run)
+        verdicts, unset = read_verdicts(store, run_id, text, str(path), args.reviewer)
+        judge = store.human_judge(run_id) if verdicts else store.human_judge_of(run_id)
+        n = store.add_human_verdicts(judge, verdicts) if judge is not None else 0
+    print(
+        f"recorded {n} human verdicts on run {run_id}"
+        + (f" as judge {judge}" if judge is not None else "")
+        + f"; {unset} rows left unset (empty revealed)"
+    )
+    return 0
+
+
+def add_audit_commands(sub: argparse._SubParsersAction) -> None:
+    from cimem.analysis.queue import FILTERS, SAMPLE
+
+    p = sub.add_parser(
+        "audit-queue",
+        help="the messages of a run that need a person's look",
+        description="Messages of a run filtered by what needs a look: leaked (the judge found a"
+        " private attribute revealed), disagree (two judges differ: --vs), parse_failure,"
+        " judge_error, ungrounded (evidence not found in the message), unreviewed (no person's"
+        " verdict yet), sample (the cells of audit-sample); narrowed by profile, task, recipient"
+        " and attribute; with how many are left to review.",
+    )
+    add_db(p)
+    p.add_argument("--run", required=True, help="run id or name")
+    p.add_argument("--judge", type=int, default=None, help="judge (default: the original)")
+    p.add_argument("--vs", type=int, default=None, help="a second judge, for --filter disagree")
+    p.add_argument(
+        "--filter",
+        choices=(*FILTERS, SAMPLE),
+        default="leaked",
+        help="what needs a look (sample: the messages of audit-sample's cells, with progress)",
+    )
+    p.add_argument("--size", type=int, default=200, help="--filter sample: cells (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="--filter sample: seed (default 0)")
+    p.add_argument("--profile", help="profile name contains this")
+    p.add_argument("--task", help="task contains this")
+    p.add_argument("--recipient", help="recipient contains this")
+    p.add_argument("--attribute", help="an attribute behind the filter contains this key text")
+    p.add_argument("--label-rule", default="unanimous")
+    p.add_argument("--limit", type=int, default=50, help="rows to print (0: all; default 50)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_audit_queue)
+
+    p = sub.add_parser(
+        "audit-sample",
+        help="a stratified sample of a judge's decisions for people to review",
+        description="A seeded sample of (message, attribute, trial) cells stratified by label"
+        " (private, share) and the judge's verdict (yes, no), sized for estimating the judge's"
+        " error rates (metrics --corrected-by). --out writes it as CSV with an empty revealed"
+        " column for `human import`.",
+    )
+    add_db(p)
+    p.add_argument("--run", required=True, help="run id or name")
+    p.add_argument("--judge", type=int, default=None, help="judge to audit (default: original)")
+    p.add_argument("--size", type=int, default=200, help="cells to sample (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--label-rule", default="unanimous")
+    p.add_argument("--out", metavar="CSV", help="write the sample as CSV instead of printing it")
+    p.set_defaults(func=cmd_audit_sample)
+
+    p = sub.add_parser(
+        "human",
+        help="export or import people's verdicts as CSV",
+        description="People's verdicts live in one human judge per run, append-only: a later"
+        " verdict on the same (message, attribute) supersedes the earlier one, which stays in"
+        " the history. Export them (or a sample from audit-sample) as CSV, split the rows among"
+        " reviewers, import the filled files.",
+    )
+    hsub = p.add_subparsers(dest="human_command", required=True, metavar="ACTION")
+    e = hsub.add_parser("export", help="write people's verdicts on a run as CSV")
+    add_db(e)
+    e.add_argument("--run", required=True, help="run id or name")
+    e.add_argument("--out", required=True, metavar="CSV")
+    e.add_argument(
+        "--history", action="store_true", help="every verdict ever recorded, not only the latest"
+    )
+    e.set_defaults(func=cmd_human_export)
+    i = hsub.add_parser("import", help="record the verdicts of a filled CSV")
+    i.add_argument("path", metavar="CSV")
+    add_db(i)
+    i.add_argument("--run", required=True, help="run id or name")
+    i.add_argument("--reviewer", help="reviewer name for rows whose reviewer column is empty")
+    i.set_defaults(func=cmd_human_import)

@@ -1,0 +1,553 @@
+"""The audit workflow: judge coverage (a judge that judged part of a run is refused for run-level
+numbers unless asked), one audit judge per (run, model, prompt), human verdicts with history,
+corrected metrics and the audit sample, from the store, the CLI and the app."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from cimem.analysis.coverage import PartialJudge, require_coverage
+from cimem.analysis.cube import cube_from_store
+from cimem.demo.simulate import build_demo_database
+from cimem.judges.base import OfflineJudge, rejudge
+from cimem.store import Store
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture(scope="module")
+def demo_path(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("audit") / "demo.duckdb"
+    build_demo_database(path)
+    return path
+
+
+@pytest.fixture
+def demo_copy(demo_path, tmp_path) -> Path:
+    """A private copy of the demo database, for tests that write."""
+    path = tmp_path / "demo.duckdb"
+    path.write_bytes(demo_path.read_bytes())
+    return path
+
+
+def cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cimem", *args, "--db", str(db)], capture_output=True, text=True
+    )
+
+
+def audit_rejudge(store: Store, run_id: int, message_ids: list[int]) -> int:
+    judge = OfflineJudge(name="offline judge (audit)")
+    return rejudge(store, run_id, judge, message_ids=message_ids, audit=True).judge_id
+
+
+# ----------------------------------------------------------------------------- coverage
+def test_coverage_counts_judged_messages_and_audit_rejudges_share_one_judge(demo_copy):
+    with Store.open(demo_copy) as store:
+        before = {c.judge_id: c for c in store.judge_coverage(1)}
+        assert all(not c.partial and c.total == c.judged > 0 for c in before.values())
+        first = audit_rejudge(store, 1, [3])
+        second = audit_rejudge(store, 1, [3, 4])  # message 3 again: replaced, not doubled
+        third = audit_rejudge(store, 1, [9])
+        assert first == second == third
+        cov = {c.judge_id: c for c in store.judge_coverage(1)}[first]
+        total = before[1].total
+        assert (cov.judged, cov.total, cov.partial) == (3, total, True)
+        assert len(store.judges(1)) == len(before) + 1
+        # each message keeps one judgment of the audit judge
+        assert set(store.message_judgments(3)) == {1, 2, first}
+        # another run gets its own audit judge; a plain re-judge is still a new judge
+        assert audit_rejudge(store, 2, [700]) != first
+        plain = rejudge(store, 1, OfflineJudge(), message_ids=[3]).judge_id
+        assert plain != first
+        cube = cube_from_store(store, 1, first)
+    assert cube.judge.endswith(f"3 of {total} messages")
+    with pytest.raises(PartialJudge, match=f"judged 3 of {total} messages"):
+        require_coverage(cube, False, "give --allow-partial")
+    require_coverage(cube, True, "give --allow-partial")
+
+
+def test_cli_metrics_refuses_a_partial_judge_unless_allowed(demo_copy):
+    with Store.open(demo_copy) as store:
+        judge = audit_rejudge(store, 1, [1, 2])
+        total = store.judge_coverage(1)[0].total
+    out = cli(demo_copy, "metrics", "--run", "1", "--judge", str(judge))
+    assert out.returncode == 2
+    assert f"judge {judge} judged 2 of {total} messages" in out.stderr
+    assert "--allow-partial" in out.stderr
+    out = cli(demo_copy, "metrics", "--run", "1", "--judge", str(judge), "--allow-partial")
+    assert out.returncode == 0, out.stderr
+    assert f"every number below is over 2 of {total} messages" in out.stdout
+    doc = json.loads(
+        cli(
+            demo_copy, "metrics", "--run", "1", "--judge", str(judge), "--allow-partial", "--json"
+        ).stdout
+    )
+    assert doc["runs"][0]["coverage"] == {
+        "judge_id": judge,
+        "judged": 2,
+        "total": total,
+        "partial": True,
+    }
+    full = json.loads(cli(demo_copy, "metrics", "--run", "1", "--json").stdout)
+    assert full["runs"][0]["coverage"]["partial"] is False
+    assert full["runs"][0]["coverage"]["judged"] == total
+    out = cli(demo_copy, "growth", "--run", "1", "--judge", str(judge))
+    assert out.returncode == 2 and "--allow-partial" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "page", ["webapp/pages/overview.py", "webapp/pages/leaks.py", "webapp/pages/growth.py"]
+)
+def test_pages_refuse_a_partial_judge_until_the_sidebar_allows_it(demo_copy, monkeypatch, page):
+    with Store.open(demo_copy) as store:
+        judge = audit_rejudge(store, 1, [1, 2])
+        total = store.judge_coverage(1)[0].total
+    monkeypatch.setenv("CIMEM_DB", str(demo_copy))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["runs"] = "1"
+    at.query_params["judge"] = str(judge)
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception
+    assert f"2 of {total} messages" in at.sidebar.selectbox(key="judge").format_func(judge)
+    assert any(f"judged 2 of {total} messages" in w.value for w in at.warning)
+    assert not at.dataframe  # nothing computed from it
+    at.sidebar.checkbox(key="partial").check().run()
+    assert not at.exception
+    assert any(f"over 2 of {total} messages" in i.value for i in at.info)
+    assert at.query_params["partial"] == ["1"] or at.query_params["partial"] == "1"
+
+
+# ----------------------------------------------------------------------------- agreement
+def test_kappa_is_undefined_where_a_judge_is_constant():
+    import numpy as np
+
+    from cimem.analysis.agreement import cohen_kappa, format_kappa, wilson_interval
+
+    yes = np.ones(20, bool)
+    varied = np.arange(20) % 3 == 0
+    assert np.isnan(cohen_kappa(yes, yes))  # was reported as 1.0
+    assert np.isnan(cohen_kappa(yes, varied)) and np.isnan(cohen_kappa(~yes, varied))
+    assert format_kappa(cohen_kappa(yes, yes)) == "undefined"
+    assert cohen_kappa(varied, varied) == 1.0
+    lo, hi = wilson_interval(18, 20)
+    assert 0.6 < lo < 0.9 < hi < 1.0
+    lo, hi = wilson_interval(0, 5)
+    assert lo == 0.0 and 0.3 < hi < 0.6
+
+
+def test_agreement_per_stratum_with_intervals_from_the_cli(demo_copy):
+    with Store.open(demo_copy) as store:  # a judge of two messages: agreement on those
+        pair = f"1,{audit_rejudge(store, 1, [1, 2])}"
+    out = cli(demo_copy, "agreement", "--run", "1", "--judges", pair, "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    strata = doc["by_stratum"]
+    assert sum(s["n"] for s in strata.values()) == doc["overall"]["n"]
+    assert all(" / " in k for k in strata)
+    for s in strata.values():
+        lo, hi = s["agreement_ci95"]
+        assert lo <= s["agreement"] <= hi
+        assert (s["kappa"] is None) == (not s["kappa_defined"])
+        c = s["confusion"]
+        constant = (c["both_yes"] + c["a_only"]) in (0, s["n"]) or (
+            c["both_yes"] + c["b_only"]
+        ) in (0, s["n"])
+        assert (s["kappa"] is None) == constant
+    assert any(s["kappa"] is None for s in strata.values())
+    text = cli(demo_copy, "agreement", "--run", "1", "--judges", pair).stdout
+    assert "by stratum (label / domain)" in text and "kappa undefined" in text
+    assert "1.000" not in [line.split()[-1] for line in text.splitlines() if "n=1 " in line]
+
+
+# ----------------------------------------------------------------------------- human verdicts
+def test_human_verdicts_keep_their_history_and_the_latest_is_current(demo_copy):
+    from cimem.store import HumanVerdict
+
+    with Store.open(demo_copy) as store:
+        human = store.human_judge(1)
+        assert store.human_judge(1) == human  # one human judge per run
+        store.add_human_verdicts(
+            human,
+            [
+                HumanVerdict(5, 1, True, "ana", "states it"),
+                HumanVerdict(5, 2, False, "ana", None),
+            ],
+        )
+        store.set_human_verdict(human, 5, 1, False, "on a second look: no", reviewer="ben")
+        current = store.human_verdicts(human)
+        history = store.human_verdicts(human, history=True)
+        assert [(v.attr_id, v.revealed, v.reviewer) for v in current] == [
+            (2, False, "ana"),
+            (1, False, "ben"),
+        ]
+        assert [(v.attr_id, v.revealed, v.current) for v in history] == [
+            (1, True, False),
+            (2, False, True),
+            (1, False, True),
+        ]
+        # the judge's verdicts (what metrics and agreement read) are the current ones
+        mine = {v.attr_id: v.revealed for v in store.message_verdicts(5) if v.judge_id == human}
+        assert mine == {1: False, 2: False}
+        cov = {c.judge_id: c for c in store.judge_coverage(1)}[human]
+        assert cov.judged == 1 and cov.partial
+        store.delete_run(1)
+        assert store.human_verdicts(human, history=True) == []
+
+
+def test_a_version_1_database_is_migrated_with_its_human_verdicts(tmp_path):
+    import duckdb
+
+    db = tmp_path / "old.duckdb"
+    build_demo_database(db)
+    with Store.open(db) as store:  # make it look like version 1: verdicts only, no history
+        human = store.human_judge(1)
+        store.set_human_verdict(human, 7, 3, True, "old note")
+    con = duckdb.connect(str(db))
+    con.execute("DROP TABLE human_verdicts")
+    con.execute("UPDATE schema_info SET version = 1")
+    con.close()
+    with Store.open(db) as store:
+        assert store.schema_version() == 2
+        rows = store.human_verdicts(human)
+        assert [(r.message_id, r.attr_id, r.revealed, r.note) for r in rows] == [
+            (7, 3, True, "old note")
+        ]
+        store.set_human_verdict(human, 7, 3, False, None)
+        assert len(store.human_verdicts(human, history=True)) == 2
+
+
+def test_human_csv_round_trip_and_clear_errors(demo_copy, tmp_path):
+    sample = tmp_path / "sample.csv"
+    out = cli(
+        demo_copy, "audit-sample", "--run", "1", "--size", "40", "--seed", "3", "--out", str(sample)
+    )
+    assert out.returncode == 0, out.stderr
+    lines = sample.read_text().splitlines()
+    assert len(lines) == 41 and lines[0].startswith("message_id,profile,")
+    # reviewer one fills the first half, leaves the rest unset
+    import csv
+
+    rows = list(csv.DictReader(sample.open()))
+    for r in rows[:20]:
+        r["revealed"] = "yes" if r["judge_says"] == "no" else "no"
+    part = tmp_path / "part.csv"
+    with part.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    out = cli(demo_copy, "human", "import", str(part), "--run", "1", "--reviewer", "ana")
+    assert out.returncode == 0, out.stderr
+    assert "recorded 20 human verdicts" in out.stdout and "20 rows left unset" in out.stdout
+    exported = tmp_path / "exported.csv"
+    assert cli(demo_copy, "human", "export", "--run", "1", "--out", str(exported)).returncode == 0
+    back = list(csv.DictReader(exported.open()))
+    assert len(back) == 20 and {r["reviewer"] for r in back} == {"ana"}
+    assert {(r["message_id"], r["attr_id"], r["revealed"]) for r in back} == {
+        (r["message_id"], r["attr_id"], r["revealed"]) for r in rows[:20]
+    }
+    # a bad value names the file, the line and the column; nothing is recorded
+    rows[25]["revealed"] = "maybe"
+    with part.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    out = cli(demo_copy, "human", "import", str(part), "--run", "1")
+    assert out.returncode == 2
+    assert f"{part}: line 27: column revealed: expected yes or no" in out.stderr
+    out = cli(demo_copy, "human", "export", "--run", "1", "--out", str(exported), "--history")
+    assert "wrote 20 verdicts with their history" in out.stdout
+    rows[25]["revealed"] = "yes"
+    rows[25]["attr_id"] = "999999"
+    with part.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    out = cli(demo_copy, "human", "import", str(part), "--run", "1")
+    assert out.returncode == 2 and "line 27: column attr_id" in out.stderr
+
+
+# ----------------------------------------------------------------------------- corrected metrics
+def test_metrics_corrected_by_people_who_know_the_truth(demo_copy, tmp_path):
+    """The demo's simulator verdicts play the people: the offline judge's Violation, corrected
+    from 200 audited cells, moves toward the truth and the interval covers it."""
+    import csv
+
+    sample = tmp_path / "sample.csv"
+    assert cli(demo_copy, "audit-sample", "--run", "1", "--out", str(sample)).returncode == 0
+    rows = list(csv.DictReader(sample.open()))
+    with Store.open(demo_copy, read_only=True) as store:
+        truth_judge = next(j.judge_id for j in store.judges(1) if j.kind == "simulator")
+        for r in rows:
+            said = {
+                v.attr_id: v.revealed
+                for v in store.message_verdicts(int(r["message_id"]))
+                if v.judge_id == truth_judge
+            }
+            r["revealed"] = "yes" if said[int(r["attr_id"])] else "no"
+    with sample.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    assert cli(demo_copy, "human", "import", str(sample), "--run", "1").returncode == 0
+    with Store.open(demo_copy, read_only=True) as store:
+        human = store.human_judge_of(1)
+    truth = json.loads(
+        cli(demo_copy, "metrics", "--run", "1", "--judge", str(truth_judge), "--json").stdout
+    )
+    true_v = truth["runs"][0]["violation"]["mean"]
+    out = cli(demo_copy, "metrics", "--run", "1", "--corrected-by", str(human), "--json")
+    assert out.returncode == 0, out.stderr
+    run = json.loads(out.stdout)["runs"][0]
+    corr = run["violation"]["corrected"]
+    assert set(corr) >= {"mean", "ci95", "method", "audited_pairs"}
+    assert corr["audited_pairs"] == 200 and "bootstrap" in corr["method"]
+    assert corr["raw"] == run["violation"]["mean"]
+    assert abs(corr["mean"] - true_v) < abs(run["violation"]["mean"] - true_v)
+    assert corr["ci95"][0] <= true_v <= corr["ci95"][1]
+    assert "corrected" in run["completeness"]
+    assert [e["stratum"] for e in run["judge_error"]["error_rates"]] == ["private", "share"]
+    print(
+        f"\nover-sharer, offline judge: Violation@5 raw {run['violation']['mean']:.3f},"
+        f" corrected {corr['mean']:.3f} {corr['ci95']}, truth {true_v:.3f}"
+    )
+    text = cli(demo_copy, "metrics", "--run", "1", "--corrected-by", str(human)).stdout
+    assert "raw  corrected  95% interval" in text and "empirical-Bayes bootstrap" in text
+    bad = cli(demo_copy, "metrics", "--run", "1", "--corrected-by", "1")
+    assert bad.returncode == 2 and "human judge" in bad.stderr
+
+
+# ----------------------------------------------------------------------------- the review queue
+def test_review_queue_filters_counts_and_neighbours(demo_copy):
+    from cimem.analysis.queue import review_queue
+
+    with Store.open(demo_copy) as store:
+        q = review_queue(store, 1, 1, vs=2, filter="disagree")
+        assert q.items and q.left == len(q.items) == q.counts["disagree"]
+        for item in q.items[:20]:  # the two judges really differ on the listed attributes
+            a = {
+                v.attr_id: v.revealed
+                for v in store.message_verdicts(item.message_id)
+                if v.judge_id == 1
+            }
+            b = {
+                v.attr_id: v.revealed
+                for v in store.message_verdicts(item.message_id)
+                if v.judge_id == 2
+            }
+            assert any(a[x] != b[x] for x in a) and item.attributes
+        keys = [(i.profile, i.ctx_idx, i.trial) for i in q.items]
+        assert keys == sorted(keys)
+        first, second = q.items[0].message_id, q.items[1].message_id
+        assert q.neighbours(first) == (None, second)
+        assert q.neighbours(second)[0] == first
+        assert q.neighbours(10**9) == (None, first)
+        # a person's verdict takes the message off what is left, not off the queue
+        store.set_human_verdict(store.human_judge(1), first, 1, False, None)
+        again = review_queue(store, 1, 1, vs=2, filter="disagree")
+        assert len(again.items) == len(q.items) and again.left == q.left - 1
+        assert review_queue(store, 1, 1, filter="unreviewed").counts["unreviewed"] == 659
+        name = q.items[0].profile
+        narrowed = review_queue(store, 1, 1, vs=2, filter="disagree", profile=name.upper())
+        assert narrowed.items and {i.profile for i in narrowed.items} == {name}
+        leaked = review_queue(store, 1, 1, filter="leaked")
+        assert leaked.items and all("leaked" in i.reasons for i in leaked.items)
+        key = leaked.items[0].attributes[0]
+        by_key = review_queue(store, 1, 1, filter="leaked", attribute=key)
+        assert by_key.items and all(any(key in a for a in i.attributes) for i in by_key.items)
+
+
+def test_audit_queue_cli(demo_copy):
+    out = cli(demo_copy, "audit-queue", "--run", "1", "--vs", "2", "--filter", "disagree", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["total"] > 0 and doc["left"] == doc["total"]  # nobody has reviewed yet
+    assert len(doc["items"]) == min(50, doc["total"])  # --limit applies to JSON too
+    assert doc["filter"] == "disagree" and doc["vs"] == 2
+    text = cli(demo_copy, "audit-queue", "--run", "1", "--vs", "2", "--filter", "disagree").stdout
+    assert text.startswith(f"run 1: {doc['left']} of {doc['total']} left (filter disagree")
+    bad = cli(demo_copy, "audit-queue", "--run", "1", "--filter", "disagree")
+    assert bad.returncode == 2 and "--vs" in bad.stderr
+
+
+# ----------------------------------------------------------------------------- the Audit page
+def open_app(db: Path, monkeypatch, page: str | None = None, **params) -> AppTest:
+    monkeypatch.setenv("CIMEM_DB", str(db))
+    at = AppTest.from_file(APP, default_timeout=180)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    if page is not None:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def shown_message(at: AppTest) -> int:
+    head = next(m.value for m in at.markdown if m.value.startswith("**Message "))
+    return int(head.split()[1].strip("*"))
+
+
+def test_audit_queue_steps_through_disagreements_and_keeps_the_filter(demo_copy, monkeypatch):
+    at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", qf="disagree", qvs="2")
+    with Store.open(demo_copy) as store:
+        from cimem.analysis.queue import review_queue
+
+        queue = review_queue(store, 1, None, vs=2, filter="disagree")
+    ids = [i.message_id for i in queue.items]
+    count = next(m.value for m in at.markdown if "left** to review" in m.value)
+    assert count.startswith(f"**{queue.left} of {len(ids)} left**")
+    assert shown_message(at) == ids[0]
+    assert at.button(key="q_prev").disabled
+    at.button(key="q_next").click().run()
+    assert shown_message(at) == ids[1]
+    assert at.query_params["qf"] in ("disagree", ["disagree"])
+    assert at.query_params["message"] in (str(ids[1]), [str(ids[1])])
+    at.button(key="q_next").click().run()
+    at.button(key="q_prev").click().run()
+    assert shown_message(at) == ids[1]
+
+
+def test_audit_deep_link_has_the_picker_and_records_only_what_was_set(demo_copy, monkeypatch):
+    with Store.open(demo_copy) as store:
+        judged = {v.attr_id: v.revealed for v in store.message_verdicts(5) if v.judge_id == 1}
+        keys = {a.attr_id: a.key for a in store.attributes_of(1)}
+    missed = next(a for a, yes in judged.items() if not yes)  # no judge says it is revealed
+    at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", message="5")
+    assert shown_message(at) == 5
+    picker = at.selectbox(key="q_pick_5")
+    assert picker.value == 5  # a picker even when arriving by link
+    radios = [r for r in at.radio if r.key and r.key.startswith("hv_5_")]
+    assert radios and all(r.value is None for r in radios)  # unset by default
+    assert f"hv_5_{missed}" not in [r.key for r in radios]
+    at.text_input(key="h_search_5").input(keys[missed]).run()
+    at.radio(key=f"hv_5_{missed}").set_value("revealed")
+    at.text_input(key=f"hn_5_{missed}").input("the judge missed it")
+    at.text_input(key="reviewer").input("ana")
+    at.button(key=[b.key for b in at.button if b.label == "Save my verdicts"][0]).click().run()
+    assert not at.exception
+    assert any("Stored 1 verdict(s)" in s.value for s in at.success)
+    with Store.open(demo_copy) as store:
+        human = store.human_judge_of(1)
+        rows = store.human_verdicts(human)
+    assert [(r.message_id, r.attr_id, r.revealed, r.reviewer, r.note) for r in rows] == [
+        (5, missed, True, "ana", "the judge missed it")
+    ]
+    # the judge's errors against people's verdicts appear and count the miss
+    at.run()
+    assert any("against people's verdicts" in m.value for m in at.markdown)
+
+
+def test_overview_shows_raw_and_corrected_when_people_audited(demo_copy, monkeypatch):
+    from cimem.store import HumanVerdict
+
+    with Store.open(demo_copy) as store:
+        truth = next(j.judge_id for j in store.judges(1) if j.kind == "simulator")
+        verdicts = [
+            HumanVerdict(m, v.attr_id, v.revealed, "truth", None)
+            for m in (1, 2, 3, 40, 41, 42, 90, 91)
+            for v in store.message_verdicts(m)
+            if v.judge_id == truth
+        ]
+        store.add_human_verdicts(store.human_judge(1), verdicts)
+    at = open_app(demo_copy, monkeypatch, None, runs="1")
+    assert "Corrected for the judge's errors" in [s.value for s in at.subheader]
+    table = at.dataframe[
+        [i for i, d in enumerate(at.dataframe) if "corrected" in d.value.columns][0]
+    ].value
+    assert list(table["metric"]) == ["Violation@n %", "Completeness %"]
+    assert (table["raw (judge)"] != table["corrected"]).all()
+    assert any("misclassification-adjusted" in c.value for c in at.caption)
+
+
+# ----------------------------------------------------------------------------- real data
+def test_the_workflow_on_the_shared_persistbench_file(tmp_path):
+    """One profile, one trial, an imported LLM judge with parse failures: the queue, coverage,
+    a sample filled from a second judge, and the correction all work and agree with the store."""
+    import csv
+
+    from cimem.analysis.queue import review_queue
+    from cimem.ingest import ingest_file
+    from cimem.store import JudgmentStatus
+
+    from conftest import shared_file
+
+    db = tmp_path / "pb.duckdb"
+    with Store.open(db) as store:
+        run = ingest_file(store, shared_file("persistbench_llama33_jeffery_day.json")).run_id
+        offline = rejudge(store, run, OfflineJudge()).judge_id
+        unparsed = [
+            m for m, j in store.judgments_of(1).items() if j.status == JudgmentStatus.PARSE_FAILURE
+        ]
+        q = review_queue(store, run, 1, filter="parse_failure")
+        assert sorted(i.message_id for i in q.items) == sorted(unparsed) and unparsed
+        assert all(not c.partial for c in store.judge_coverage(run))
+        dis = review_queue(store, run, 1, vs=offline, filter="disagree")
+        # disagreements are over pairs both judges decided: parse failures have their own filter
+        assert dis.items and not set(unparsed) & {i.message_id for i in dis.items}
+    sample = tmp_path / "s.csv"
+    out = cli(db, "audit-sample", "--run", str(run), "--size", "30", "--out", str(sample))
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader(sample.open()))
+    assert len(rows) == 30 and {r["trial"] for r in rows} == {"0"}
+    with Store.open(db, read_only=True) as store:
+        for r in rows:
+            said = {
+                v.attr_id: v.revealed
+                for v in store.message_verdicts(int(r["message_id"]))
+                if v.judge_id == offline
+            }
+            r["revealed"] = "yes" if said[int(r["attr_id"])] else "no"
+    with sample.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    assert cli(db, "human", "import", str(sample), "--run", str(run)).returncode == 0
+    with Store.open(db, read_only=True) as store:
+        human = store.human_judge_of(run)
+    doc = json.loads(
+        cli(db, "metrics", "--run", str(run), "--corrected-by", str(human), "--json").stdout
+    )["runs"][0]
+    corr = doc["violation"]["corrected"]
+    assert corr["audited_pairs"] == 30 and corr["ci95"][0] <= corr["mean"] <= corr["ci95"][1]
+    assert doc["n_trials"] == 1
+
+
+def test_the_suggested_sample_as_a_queue_shows_progress(demo_copy, tmp_path, monkeypatch):
+    import csv
+
+    out = cli(demo_copy, "audit-queue", "--run", "1", "--filter", "sample", "--size", "40")
+    assert out.returncode == 0, out.stderr
+    assert "0 of 40 cells decided by people" in out.stdout
+    sample = tmp_path / "s.csv"
+    cli(demo_copy, "audit-sample", "--run", "1", "--size", "40", "--out", str(sample))
+    rows = list(csv.DictReader(sample.open()))
+    for r in rows[:10]:
+        r["revealed"] = "no"
+    with sample.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    assert cli(demo_copy, "human", "import", str(sample), "--run", "1").returncode == 0
+    out = cli(demo_copy, "audit-queue", "--run", "1", "--filter", "sample", "--size", "40")
+    assert "10 of 40 cells decided by people" in out.stdout
+    doc = json.loads(
+        cli(
+            demo_copy, "audit-queue", "--run", "1", "--filter", "sample", "--size", "40", "--json"
+        ).stdout
+    )
+    assert doc["counts"] == {"cells": 40, "cells_decided": 10}
+    assert {i["message_id"] for i in doc["items"]} == {int(r["message_id"]) for r in rows}
+    # the same sample on the Audit page, its progress, its cells listed for a verdict
+    at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", qf="sample", qn="40")
+    count = next(m.value for m in at.markdown if "left** to review" in m.value)
+    assert "10 of 40 sampled cells decided" in count
+    first = shown_message(at)
+    wanted = {int(r["attr_id"]) for r in rows if int(r["message_id"]) == first}
+    listed = {int(r.key.split("_")[-1]) for r in at.radio if r.key and r.key.startswith("hv_")}
+    assert wanted <= listed
