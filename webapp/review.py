@@ -416,8 +416,9 @@ allows and resampling the profiles, so it is wide when the audit is small.
 
 **What it assumes.** The audited decisions are a random sample within each of the four groups
 (use the suggested sample, not hand-picked messages); people's verdicts are the truth; the judge,
-which never sees the labels, misses a stated fact equally often for needed and withheld
-attributes (one sensitivity, pooled); within an attribute, tasks are alike and so are the samples
+which never sees the labels, misses a stated withheld fact as often as stated facts in general
+(withheld attributes borrow the sensitivity measured over all audited decisions; needed ones use
+their own); within an attribute, tasks are alike and so are the samples
 of a leaking task. **Known limit:** for an assistant that almost never leaks, false positives
 swamp the few true leaks: the corrected number is then a few points high and its interval too
 narrow, and the audit needs many more of the judge's "yes" on withheld attributes.

@@ -26,8 +26,9 @@ bootstrap**:
 
 Assumptions worth saying aloud: the audited cells are a random sample within each (label, judge
 verdict) stratum; people's verdicts are the truth; the judge, which never sees the labels, misses
-a stated fact equally often for needed and withheld attributes (one sensitivity, pooled); within an
-attribute, tasks are exchangeable and samples of a leaking task are too.
+a stated withheld fact as often as it misses stated facts in general (the withheld stratum borrows
+the sensitivity pooled over both strata; the needed stratum uses its own); within an attribute,
+tasks are exchangeable and samples of a leaking task are too.
 
 Validated by simulation (tests/test_correction.py): on the demo's ground truth, a judge that
 misses 15% of true reveals and adds 3% false ones, and a 200-cell audit, the interval covers the
@@ -181,20 +182,22 @@ def _stratum(prep: Prepared, rows: np.ndarray, audit: AuditCells) -> _Stratum:
 
 # --------------------------------------------------------------------------- error rates
 def _rates(strata: tuple[_Stratum, ...], p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sensitivity (one, pooled over the strata) and false-positive rate per stratum, per replicate,
-    from ``p[b, s, j]`` = P(truly revealed | judge verdict j, stratum s) and the verdict counts.
+    """Sensitivity and false-positive rate per replicate and stratum, from ``p[b, s, j]`` =
+    P(truly revealed | judge verdict j, stratum s) and the verdict counts.
 
-    The judge never sees the labels, so how often it misses a stated fact is taken to be the same
-    for needed and withheld attributes; pooling lets the many true statements of needed attributes
-    estimate it, where a withheld stratum has too few to count."""
+    The withheld (first) stratum has too few true statements to estimate how often the judge misses
+    one; the judge never sees the labels, so it borrows the sensitivity pooled over all strata. The
+    needed stratum, full of true statements, uses its own (pooling there could imply more true
+    statements than cells when the judge treats the two kinds differently)."""
     tp = np.stack([st.judge_cells[1] * p[:, s, 1] for s, st in enumerate(strata)], axis=1)
     fn = np.stack([st.judge_cells[0] * p[:, s, 0] for s, st in enumerate(strata)], axis=1)
-    se = tp.sum(axis=1) / np.maximum((tp + fn).sum(axis=1), 1e-300)
-    se = np.clip(se, 1e-6, 1.0)
+    own = tp / np.maximum(tp + fn, 1e-300)
+    pooled = tp.sum(axis=1) / np.maximum((tp + fn).sum(axis=1), 1e-300)
+    se = np.clip(np.concatenate([pooled[:, None], own[:, 1:]], axis=1), 1e-6, 1.0)
     fpr = np.empty_like(tp)
     for s, st in enumerate(strata):
         total = st.judge_cells.sum()
-        true_yes = np.minimum(tp[:, s] / se, total)
+        true_yes = np.minimum(tp[:, s] / se[:, s], total)
         fp = st.judge_cells[1] - tp[:, s]
         fpr[:, s] = np.where(total - true_yes > 0, fp / np.maximum(total - true_yes, 1e-300), 0.0)
     fpr = np.clip(fpr, 0.0, 1 - 1e-6)
@@ -481,23 +484,29 @@ def corrected_metrics(
     se0, fpr0 = _rates(strata, point_p)
     draws = _posterior_draws(strata, resamples, rng)
     se, fpr = _rates(strata, draws)
-    v0, w = _violation(prep, strata[0], se0, fpr0[:, 0], EM_STEPS, None, None)
+    v0, w = _violation(prep, strata[0], se0[:, 0], fpr0[:, 0], EM_STEPS, None, None)
     vr, _ = _violation(
-        prep, strata[0], se, fpr[:, 0], EM_STEPS_REPLICATE, np.repeat(w, resamples, 0), rng
+        prep, strata[0], se[:, 0], fpr[:, 0], EM_STEPS_REPLICATE, np.repeat(w, resamples, 0), rng
     )
     viol = _value(v0, vr, raw_violation, audited, rng)
     nan = float("nan")
     comp = CorrectedValue(nan, (nan, nan), raw_completeness, METHOD, audited, 0)
     if completeness:
-        c0, w = _completeness(prep, strata[1], audit, se0, fpr0[:, 1], EM_STEPS, None)
+        c0, w = _completeness(prep, strata[1], audit, se0[:, 1], fpr0[:, 1], EM_STEPS, None)
         cr, _ = _completeness(
-            prep, strata[1], audit, se, fpr[:, 1], EM_STEPS_REPLICATE, np.repeat(w, resamples, 0)
+            prep,
+            strata[1],
+            audit,
+            se[:, 1],
+            fpr[:, 1],
+            EM_STEPS_REPLICATE,
+            np.repeat(w, resamples, 0),
         )
         comp = _value(c0, cr, raw_completeness, audited, rng)
     rates = tuple(
         ErrorRates(
             STRATUM_NAMES[s],
-            float(se0[0]),
+            float(se0[0, s]),
             float(fpr0[0, s]),
             int(st.h_given_j.sum()),
             int(st.h_given_j[1].sum()),
