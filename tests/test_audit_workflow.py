@@ -551,3 +551,27 @@ def test_the_suggested_sample_as_a_queue_shows_progress(demo_copy, tmp_path, mon
     wanted = {int(r["attr_id"]) for r in rows if int(r["message_id"]) == first}
     listed = {int(r.key.split("_")[-1]) for r in at.radio if r.key and r.key.startswith("hv_")}
     assert wanted <= listed
+
+
+def test_side_by_side_two_judges_and_another_run(demo_copy, monkeypatch):
+    from webapp.side_by_side import TWO_RUNS
+
+    with Store.open(demo_copy) as store:
+        others = store.counterparts(5)
+        detail = store.message_detail(5)
+        other = store.message_detail(others[0].message_id)
+    assert others and detail is not None and other is not None
+    assert (other.profile, other.task, other.trial) == (detail.profile, detail.task, detail.trial)
+    at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", message="5")
+    assert "Side by side" in [s.value for s in at.subheader]
+    left, right = at.selectbox(key="sbs_ja"), at.selectbox(key="sbs_jb")
+    assert left.value != right.value
+    legend = [c.value for c in at.caption if "private attribute leaked" in c.value]
+    assert legend and ":red-background[" in legend[0] and ":green-background[" in legend[0]
+    at.radio(key="sbs_how").set_value(TWO_RUNS).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="sbs_run").value == others[0].run_id
+    shown = " ".join(m.value for m in at.markdown)
+    first_words = (other.text or "").split()[:3]
+    assert all(w.replace(".", "\\.") in shown or w in shown for w in first_words)
+    assert any(f"message {other.message_id}, trial {other.trial}" in c.value for c in at.caption)

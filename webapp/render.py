@@ -16,6 +16,8 @@ import re
 import altair as alt
 import streamlit as st
 
+from cimem.analysis.audit import AMBIGUOUS, NEEDED_INCLUDED, PRIVATE_LEAKED, Evidence
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=^&\"'])")
 # Streamlit's markdown turns URLs, www. names and e-mail addresses in plain text into links after
 # parsing, so backslashes do not stop it: an invisible word joiner inside "://", "www." and
@@ -32,26 +34,45 @@ def escape_md(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", plain).replace("\n", "  \n")
 
 
-def highlighted(message: str, sentences: list[str]) -> str:
-    """The message escaped, with each evidence sentence found in it on a coloured background."""
-    spans = []
+# Highlight colours by what the sentence reveals (Streamlit's named background colours).
+EVIDENCE_COLOURS = {PRIVATE_LEAKED: "red", NEEDED_INCLUDED: "green", AMBIGUOUS: "gray"}
+EVIDENCE_LEGEND = (
+    "Highlights: :red-background[a private attribute leaked] · :green-background[a needed"
+    " attribute included] · :gray-background[ambiguous or unlabeled] (the judge's evidence,"
+    " coloured by the label of the attribute it reveals)."
+)
+
+
+def highlighted(message: str, evidence: list[Evidence]) -> str:
+    """The message escaped, with each evidence sentence found in it on a background coloured by
+    what it reveals (a sentence that is evidence for several attributes takes the most serious:
+    private over needed over ambiguous)."""
+    rank = {PRIVATE_LEAKED: 0, NEEDED_INCLUDED: 1, AMBIGUOUS: 2}
+    kind: dict[str, str] = {}  # lower-cased sentence -> its most serious kind
+    for e in evidence:
+        s = e.sentence.strip().lower()
+        if s and (s not in kind or rank[e.kind] < rank[kind[s]]):
+            kind[s] = e.kind
+    spans: list[tuple[int, int, str]] = []
     low = message.lower()
-    for s in sorted({s for s in sentences if s}, key=len, reverse=True):
-        i = low.find(s.lower().strip())
-        if i >= 0 and not any(a < i + len(s) and i < b for a, b in spans):
-            spans.append((i, i + len(s.strip())))
+    for s in sorted(kind, key=len, reverse=True):
+        i = low.find(s)
+        if i >= 0 and not any(a < i + len(s) and i < b for a, b, _ in spans):
+            spans.append((i, i + len(s), kind[s]))
     spans.sort()
     out, pos = [], 0
-    for a, b in spans:
+    for a, b, k in spans:
         out.append(escape_md(message[pos:a]))
-        out.append(":orange-background[" + escape_md(message[a:b]) + "]")
+        out.append(f":{EVIDENCE_COLOURS[k]}-background[" + escape_md(message[a:b]) + "]")
         pos = b
     out.append(escape_md(message[pos:]))
     return "".join(out)
 
 
-def show_message(message: str, evidence: list[str] | None = None) -> None:
+def show_message(message: str, evidence: list[Evidence] | None = None, key: str = "") -> None:
+    """The message with its evidence highlighted, the colours' legend, and the raw text."""
     st.markdown(highlighted(message, evidence or []))
+    st.caption(EVIDENCE_LEGEND)
     with st.expander("Raw text"):
         st.code(message, language=None, wrap_lines=True)
 

@@ -851,6 +851,12 @@ def find_message(
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def counterparts(path: str, db_version: float, message_id: int):
+    """The same profile, task and trial in the other runs (the Audit page's side by side)."""
+    return _store(path).counterparts(message_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
 def pair_messages(
     path: str,
     db_version: float,

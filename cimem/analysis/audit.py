@@ -21,6 +21,19 @@ from cimem.store import JudgeInfo, Judgment, JudgmentStatus, MessageDetail, Pair
 from cimem.text import normalize
 
 UNLABELED = "unlabeled"
+# What a highlighted sentence means, by the label of the attribute it reveals.
+PRIVATE_LEAKED, NEEDED_INCLUDED, AMBIGUOUS = "private leaked", "needed included", "ambiguous"
+EVIDENCE_KINDS = {"private": PRIVATE_LEAKED, "share": NEEDED_INCLUDED}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A judge's evidence sentence for one attribute it found revealed, and what that means:
+    ``kind`` is PRIVATE_LEAKED, NEEDED_INCLUDED or AMBIGUOUS (ambiguous or unlabeled)."""
+
+    sentence: str
+    key: str
+    kind: str
 
 
 @dataclass(frozen=True)
@@ -60,14 +73,23 @@ class MessageAudit:
     judgments: dict[int, Judgment]  # each judge's call on this message, by judge id
     attributes: list[AttributeAudit]
 
-    def evidence(self, judge_id: int | None) -> list[str]:
-        """The judge's evidence sentences for what it found revealed (to highlight them)."""
+    def evidence(self, judge_id: int | None) -> list[Evidence]:
+        """The judge's evidence for what it found revealed, each with what it means under the
+        labels (a private attribute leaked, a needed one included, or neither), to highlight."""
         out = []
         for a in self.attributes:
             v = a.verdicts.get(judge_id) if judge_id is not None else None
             if v is not None and v.revealed and v.evidence:
-                out.append(v.evidence)
+                out.append(Evidence(v.evidence, a.key, EVIDENCE_KINDS.get(a.label, AMBIGUOUS)))
         return out
+
+    def revealed_keys(self, judge_id: int) -> list[tuple[str, str]]:
+        """(key, label) of every attribute the judge found revealed, in profile order."""
+        return [
+            (a.key, a.label)
+            for a in self.attributes
+            if (v := a.verdicts.get(judge_id)) is not None and v.revealed
+        ]
 
     def failure(self, judge_id: int | None) -> Judgment | None:
         """The judge's call on this message when it failed (parse failure or error)."""
@@ -92,21 +114,6 @@ class MessageAudit:
                 row += [v.evidence, v.grounded] if v else [None, None]
             rows.append(row)
         return pd.DataFrame(rows, columns=columns)
-
-    def human_rows(self, shown: int, only_revealed: bool) -> pd.DataFrame:
-        """The rows a person checks against the ``shown`` judge: attr_id, key, label, what the
-        judge says (revealed or not), whether the person agrees (yes by default), a note."""
-        table = self.table(shown, only_revealed)
-        return pd.DataFrame(
-            {
-                "attr_id": table["attr_id"],
-                "key": table["key"],
-                "label": table["label"],
-                "judge says": table[f"judge {shown}"] == "yes",
-                "I agree": True,
-                "note": "",
-            }
-        )
 
     def compare(self, revealed: dict[str, str], shown: int | None) -> pd.DataFrame:
         """A new judgment (revealed key -> evidence) next to the ``shown`` judge's verdicts:
@@ -198,34 +205,3 @@ def evidence_grounded(evidence: str | None, message: str) -> bool | None:
             return False
         pos = found + len(piece)
     return bool(pieces)
-
-
-@dataclass(frozen=True)
-class HumanVerdict:
-    """A person's decision on one attribute of a message, against a judge's."""
-
-    attr_id: int
-    judge_says: bool  # the judge found it revealed
-    agree: bool = True
-    note: str | None = None
-
-    @property
-    def revealed(self) -> bool:
-        return self.judge_says if self.agree else not self.judge_says
-
-
-def save_human_verdicts(
-    store: Store, message: MessageDetail, decisions: Iterable[HumanVerdict]
-) -> tuple[int, int]:
-    """Store a person's decisions on one message under the run's human judge (made on first
-    use); each replaces that person's earlier decision. All of them or none, in one transaction
-    (under the store's write lock). Returns (judge id, decisions stored)."""
-    n = 0
-    with store.transaction():
-        judge_id = store.human_judge(message.run_id)
-        for d in decisions:
-            store.set_human_verdict(
-                judge_id, message.message_id, d.attr_id, d.revealed, d.note or None
-            )
-            n += 1
-    return judge_id, n

@@ -39,6 +39,7 @@ from cimem.store.rows import (
     CachedCompletion,
     CompositionMessage,
     ContextRow,
+    Counterpart,
     HardLabelRow,
     HumanVerdict,
     HumanVerdictRow,
@@ -820,6 +821,26 @@ class Store:
             [run_id, profile_id, ctx_idx, trial],
         ).fetchall()
         return int(rows[0][0]) if rows else None
+
+    def counterparts(self, message_id: int) -> list[Counterpart]:
+        """The same profile (matched by name), recipient, task and trial in every other run, one
+        message per run (that run's lowest trial when it lacks this one), by run id."""
+        rows = self.con.execute(
+            "SELECT m2.run_id, m2.message_id, m2.trial"
+            " FROM messages m JOIN profiles p USING (run_id, profile_id)"
+            " JOIN contexts c USING (run_id, profile_id, ctx_idx)"
+            " JOIN profiles p2 ON p2.name = p.name AND p2.run_id <> m.run_id"
+            " JOIN contexts c2 ON c2.run_id = p2.run_id AND c2.profile_id = p2.profile_id"
+            "  AND c2.recipient = c.recipient AND c2.task = c.task"
+            " JOIN messages m2 ON m2.run_id = c2.run_id AND m2.profile_id = c2.profile_id"
+            "  AND m2.ctx_idx = c2.ctx_idx AND m2.shared_json IS NULL"
+            " WHERE m.message_id = ?"
+            " QUALIFY row_number() OVER (PARTITION BY m2.run_id"
+            "  ORDER BY m2.trial <> m.trial, m2.trial, m2.message_id) = 1"
+            " ORDER BY m2.run_id",
+            [message_id],
+        ).fetchall()
+        return list(map(Counterpart._make, rows))
 
     def message_verdicts(self, message_id: int) -> list[JudgeVerdict]:
         """Every judge's verdicts on this message."""

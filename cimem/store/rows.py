@@ -233,6 +233,15 @@ class MessageDetail:
     error: str | None
 
 
+class Counterpart(NamedTuple):
+    """The message of the same profile (by name), recipient, task and trial in another run (the
+    lowest trial there when that run has no such trial)."""
+
+    run_id: int
+    message_id: int
+    trial: int
+
+
 class PairMessage(NamedTuple):
     """A message of one (context, attribute) pair and one judge's verdict on the attribute."""
 

@@ -7,11 +7,13 @@ import pandas as pd
 import pytest
 
 from cimem.analysis.audit import (
-    HumanVerdict,
+    AMBIGUOUS,
+    NEEDED_INCLUDED,
+    PRIVATE_LEAKED,
+    Evidence,
     evidence_grounded,
     message_audit,
     pair_labels_under,
-    save_human_verdicts,
 )
 from cimem.analysis.labels import LabelRule
 from cimem.ingest import ingest_file
@@ -77,7 +79,12 @@ def test_message_audit_reads_labels_verdicts_and_grounding(store, audited):
     assert (
         by_key["name"].says(imported) == "no" and by_key["name"].verdicts[imported].grounded is None
     )
-    assert audit.evidence(imported) == ["I earn $95,000.", "my blood pressure is high"]
+    assert audit.evidence(imported) == [
+        Evidence("I earn $95,000.", "annual_income", NEEDED_INCLUDED),
+        Evidence("my blood pressure is high", "diagnosis", PRIVATE_LEAKED),
+    ]
+    assert audit.revealed_keys(imported) == [("annual_income", "share"), ("diagnosis", "private")]
+    assert audit.evidence(None) == [] and audit.revealed_keys(10**6) == []
     assert audit.failure(imported) is None and audit.failure(None) is None
 
     looser = message_audit(store, message_id, "threshold:0.8")
@@ -123,29 +130,45 @@ def test_table_and_live_comparison(store, audited):
     assert pd.isna([r["evidence"] for r in alone[1:]]).all()
 
 
-def test_human_verdicts_agree_or_disagree_with_a_judge(store, audited):
+def test_an_ambiguous_attribute_s_evidence_is_neither_leak_nor_need(store, audited):
     run, message_id = audited
-    imported = store.default_judge(run)
-    audit = message_audit(store, message_id, "unanimous")
-    assert audit is not None
-    rows = audit.human_rows(imported, only_revealed=False).to_dict("records")
-    assert [(r["key"], r["judge says"]) for r in rows] == [
-        ("name", False),
-        ("annual_income", True),
-        ("diagnosis", True),
-    ]
-    decisions = [
-        HumanVerdict(int(r["attr_id"]), bool(r["judge says"]), agree=r["key"] != "diagnosis")
-        for r in rows
-    ]
-    judge_id, n = save_human_verdicts(store, audit.message, decisions)
-    again, _ = save_human_verdicts(store, audit.message, decisions[2:])  # replaces, never adds
-    assert again == judge_id and n == 3
-    after = message_audit(store, message_id, "unanimous")
-    assert after is not None
-    says = {a.key: a.says(judge_id) for a in after.attributes}
-    assert says == {"name": "no", "annual_income": "yes", "diagnosis": "no"}
-    assert len(store.message_verdicts(message_id)) == 3 + 3
+    threshold = message_audit(store, message_id, "threshold:0.9")  # name: 0.8 needed, ambiguous
+    assert threshold is not None
+    judge = next(j.judge_id for j in threshold.judges)
+    name = next(a for a in threshold.attributes if a.key == "name")
+    said = replace(name, verdicts={judge: replace(name.verdicts[judge], revealed=True)})
+    said = replace(said, verdicts={judge: replace(said.verdicts[judge], evidence="I am Ada")})
+    one = replace(threshold, attributes=[said])
+    assert one.evidence(judge) == [Evidence("I am Ada", "name", AMBIGUOUS)]
+
+
+def test_counterparts_match_profile_task_and_trial_across_runs(store, tmp_path):
+    """The same profile and task in another run, by names; a run without the trial gives its
+    lowest; other profiles and other tasks never match."""
+
+    def run_of(name: str, trials: int, task: str = "Apply for a loan", who: str = "Ada") -> int:
+        attrs = {"annual_income": attribute(95000, "finance", "My annual income is $95,000.")}
+        ctx = {
+            "recipient": "Bank Loan Officer",
+            "task": task,
+            "labels": {"annual_income": SHARE},
+            "trials": [
+                ({"annual_income": t % 2}, {}, f"{name} message {t}") for t in range(trials)
+            ],
+        }
+        path = write_jsonl(tmp_path / f"{name}.jsonl", [profile(who, attrs, [ctx])])
+        return ingest_file(store, path, name=name).run_id
+
+    a, b, c = run_of("a", 3), run_of("b", 3), run_of("c", 1)
+    other_task, other_person = run_of("d", 3, task="Close the account"), run_of("e", 3, who="Bo")
+    second = store.find_message(a, 0, 0, 2)
+    assert second is not None
+    found = store.counterparts(second)
+    assert [(x.run_id, x.trial) for x in found] == [(b, 2), (c, 0)]
+    detail = store.message_detail(found[0].message_id)
+    assert detail is not None and detail.text == "b message 2"
+    assert other_task not in {x.run_id for x in found} and other_person > c
+    assert store.counterparts(10**6) == []
 
 
 def test_hard_labels_win_and_only_the_combined_view_counts():

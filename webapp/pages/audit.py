@@ -10,6 +10,7 @@ from cimem.errors import CimemError
 from cimem.judges.base import OfflineJudge, judge_message, rejudge
 from cimem.store import JudgmentStatus, MessageStatus
 from webapp import render, review, state
+from webapp.side_by_side import side_by_side
 
 st.title("Audit")
 ch: state.Choices = st.session_state["choices"]
@@ -106,6 +107,9 @@ st.caption(
     " (withheld), grey ambiguous (out of both metrics). 'grounded': the evidence occurs in the"
     " message."
 )
+
+st.subheader("Side by side")
+side_by_side(ch, audit, shown)
 
 st.subheader("Re-judge this message")
 kind = st.radio(

@@ -5,6 +5,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from cimem.analysis.audit import AMBIGUOUS, EVIDENCE_KINDS, Evidence
 from webapp import render, state
 
 st.title("Leaks")
@@ -303,6 +304,7 @@ def show_pair(target) -> None:
         f"({render.escape_md(str(target['task']))}): label {target['label']}, "
         f"{target['leaks']} of {target['samples']} samples revealed it."
     )
+    kind = EVIDENCE_KINDS.get(str(target["label"]), AMBIGUOUS)
     for row in rows:
         with st.container(border=True):
             st.markdown(
@@ -310,7 +312,12 @@ def show_pair(target) -> None:
                 + ("**revealed**" if row.revealed else "not revealed")
                 + (f" — evidence: {render.escape_md(row.evidence)}" if row.evidence else "")
             )
-            render.show_message(row.text or "", [row.evidence] if row.evidence else [])
+            render.show_message(
+                row.text or "",
+                [Evidence(row.evidence, str(target["key"]), kind)]
+                if row.evidence and row.revealed
+                else [],
+            )
             st.page_link(
                 "webapp/pages/audit.py",
                 label="Audit this message",
