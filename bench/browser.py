@@ -1,6 +1,6 @@
 """What a person waits for, in a real browser: three runs of the 60-profile fabricated file in one
-database (about 6.5 million verdicts), `streamlit run app.py` on a local port, Debian's chromium
-driven by Playwright. For every page: the first load on a fresh server, a revisit (from another
+database (about 6.5 million verdicts), the app started as `bash scripts/app` does (webapp/serve.py)
+on a local port, Debian's chromium driven by Playwright. For every page: the first load on a fresh server, a revisit (from another
 page, through the sidebar) and its widget changes, each from the click until the page has settled
 (the script finished, no stale element left, no DOM change for 0.5 s), median of 3 with the range.
 Targets: first load <= 2 s, revisit <= 1 s, widget change <= 300 ms.
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import socket
 import statistics
 import subprocess
@@ -85,9 +84,8 @@ def free_port() -> int:
 
 def start_server(db: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent)) or "streamlit"
-    proc = subprocess.Popen(
-        [streamlit, "run", str(REPO / "app.py"), "--server.headless", "true"]
+    proc = subprocess.Popen(  # as `bash scripts/app` starts it
+        [sys.executable, "-m", "webapp.serve", "--server.headless", "true"]
         + ["--server.port", str(port), "--server.address", "127.0.0.1"]
         + ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
         cwd=REPO,

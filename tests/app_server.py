@@ -1,4 +1,5 @@
-"""Start the app as the README says (`streamlit run app.py` from the repository, so
+"""Start the app as the README says (`bash scripts/app`: `python -m webapp.serve`, which is
+`streamlit run app.py` with the libraries imported first, from the repository, so
 .streamlit/config.toml applies) on a free local port, and a small logging HTTP server: the
 browser tests' shared pieces."""
 
@@ -7,7 +8,6 @@ from __future__ import annotations
 import http.server
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -39,14 +39,13 @@ def free_port() -> int:
 
 @contextmanager
 def running_app(env: dict[str, str], *args: str) -> Iterator[str]:
-    """`streamlit run app.py` in the repository with ``env`` added; yields the base URL."""
+    """The app as `bash scripts/app` starts it, with ``env`` added; yields the base URL."""
     port = free_port()
-    streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent)) or "streamlit"
     proc = subprocess.Popen(
         [
-            streamlit,
-            "run",
-            "app.py",
+            sys.executable,
+            "-m",
+            "webapp.serve",
             "--server.headless",
             "true",
             "--server.port",

@@ -1,0 +1,29 @@
+"""The app's launcher: the libraries are imported before Streamlit runs app.py, and the options
+reach `streamlit run`."""
+
+import sys
+
+from webapp import serve
+
+
+def test_serve_imports_the_libraries_then_runs_the_app_with_the_options(monkeypatch):
+    from streamlit.web import cli
+
+    seen: dict = {}
+
+    def fake_main(prog_name: str) -> int:
+        seen["argv"] = list(sys.argv)
+        seen["loaded"] = [name for name in serve.PRELOAD if name in sys.modules]
+        return 0
+
+    monkeypatch.setattr(cli, "main", fake_main)
+    monkeypatch.setattr(sys, "argv", ["serve"])
+    assert serve.main(["--server.port", "9999"]) == 0
+    assert seen["argv"] == ["streamlit", "run", str(serve.APP), "--server.port", "9999"]
+    assert seen["loaded"] == list(serve.PRELOAD)
+    assert serve.APP.name == "app.py" and serve.APP.exists()
+
+
+def test_nothing_preloaded_makes_streamlit_caches_before_the_runtime():
+    # the app's own modules make Streamlit caches at import: they must wait for the runtime
+    assert not [name for name in serve.PRELOAD if name.startswith("webapp")]

@@ -1,0 +1,51 @@
+"""Start the app (``python -m webapp.serve [streamlit options]``, what ``bash scripts/app`` runs):
+the libraries every page needs are imported first, then Streamlit's own ``streamlit run app.py``
+runs in this process.
+
+Streamlit imports a page's modules when the first visitor's script runs, so without this the first
+page a fresh server shows waits about a second for pandas, Altair, DuckDB and cimem. Imported here,
+before the server listens, they are in ``sys.modules`` when that script runs. The app's own
+``webapp`` modules are left to the script: their Streamlit caches must be made with the runtime up.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+PRELOAD = (
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "duckdb",
+    "altair",
+    "cimem.store",
+    "cimem.ingest",
+    "cimem.analysis.audit",
+    "cimem.analysis.metrics",
+    "cimem.analysis.growth",
+    "cimem.analysis.breakdowns",
+    "cimem.analysis.overview",
+    "cimem.analysis.queue",
+    "cimem.analysis.agreement",
+    "cimem.analysis.correction",
+    "cimem.judges.base",
+    "cimem.demo.teaching",
+    "cimem.demo.reference",
+)
+
+
+def main(argv: list[str]) -> int:
+    """Import PRELOAD, then run ``streamlit run app.py`` with ``argv`` as its options."""
+    for name in PRELOAD:
+        importlib.import_module(name)
+    from streamlit.web import cli
+
+    sys.argv = ["streamlit", "run", str(APP), *argv]
+    return cli.main(prog_name="streamlit")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
