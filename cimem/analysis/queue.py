@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cimem.analysis.audit import evidence_grounded
-from cimem.analysis.labels import LABEL_NAMES, LabelRule
+from cimem.analysis.cube import HARD_FROM_FRACTIONS
+from cimem.analysis.labels import PRIVATE, LabelRule
 from cimem.analysis.review import SampleRow
 from cimem.errors import CimemError
-from cimem.store import JudgmentStatus, Label, Store
+from cimem.store import JudgmentStatus, Store
 
 FILTERS = ("leaked", "disagree", "parse_failure", "judge_error", "ungrounded", "unreviewed")
 SAMPLE = "sample"  # the suggested audit sample (cimem.analysis.review.audit_sample) as a queue
@@ -101,58 +102,54 @@ def review_queue(
     if filter == "disagree" and vs is None:
         raise CimemError("the disagree filter compares two judges: give the second one (--vs)")
     rule = LabelRule.parse(label_rule)
-    private = _private_pairs(store, run_id, rule)
-    contexts = {(c.profile_id, c.ctx_idx): c for c in store.contexts_of(run_id)}
     keys = {a.attr_id: a.key for a in store.attributes_of(run_id)}
+    contexts = {(c.profile_id, c.ctx_idx): c for c in store.contexts_of(run_id)}
     human = store.human_judge_of(run_id)
     reviewed = {v.message_id for v in store.human_verdicts(human)} if human is not None else set()
     status = store.judgments_of(judge)
-    other = store.judgments_of(vs) if vs is not None else {}
-    mine: dict[int, dict[int, tuple[bool, str | None]]] = {}
-    theirs: dict[int, dict[int, bool]] = {}
-    for p in store.profiles_of(run_id):
-        for v in store.verdicts_of(judge, run_id, p.profile_id):
-            mine.setdefault(v.message_id, {})[v.attr_id] = (v.revealed, v.evidence)
-        if vs is not None:
-            for v in store.verdicts_of(vs, run_id, p.profile_id):
-                theirs.setdefault(v.message_id, {})[v.attr_id] = v.revealed
+    other_status = store.judgments_of(vs) if vs is not None else {}
+    messages = store.messages_to_judge(run_id)
+    text = {m.message_id: m.text for m in messages}
+
+    cells = store.queue_cells(run_id, judge, vs, evidence=filter == "ungrounded")
+    yes = np.asarray(cells["revealed"], bool)
+    other = np.asarray(cells["other"], np.int8)
+    private = _private_cells(store.label_columns(run_id), cells, rule)
+    by_filter = {  # per filter, which cells are behind it
+        "leaked": yes & private,
+        "disagree": (other >= 0) & (other != yes),
+        "ungrounded": np.zeros(len(yes), bool),
+    }
+    if filter == "ungrounded":  # text matching is the slow part: only when asked for
+        by_filter["ungrounded"] = np.array(
+            [
+                bool(y) and evidence_grounded(ev, text[int(m)] or "") is False
+                for m, y, ev in zip(cells["message_id"], yes, cells["evidence"])
+            ],
+            bool,
+        )
+    hit = {name: set(cells["message_id"][sel].tolist()) for name, sel in by_filter.items()}
+    behind = _attributes_by_message(cells, by_filter.get(filter, yes), keys)
+
     items: list[QueueItem] = []
     counts = dict.fromkeys(FILTERS, 0)
-    for m in store.messages_to_judge(run_id):
+    for m in messages:
         ctx = contexts[(m.profile_id, m.ctx_idx)]
-        verdicts = mine.get(m.message_id, {})
-        said_yes = [a for a, (yes, _) in verdicts.items() if yes]
-        sets = {
-            "leaked": [a for a in said_yes if (m.profile_id, m.ctx_idx, a) in private],
-            "disagree": [
-                a
-                for a, (yes, _) in verdicts.items()
-                if a in theirs.get(m.message_id, {}) and theirs[m.message_id][a] != yes
-            ],
-            "ungrounded": [  # text matching is the slow part: only when asked for
-                a
-                for a, (yes, ev) in verdicts.items()
-                if filter == "ungrounded" and yes and evidence_grounded(ev, m.text or "") is False
-            ],
-        }
         st = status.get(m.message_id)
         flags = {
-            "leaked": bool(sets["leaked"]),
-            "disagree": bool(sets["disagree"])
-            or (
-                vs is not None
-                and (m.message_id in status) != (m.message_id in other)  # one judged, not both
-            ),
+            "leaked": m.message_id in hit["leaked"],
+            "disagree": m.message_id in hit["disagree"]
+            or (vs is not None and (m.message_id in status) != (m.message_id in other_status)),
             "parse_failure": st is not None and st.status == JudgmentStatus.PARSE_FAILURE,
             "judge_error": st is not None and st.status == JudgmentStatus.ERROR,
-            "ungrounded": bool(sets["ungrounded"]),
+            "ungrounded": m.message_id in hit["ungrounded"],
             "unreviewed": m.message_id not in reviewed,
         }
         for name, on in flags.items():
             counts[name] += on
         if not flags[filter]:
             continue
-        attrs = tuple(sorted(keys[a] for a in sets.get(filter, said_yes)))
+        attrs = behind.get(m.message_id, ())
         if profile and profile.lower() not in m.profile.lower():
             continue
         if task and task.lower() not in ctx.task.lower():
@@ -180,18 +177,41 @@ def review_queue(
     return Queue(items, filter, judge, vs, human, counts)
 
 
-def _private_pairs(store: Store, run_id: int, rule: LabelRule) -> set[tuple[int, int, int]]:
-    """(profile_id, ctx_idx, attr_id) of the run's pairs labelled private under ``rule``."""
-    rows = store.labels_of_run(run_id)
-    out = set()
-    fractions = [r for r in rows if r.hard_label is None]
-    if fractions:
-        nec = np.nan_to_num(np.array([r.necessary for r in fractions], np.float64))
-        priv = np.nan_to_num(np.array([r.private for r in fractions], np.float64))
-        for r, code in zip(fractions, rule.apply(nec, priv)):
-            if LABEL_NAMES[int(code)] == Label.PRIVATE:
-                out.add((r.profile_id, r.ctx_idx, r.attr_id))
-    out.update((r.profile_id, r.ctx_idx, r.attr_id) for r in rows if r.hard_label == Label.PRIVATE)
+def _private_cells(labels: dict, cells: dict, rule: LabelRule) -> np.ndarray:
+    """Whether each cell's (profile, context, attribute) is labelled private under ``rule``."""
+    hard = np.asarray(labels["hard"], np.int8)
+    code = np.where(
+        hard == HARD_FROM_FRACTIONS,
+        rule.apply(
+            np.nan_to_num(np.asarray(labels["necessary"], np.float64)),
+            np.nan_to_num(np.asarray(labels["private"], np.float64)),
+        ),
+        hard,
+    )
+    is_private = code == PRIVATE
+
+    def key(cols: dict) -> np.ndarray:
+        return (
+            np.asarray(cols["profile_id"], np.int64) << 42
+            | np.asarray(cols["ctx_idx"], np.int64) << 32
+            | np.asarray(cols["attr_id"], np.int64)
+        )
+
+    return np.isin(key(cells), key(labels)[is_private])
+
+
+def _attributes_by_message(
+    cells: dict, selected: np.ndarray, keys: dict[int, str]
+) -> dict[int, tuple[str, ...]]:
+    """message_id -> the sorted keys of its ``selected`` cells."""
+    mids = np.asarray(cells["message_id"], np.int64)[selected]
+    attrs = np.asarray(cells["attr_id"], np.int64)[selected]
+    order = np.argsort(mids, kind="stable")
+    mids, attrs = mids[order], attrs[order]
+    starts = np.flatnonzero(np.r_[True, mids[1:] != mids[:-1]]) if len(mids) else mids
+    out = {}
+    for lo, hi in zip(starts, [*starts[1:], len(mids)]):
+        out[int(mids[lo])] = tuple(sorted(keys[int(a)] for a in attrs[lo:hi]))
     return out
 
 

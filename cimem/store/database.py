@@ -994,6 +994,31 @@ class Store:
         ).fetchall()
         return list(map(MessageToJudge._make, rows))
 
+    def label_columns(self, run_id: int) -> dict[str, Any]:
+        """Every labelled pair of a run as columns: profile_id, ctx_idx, attr_id, necessary,
+        private and hard (-2: derive from the fractions under a rule; else 1 share, 0 private,
+        -1 ambiguous, as the source shipped it)."""
+        return _plain_numpy(self.con.execute(_RUN_LABELS_SQL, [run_id, run_id]).fetchnumpy())
+
+    def queue_cells(
+        self, run_id: int, judge_id: int, vs: int | None, evidence: bool = False
+    ) -> dict[str, Any]:
+        """What a review queue looks at, as columns: the (message, attribute) verdicts of
+        ``judge_id`` on the run's generated messages that say revealed, or that the judge ``vs``
+        decided otherwise. message_id, profile_id, ctx_idx, attr_id, revealed, other (``vs``'s
+        verdict: 1, 0, or -1 where it gave none) and, when asked, evidence."""
+        sql = (
+            "SELECT v.message_id, m.profile_id, m.ctx_idx, v.attr_id, v.revealed,"
+            " coalesce(o.revealed::TINYINT, -1::TINYINT) AS other"
+            + (", v.evidence" if evidence else "")
+            + " FROM verdicts v"
+            " JOIN messages m ON m.message_id = v.message_id AND m.run_id = ? AND m.status = 'ok'"
+            " LEFT JOIN verdicts o ON o.judge_id = ? AND o.message_id = v.message_id"
+            "  AND o.attr_id = v.attr_id"
+            " WHERE v.judge_id = ? AND (v.revealed OR o.revealed <> v.revealed)"
+        )
+        return _plain_numpy(self.con.execute(sql, [run_id, vs, judge_id]).fetchnumpy())
+
     def labels_of_run(self, run_id: int) -> list[RunLabel]:
         """Every labelled pair of a run: combined fractions, or the source's hard label."""
         rows = self.con.execute(
@@ -1254,19 +1279,24 @@ class BulkAppender:
             raise self._error
 
 
-_LEAK_PAIRS_SQL = """
-WITH rev AS (
-    SELECT m.profile_id, m.ctx_idx, v.attr_id, bit_or(1::UBIGINT << m.trial) AS mask
-    FROM verdicts v JOIN messages m USING (message_id)
-    WHERE v.judge_id = ? AND m.run_id = ? AND v.revealed AND m.shared_json IS NULL
-    GROUP BY ALL),
-lab AS (
+# Every labelled pair of a run (two run_id parameters): the combined fractions (hard = -2, derive
+# the label under a rule) or the source's hard label (1 share, 0 private, -1 ambiguous).
+_RUN_LABELS_SQL = """
     SELECT profile_id, ctx_idx, attr_id, necessary, private, -2::TINYINT AS hard
     FROM persona_labels WHERE run_id = ? AND persona = 'combined'
     UNION ALL
     SELECT profile_id, ctx_idx, attr_id, 0.0, 0.0,
            (CASE label WHEN 'share' THEN 1 WHEN 'private' THEN 0 ELSE -1 END)::TINYINT
-    FROM hard_labels WHERE run_id = ?)
+    FROM hard_labels WHERE run_id = ?
+"""
+
+_LEAK_PAIRS_SQL = f"""
+WITH rev AS (
+    SELECT m.profile_id, m.ctx_idx, v.attr_id, bit_or(1::UBIGINT << m.trial) AS mask
+    FROM verdicts v JOIN messages m USING (message_id)
+    WHERE v.judge_id = ? AND m.run_id = ? AND v.revealed AND m.shared_json IS NULL
+    GROUP BY ALL),
+lab AS ({_RUN_LABELS_SQL})
 SELECT lab.profile_id, lab.ctx_idx, lab.attr_id, lab.necessary, lab.private, lab.hard,
        coalesce(rev.mask, 0::UBIGINT) AS mask
 FROM lab LEFT JOIN rev USING (profile_id, ctx_idx, attr_id)
