@@ -1,18 +1,12 @@
 """A real browser: `streamlit run app.py` on a free local port, driven by Playwright on Debian's
 chromium. Every page shows its heading and no exception box; an XSS payload in a message shows as
-text and never runs."""
+text and never runs; the auditor's loop (queue, a saved verdict, the corrected numbers, side by
+side) works on the demo database and on the shared PersistBench file."""
 
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
+from app_server import chromium, chromium_or_skip, running_app
 
 from cimem.demo.simulate import build_demo_database
 from cimem.ingest import ingest_file
@@ -20,8 +14,6 @@ from cimem.store import Store
 
 from fixtures import small_profile, write_jsonl
 
-CHROMIUM = "/usr/bin/chromium"
-REPO = Path(__file__).resolve().parents[1]
 # a deep link first: the first session of a fresh server must open the page it asks for
 PAGES = {
     "growth?mode=definition": "Growth",
@@ -33,22 +25,7 @@ PAGES = {
 }
 PAYLOAD = "<script>alert('xss')</script><img src=x onerror=alert(2)> **not bold**"
 
-pytestmark = pytest.mark.browser
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        raise RuntimeError(f"{CHROMIUM} is missing in CI: .ci/run must install Debian's chromium")
-    pytestmark = [
-        pytest.mark.browser,
-        pytest.mark.skip(
-            reason="Debian's chromium is not installed (apt-get install chromium); .ci/run installs it"
-        ),
-    ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+pytestmark = chromium_or_skip()
 
 
 @pytest.fixture(scope="module")
@@ -64,62 +41,15 @@ def server(tmp_path_factory):
         xss_message = s.con.execute(
             "SELECT min(message_id) FROM messages WHERE run_id = ?", [run]
         ).fetchone()[0]
-    port = free_port()
-    env = dict(os.environ, CIMEM_DB=str(db))
-    streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent)) or "streamlit"
-    proc = subprocess.Popen(
-        [
-            streamlit,
-            "run",
-            str(REPO / "app.py"),
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail(
-            "streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:]
-        )
-    yield base, xss_message
-    proc.terminate()
-    proc.wait(timeout=20)
+    args = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
+    with running_app({"CIMEM_DB": str(db)}, *args) as base:
+        yield base, xss_message
 
 
 @pytest.fixture(scope="module")
 def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--no-first-run",
-            ],
-        )
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def test_every_page_renders(server, browser, tmp_path):
@@ -199,3 +129,82 @@ def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
     )
     page.get_by_text("misclassification-adjusted", exact=False).first.wait_for(timeout=120000)
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def no_exception(page, step: str) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0, step
+
+
+def test_the_auditor_loop_on_the_shared_persistbench_file(browser, tmp_path):
+    """The auditor's loop on real data (one profile, one trial, an imported LLM judge with parse
+    failures) and a second judge: the queue of disagreements, Next keeping the filter, a leak the
+    judge missed recorded by searching its attribute, the judge's errors against people, the
+    corrected numbers on Overview, and the side by side of two judges and of another run."""
+    from cimem.analysis.audit import message_audit
+    from cimem.analysis.queue import review_queue
+    from cimem.judges.base import OfflineJudge, rejudge
+
+    from conftest import shared_file
+
+    path = shared_file("persistbench_llama33_jeffery_day.json")
+    db = tmp_path / "pb.duckdb"
+    with Store.open(db) as store:
+        run = ingest_file(store, path).run_id
+        offline = rejudge(store, run, OfflineJudge()).judge_id
+        queue = review_queue(store, run, None, vs=offline, filter="disagree")
+        assert len(queue.items) >= 2
+        first, second = queue.items[0].message_id, queue.items[1].message_id
+        table = message_audit(store, second, "unanimous").table(None, only_revealed=False)
+    said = table[[c for c in table.columns if c.startswith("judge ")]]
+    keys = [k.lower() for k in table["key"]]
+    # a withheld attribute no judge found revealed on the message, found alone by its key
+    missed = next(
+        r
+        for r in table[~said.eq("yes").any(axis=1)].itertuples()
+        if r.label == "private" and sum(r.key.lower() in k for k in keys) == 1
+    )
+    with running_app({"CIMEM_DB": str(db)}) as base:
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.goto(f"{base}/audit?runs={run}&qf=disagree&qvs={offline}")
+        page.get_by_text("left to review", exact=False).first.wait_for(timeout=60000)
+        header = page.get_by_text(re.compile(rf"of run {run} — profile")).first
+        header.wait_for(timeout=30000)
+        assert re.search(r"Message (\d+)", header.inner_text()).group(1) == str(first)
+        no_exception(page, "the queue")
+        page.get_by_role("button", name="Next ▶").click()
+        page.wait_for_function(
+            "t => document.body.innerText.includes(t)", arg=f"Message {second} of run {run}"
+        )
+        assert "qf=disagree" in page.url and f"message={second}" in page.url
+        no_exception(page, "Next")
+
+        search = page.locator(f".st-key-h_search_{second} input")
+        search.wait_for(timeout=60000)
+        search.fill(missed.key)
+        search.press("Enter")
+        row = page.locator(f".st-key-hv_{second}_{missed.attr_id}")
+        row.wait_for(timeout=60000)
+        row.get_by_text("revealed", exact=True).click()
+        page.get_by_role("button", name="Save my verdicts").click()
+        page.get_by_text("Stored 1 verdict(s)", exact=False).first.wait_for(timeout=60000)
+        page.get_by_text("against people's verdicts", exact=False).first.wait_for(timeout=60000)
+        no_exception(page, "a saved verdict")
+
+        page.goto(f"{base}/?runs={run}")
+        page.get_by_role("heading", name="Corrected for the judge's errors").first.wait_for(
+            timeout=120000
+        )
+        page.get_by_text("misclassification-adjusted", exact=False).first.wait_for(timeout=120000)
+        no_exception(page, "Overview")
+
+        page.goto(f"{base}/audit?runs={run}&message={second}")
+        page.get_by_role("heading", name="Side by side").first.wait_for(timeout=60000)
+        page.locator(".st-key-sbs_ja").get_by_text("Left judge").wait_for(timeout=60000)
+        page.locator(".st-key-sbs_jb").get_by_text("Right judge").wait_for(timeout=60000)
+        no_exception(page, "two judges side by side")
+        page.get_by_text("this task in another run", exact=True).click()
+        page.get_by_text("No other run has this profile", exact=False).first.wait_for(timeout=60000)
+        no_exception(page, "another run side by side")
+    with Store.open(db, read_only=True) as store:
+        rows = store.human_verdicts(store.human_judge_of(run))
+    assert [(r.message_id, r.attr_id, r.revealed) for r in rows] == [(second, missed.attr_id, True)]
