@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from cimem.analysis.correction import MIN_AUDITED
 from cimem.analysis.queue import FILTERS, SAMPLE
 from cimem.store import HumanVerdict, JudgeInfo
 from webapp import render, state
@@ -356,11 +357,16 @@ def corrected_section(ch: state.Choices) -> None:
             {
                 "metric": name,
                 "raw (judge)": round(100 * v.raw, 2),
-                "corrected": round(100 * v.mean, 2),
-                "corrected 95% CI": f"[{100 * v.ci95[0]:.2f}, {100 * v.ci95[1]:.2f}]",
+                "corrected": "-" if v.not_estimated else f"{100 * v.mean:.2f}",
+                "corrected 95% CI": "-"
+                if v.not_estimated
+                else f"[{100 * v.ci95[0]:.2f}, {100 * v.ci95[1]:.2f}]",
             }
         )
     st.dataframe(pd.DataFrame(rows), hide_index=True)
+    for name, v in (("Violation@n", r.violation), ("Completeness", r.completeness)):
+        if v.not_estimated:
+            st.info(f"{name} is not corrected: {v.not_estimated}.")
     st.dataframe(
         pd.DataFrame(
             [
@@ -381,7 +387,10 @@ def corrected_section(ch: state.Choices) -> None:
         f" {ch.describe()}; corrected from people's verdicts (judge {human}) on"
         f" {r.violation.audited_pairs} audited cells by a {r.violation.method}"
         f" ({r.violation.resamples} resamples; the interval holds the profile sampling and the"
-        " uncertainty of the estimated error rates). Sensitivity is pooled over labels. It"
+        " uncertainty of the estimated error rates). Withheld attributes borrow the sensitivity"
+        " pooled over both labels; needed ones use their own. A rate from a group with no"
+        f" audited cell comes from the prior alone, so nothing is corrected below {MIN_AUDITED}"
+        " audited cells per group. It"
         " assumes the audited cells are a random sample within each label and judge verdict"
         " (use the Audit page's sample or `cimem audit-sample`) and that people are right; the"
         " Learn page explains it."

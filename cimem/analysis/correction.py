@@ -55,6 +55,10 @@ EM_STEPS = 150
 EM_STEPS_REPLICATE = 25
 RESAMPLES = 400
 STRATUM_NAMES = ("private", "share")
+# Audited cells needed in each (label, judge verdict) group an estimate rests on: below that the
+# error rates would come from the prior, not from people. Completeness rests on the two needed
+# groups; Violation on all four (withheld attributes borrow the sensitivity pooled over both).
+MIN_AUDITED = 5
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,8 @@ class ErrorRates:
 
 @dataclass(frozen=True)
 class CorrectedValue:
-    """One corrected metric: plug-in estimate and the bootstrap 95% interval."""
+    """One corrected metric: plug-in estimate and the bootstrap 95% interval; or, when the audit
+    is too thin for it, nan with ``not_estimated`` saying what is missing."""
 
     mean: float
     ci95: tuple[float, float]
@@ -94,16 +99,20 @@ class CorrectedValue:
     method: str
     audited_pairs: int
     resamples: int
+    not_estimated: str | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "mean": self.mean,
-            "ci95": list(self.ci95),
+        out: dict[str, object] = {
+            "mean": None if self.mean != self.mean else self.mean,
+            "ci95": [None if x != x else x for x in self.ci95],
             "raw": self.raw,
             "method": self.method,
             "audited_pairs": self.audited_pairs,
             "resamples": self.resamples,
         }
+        if self.not_estimated is not None:
+            out["not_estimated"] = self.not_estimated
+        return out
 
 
 @dataclass(frozen=True)
@@ -464,6 +473,28 @@ def _value(
     return CorrectedValue(_raw_mean(point[0]), ci, raw, METHOD, audited, len(reps))
 
 
+def _thin_groups(strata: tuple[_Stratum, ...]) -> list[str]:
+    """The (label, judge verdict) groups with fewer than MIN_AUDITED audited cells, as
+    "private, judge yes: 2" (label first, in STRATUM_NAMES order)."""
+    out = []
+    for name, st in zip(STRATUM_NAMES, strata):
+        for j, verdict in ((1, "yes"), (0, "no")):
+            n = int(st.h_given_j[j].sum())
+            if n < min(MIN_AUDITED, st.judge_cells[j]):  # a group the run does not have is fine
+                out.append(f"{name}, judge {verdict}: {n}")
+    return out
+
+
+def _missing(thin: list[str]) -> str | None:
+    """Why a corrected value was not estimated (None when nothing is missing)."""
+    if not thin:
+        return None
+    return (
+        f"too few audited cells: it needs {MIN_AUDITED} in each group of label and judge verdict"
+        f" it rests on, and has {'; '.join(thin)} (review the suggested audit sample)"
+    )
+
+
 def corrected_metrics(
     prep: Prepared,
     audit: AuditCells,
@@ -480,18 +511,36 @@ def corrected_metrics(
     rng = np.random.default_rng(seed)
     strata = (_stratum(prep, prep.priv_rows, audit), _stratum(prep, prep.need_rows, audit))
     audited = int(sum(st.h_given_j.sum() for st in strata))
+    thin = _thin_groups(strata)
+    nan = float("nan")
     point_p = _posterior_mean(strata)
     se0, fpr0 = _rates(strata, point_p)
     draws = _posterior_draws(strata, resamples, rng)
     se, fpr = _rates(strata, draws)
-    v0, w = _violation(prep, strata[0], se0[:, 0], fpr0[:, 0], EM_STEPS, None, None)
-    vr, _ = _violation(
-        prep, strata[0], se[:, 0], fpr[:, 0], EM_STEPS_REPLICATE, np.repeat(w, resamples, 0), rng
+    viol = CorrectedValue(nan, (nan, nan), raw_violation, METHOD, audited, 0, _missing(thin))
+    if not thin:
+        v0, w = _violation(prep, strata[0], se0[:, 0], fpr0[:, 0], EM_STEPS, None, None)
+        vr, _ = _violation(
+            prep,
+            strata[0],
+            se[:, 0],
+            fpr[:, 0],
+            EM_STEPS_REPLICATE,
+            np.repeat(w, resamples, 0),
+            rng,
+        )
+        viol = _value(v0, vr, raw_violation, audited, rng)
+    need_thin = [g for g in thin if g.startswith("share")]
+    comp = CorrectedValue(
+        nan,
+        (nan, nan),
+        raw_completeness,
+        METHOD,
+        audited,
+        0,
+        _missing(need_thin) if need_thin else "not asked for",
     )
-    viol = _value(v0, vr, raw_violation, audited, rng)
-    nan = float("nan")
-    comp = CorrectedValue(nan, (nan, nan), raw_completeness, METHOD, audited, 0)
-    if completeness:
+    if completeness and not need_thin:
         c0, w = _completeness(prep, strata[1], audit, se0[:, 1], fpr0[:, 1], EM_STEPS, None)
         cr, _ = _completeness(
             prep,

@@ -223,6 +223,9 @@ def corrected_lines(m: RunMetrics, c) -> list[str]:
         f"    {'':<16} {'raw':>8}  {'corrected':>9}  95% interval",
     ]
     for name, v in ((f"Violation@{m.k}", r.violation), ("Completeness", r.completeness)):
+        if v.not_estimated:
+            out.append(f"    {name:<16} {pct(v.raw):>8}  not corrected: {v.not_estimated}")
+            continue
         out.append(
             f"    {name:<16} {pct(v.raw):>8}  {pct(v.mean):>9}  [{pct(v.ci95[0]).strip()},"
             f" {pct(v.ci95[1]).strip()}]"

@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from cimem.analysis.correction import AuditCells, corrected_metrics, suggest_audit
+from cimem.analysis.correction import MIN_AUDITED, AuditCells, corrected_metrics, suggest_audit
 from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.analysis.metrics import (
     MetricOptions,
@@ -173,11 +173,38 @@ def test_error_rates_are_estimated_near_the_simulated_ones(truth_cubes):
     assert result.violation.method == result.completeness.method
 
 
-def test_without_audit_the_interval_is_wide_not_falsely_precise(truth_cubes):
-    prep = prepare(truth_cubes["demo: erratic (simulated)"], MetricOptions())
-    judged = noisy_judge(prep, np.random.default_rng(1))
+def test_a_thin_audit_corrects_nothing_and_says_what_is_missing(truth_cubes):
+    """Without audited cells in a group of label and judge verdict, its error rates would come
+    from the prior alone: nothing resting on that group is estimated, and the reason names it."""
+    truth = prepare(truth_cubes["demo: erratic (simulated)"], MetricOptions())
+    judged = noisy_judge(truth, np.random.default_rng(1))
     empty = AuditCells(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
-    result = corrected_metrics(judged, empty, raw_violation=0.0, raw_completeness=0.0, resamples=50)
-    lo, hi = result.violation.ci95
-    assert result.violation.audited_pairs == 0
-    assert hi - lo > 0.3
+    result = corrected_metrics(judged, empty, raw_violation=0.3, raw_completeness=0.6, resamples=20)
+    for v in (result.violation, result.completeness):
+        assert v.mean != v.mean and v.audited_pairs == 0 and v.resamples == 0
+        assert v.not_estimated is not None and "share, judge yes: 0" in v.not_estimated
+        assert v.as_dict()["mean"] is None and v.as_dict()["not_estimated"] == v.not_estimated
+    assert "private, judge no: 0" in (result.violation.not_estimated or "")
+    assert "private" not in (result.completeness.not_estimated or "")  # it rests on needed only
+    assert result.violation.raw == 0.3 and result.completeness.raw == 0.6
+
+    full = audited_by_truth(truth, judged, 1)
+    private = np.isin(full.pair, judged.priv_rows)
+    said = ((judged.cube.pair_mask[full.pair] >> full.trial.astype(np.uint64)) & 1) == 1
+    # keep MIN_AUDITED - 1 cells of "private, judge yes": Completeness only
+    group = np.flatnonzero(private & said)
+    keep = np.ones(len(full), bool)
+    keep[group[MIN_AUDITED - 1 :]] = False
+    thin = AuditCells(full.pair[keep], full.trial[keep], full.revealed[keep])
+    result = corrected_metrics(judged, thin, raw_violation=0.3, raw_completeness=0.6, resamples=20)
+    assert result.violation.not_estimated is not None
+    assert f"private, judge yes: {MIN_AUDITED - 1}" in result.violation.not_estimated
+    assert result.completeness.not_estimated is None
+    lo, hi = result.completeness.ci95
+    assert lo <= result.completeness.mean <= hi
+    keep[group[MIN_AUDITED - 1]] = True  # exactly MIN_AUDITED: Violation too
+    enough = AuditCells(full.pair[keep], full.trial[keep], full.revealed[keep])
+    result = corrected_metrics(
+        judged, enough, raw_violation=0.3, raw_completeness=0.6, resamples=20
+    )
+    assert result.violation.not_estimated is None and result.violation.mean == result.violation.mean

@@ -252,8 +252,13 @@ if len(jnames) < 2:
 else:
     a1, a2 = st.columns(2)
     ja = a1.selectbox("Judge A", list(jnames), format_func=jnames.get, key="ja")
-    jb = a2.selectbox(
-        "Judge B", list(jnames), index=len(jnames) - 1, format_func=jnames.get, key="jb"
+    machines = [j.judge_id for j in audit.judges if j.kind != "human" and j.judge_id != ja]
+    jb = a2.selectbox(  # people's verdicts are compared above, against the judge shown
+        "Judge B",
+        list(jnames),
+        index=list(jnames).index(machines[-1]) if machines else len(jnames) - 1,
+        format_func=jnames.get,
+        key="jb",
     )
     ag = state.agreement(ch.db, ch.v, ja, jb, rule)
     o = ag.overall
