@@ -441,6 +441,8 @@ def test_audit_deep_link_has_the_picker_and_records_only_what_was_set(demo_copy,
     # the judge's errors against people's verdicts appear and count the miss
     at.run()
     assert any("against people's verdicts" in m.value for m in at.markdown)
+    # two machine judges stay compared by default (people's verdicts are compared above)
+    assert at.selectbox(key="jb").value != human and at.selectbox(key="ja").value != human
 
 
 def test_overview_shows_raw_and_corrected_when_people_audited(demo_copy, monkeypatch):
