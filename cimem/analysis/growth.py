@@ -327,24 +327,59 @@ def _prefix(pm: ProfileMatrix, q: np.ndarray, order: np.ndarray, tasks: list[int
 
 
 def greedy_worst_order(pm: ProfileMatrix, q: np.ndarray) -> np.ndarray:
-    """Add, step by step, the task that gives the highest Violation so far (ties: the first)."""
-    n = pm.eligible.shape[1]
-    chosen: list[int] = []
-    prod = np.ones(pm.eligible.shape[0])
-    inden = np.zeros(pm.eligible.shape[0], bool)
-    remaining = np.arange(n)
-    for _ in range(n):
-        den = inden[:, None] | pm.eligible[:, remaining]  # [A, R]
-        d = den.sum(axis=0)
-        num = np.where(den, 1.0 - prod[:, None] * q[:, remaining], 0.0).sum(axis=0)
+    """Add, step by step, the task that gives the highest Violation so far (ties within 1e-6:
+    the first). One profile; :func:`greedy_worst_orders` does many at once."""
+    return greedy_worst_orders([pm.eligible], [q])[0]
+
+
+def greedy_worst_orders(eligible: list[np.ndarray], qs: list[np.ndarray]) -> list[np.ndarray]:
+    """:func:`greedy_worst_order` for many (eligible [A, N], q [A, N]) problems at once, padded
+    into one batch: each step is three batched matrix-vector products instead of a loop of
+    small array operations per problem (a 60-profile run at five sample counts: 300 problems).
+
+    With ``den = eligible | seen`` (an attribute counts once some chosen task made it eligible)
+    and ``prod`` the product of q over the chosen tasks, a candidate task r gives
+    ``d_r = sum_a den[a, r]`` counted attributes and ``sum_a den[a, r] (1 - prod_a q[a, r])``
+    leaked: both are sums over attributes of known matrices times ``seen`` and ``prod``."""
+    if not eligible:
+        return []
+    n_b = len(eligible)
+    a_max = max(e.shape[0] for e in eligible)
+    n_max = max(e.shape[1] for e in eligible)
+    if n_max == 0:
+        return [np.zeros(0, np.int64) for _ in eligible]
+    elig = np.zeros((n_b, a_max, n_max), bool)
+    q = np.ones((n_b, a_max, n_max))
+    real = np.zeros((n_b, n_max), bool)
+    for i, (e, qi) in enumerate(zip(eligible, qs)):
+        elig[i, : e.shape[0], : e.shape[1]] = e
+        q[i, : e.shape[0], : e.shape[1]] = qi
+        real[i, : e.shape[1]] = True
+    # float32 (four times faster here); scores that agree to 1e-6 count as ties
+    f32 = np.float32
+    e_t = np.ascontiguousarray(elig.transpose(0, 2, 1), dtype=f32)  # [B, N, A]
+    q_t = np.ascontiguousarray(q.transpose(0, 2, 1), dtype=f32)
+    not_e = 1.0 - e_t
+    both = np.concatenate([e_t * q_t, not_e * q_t], axis=2)  # [B, N, 2A]: eligible, seen-only
+    e_sum = e_t.sum(axis=2)  # [B, N]
+    seen = np.zeros((n_b, a_max), f32)
+    prod = np.ones((n_b, a_max), f32)
+    taken = ~real
+    orders = np.zeros((n_b, n_max), np.int64)
+    rows = np.arange(n_b)
+    for step in range(n_max):
+        d = e_sum + np.matmul(not_e, seen[:, :, None])[:, :, 0]
+        weights = np.concatenate([prod, prod * seen], axis=1)[:, :, None]
+        kept = np.matmul(both, weights)[:, :, 0]  # sum over counted attributes of prod * q
         with np.errstate(invalid="ignore", divide="ignore"):
-            v = np.where(d > 0, num / np.maximum(d, 1), -1.0)
-        best = int(remaining[int(np.argmax(v))])
-        chosen.append(best)
-        remaining = remaining[remaining != best]
-        prod = prod * q[:, best]
-        inden |= pm.eligible[:, best]
-    return np.array(chosen, dtype=np.int64)
+            v = np.where(d > 0.5, (d - kept) / np.maximum(d, 1.0), -1.0)
+        v = np.where(taken, -np.inf, np.round(v, 6))
+        best = np.argmax(v, axis=1)
+        orders[:, step] = best
+        taken[rows, best] = True
+        prod *= q_t[rows, best, :]
+        seen = np.maximum(seen, e_t[rows, best, :])
+    return [orders[i, : e.shape[1]] for i, e in enumerate(eligible)]
 
 
 @dataclass
@@ -413,6 +448,7 @@ def growth(
     theo = np.full_like(obs, np.nan)
     err = np.full_like(obs, np.nan)
     all_exact = True
+    worst: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (profile, k index, q, theory q)
     for p, pm in enumerate(mats):
         n_p = pm.eligible.shape[1]
         e_d = (
@@ -438,13 +474,17 @@ def growth(
                 theo[p, :, j], _, _ = _random_expected_ratio(pm, q1, tasks, subsets, k)
                 all_exact &= ex
             else:
-                if order == "fixed":
-                    seq = np.array([t for t in (fixed_order or range(n_p)) if t < n_p], np.int64)
-                    seq = np.concatenate([seq, np.setdiff1d(np.arange(n_p), seq)])
-                else:
-                    seq = greedy_worst_order(pm, q)
+                if order == "worst":  # every greedy order at once, below
+                    worst.append((p, j, q, qt))
+                    continue
+                seq = np.array([t for t in (fixed_order or range(n_p)) if t < n_p], np.int64)
+                seq = np.concatenate([seq, np.setdiff1d(np.arange(n_p), seq)])
                 obs[p, :, j] = _prefix(pm, q, seq, tasks)
                 theo[p, :, j] = _prefix(pm, qt, seq, tasks)
+    seqs = greedy_worst_orders([mats[p].eligible for p, _, _, _ in worst], [w[2] for w in worst])
+    for (p, j, q, qt), seq in zip(worst, seqs):
+        obs[p, :, j] = _prefix(mats[p], q, seq, tasks)
+        theo[p, :, j] = _prefix(mats[p], qt, seq, tasks)
     with np.errstate(invalid="ignore"):
         mean_obs = np.nanmean(obs, axis=0) if len(mats) else obs[0]
         mean_theo = np.nanmean(theo, axis=0) if len(mats) else theo[0]

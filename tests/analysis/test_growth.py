@@ -231,3 +231,39 @@ def test_union_bound_without_t1_in_the_request(cube):
     row = growth(cube, opts, tasks=[3], draws=3, seed=5)
     assert [r[0] for r in column.violation] == pytest.approx([r[1] for r in grid.violation])
     assert row.violation[0] == pytest.approx(grid.violation[2])
+
+
+def _greedy_reference(eligible: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The greedy worst order step by step, one problem at a time (the definition)."""
+    n = eligible.shape[1]
+    chosen: list[int] = []
+    prod = np.ones(eligible.shape[0])
+    seen = np.zeros(eligible.shape[0], bool)
+    for _ in range(n):
+        best, best_v = -1, -np.inf
+        for r in range(n):
+            if r in chosen:
+                continue
+            den = seen | eligible[:, r]
+            v = (1.0 - prod[den] * q[den, r]).sum() / den.sum() if den.any() else -1.0
+            if round(v, 6) > best_v:
+                best, best_v = r, round(v, 6)
+        chosen.append(best)
+        prod = prod * q[:, best]
+        seen |= eligible[:, best]
+    return np.array(chosen)
+
+
+def test_batched_greedy_orders_match_the_step_by_step_definition():
+    from cimem.analysis.growth import greedy_worst_orders
+
+    rng = np.random.default_rng(3)
+    shapes = [(6, 5), (3, 8), (1, 1), (9, 4), (0, 3), (4, 0), (7, 7)]
+    eligible = [rng.random(s) < 0.5 for s in shapes]
+    # coarse q values make exact ties common: the first task of a tie must win
+    qs = [rng.choice([0.25, 0.5, 1.0], size=s) for s in shapes]
+    got = greedy_worst_orders(eligible, qs)
+    for e, q, order in zip(eligible, qs, got):
+        assert order.tolist() == _greedy_reference(e, q).tolist()
+        assert sorted(order.tolist()) == list(range(e.shape[1]))
+    assert greedy_worst_orders([], []) == []
