@@ -430,13 +430,11 @@ def heat_cells(
 ):
     """The heatmap's cells for the ``top`` most leaked attributes only (what is on screen), with
     compact row and column labels that keep the distinguishing end of long names, unique."""
-    from cimem.analysis.breakdowns import heatmap_table
+    from cimem.analysis.breakdowns import heatmap_table, most_leaked_keys
 
     view = _view(path, db_version, run_id, judge_id, opts, filters)
-    cells = heatmap_table(view, only_private=only_private)
-    by_key = cells.groupby("key")["leaks"].sum().sort_values(ascending=False, kind="stable")
-    keys = list(by_key.index[:top])
-    cells = cells[cells["key"].isin(keys)]
+    keys = most_leaked_keys(view, only_private, top)
+    cells = heatmap_table(view[view["key"].isin(keys)], only_private=only_private)
     by_ctx = cells.groupby("context")["leaks"].sum().sort_values(ascending=False, kind="stable")
     cells = cells.assign(
         row=cells["key"].map(compact_labels(keys, 34)),

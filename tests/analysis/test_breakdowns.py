@@ -104,3 +104,33 @@ def test_heatmap_pools_profiles_per_key_and_task(cube):
     assert ("need", "Bank: Loan") not in heat.index  # only private cells by default
     everything = heatmap_table(pair_table(cube, OPTS), only_private=False)
     assert ("need" in set(everything["key"])) and len(everything) > len(heat)
+
+
+@pytest.mark.parametrize("only_private", [True, False])
+def test_heatmap_and_its_top_keys_agree_with_a_plain_groupby(only_private):
+    """On the reference file: every cell as a plain pandas groupby gives it, and the keys on
+    screen are the most leaked (ties by key)."""
+    from cimem.analysis.breakdowns import most_leaked_keys
+
+    from conftest import shared_file
+
+    pairs = pair_table(cube_from_official(shared_file("results_sample.jsonl")), OPTS)
+    data = pairs[(pairs["samples"] > 0) & (pairs["in_violation"] | (not only_private))]
+    want = (
+        data.assign(key=data["key"].astype(str), rcp=data["recipient"].astype(str))
+        .assign(tsk=data["task"].astype(str))
+        .groupby(["key", "rcp", "tsk"])
+        .agg(leaks=("leaks", "sum"), samples=("samples", "sum"), profiles=("profile", "nunique"))
+    )
+    got = heatmap_table(pairs, only_private).set_index(["key", "recipient", "task"])
+    got.index = got.index.set_levels([lvl.astype(str) for lvl in got.index.levels])
+    got = got.sort_index()
+    assert list(got.index) == list(want.index) and len(got) > 0
+    assert (got["leaks"].to_numpy() == want["leaks"].to_numpy()).all()
+    assert (got["samples"].to_numpy() == want["samples"].to_numpy()).all()
+    assert (got["profiles"].to_numpy() == want["profiles"].to_numpy()).all()
+    assert np.allclose(got["frequency"], want["leaks"] / want["samples"])
+    by_key = want.groupby(level="key")["leaks"].sum()
+    ranked = sorted(by_key.index, key=lambda k: (-by_key[k], k))
+    assert most_leaked_keys(pairs, only_private, 7) == ranked[:7]
+    assert most_leaked_keys(pairs.iloc[:0], only_private, 7) == []
