@@ -157,8 +157,8 @@ def heatmap_table(pairs: pd.DataFrame, only_private: bool = True) -> pd.DataFram
     profiles = np.bincount(
         np.unique(inverse * (profile_of.max() + 1) + profile_of) // (profile_of.max() + 1),
         minlength=n,
-    )
-    firsts = data.iloc[first]
+    )  # distinct (cell, profile) combinations, counted per cell
+    firsts: pd.DataFrame = data.iloc[first]
     out = pd.DataFrame(
         {
             "key": firsts["key"].astype(str).to_numpy(),
