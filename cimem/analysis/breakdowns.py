@@ -158,7 +158,7 @@ def heatmap_table(pairs: pd.DataFrame, only_private: bool = True) -> pd.DataFram
         np.unique(inverse * (profile_of.max() + 1) + profile_of) // (profile_of.max() + 1),
         minlength=n,
     )  # distinct (cell, profile) combinations, counted per cell
-    firsts: pd.DataFrame = data.iloc[first]
+    firsts = data.take(first)
     out = pd.DataFrame(
         {
             "key": firsts["key"].astype(str).to_numpy(),
