@@ -219,3 +219,27 @@ def test_leaks_says_no_leaks_instead_of_a_red_field(tmp_path, monkeypatch):
     no_exception(at)
     assert any(s.value.startswith("No leaks here") for s in at.success)
     assert not at.get("vega_lite_chart")
+
+
+def test_data_page_runs_table_is_readable_and_shows_no_server_path(tmp_path, monkeypatch):
+    db = tmp_path / "runs.duckdb"
+    src = (
+        write_jsonl(tmp_path / "deep" / "inside" / "a.jsonl", [small_profile("A")])
+        if ((tmp_path / "deep" / "inside").mkdir(parents=True) is None)
+        else None
+    )
+    with Store.open(db) as store:
+        ingest_file(store, src, name="a run")
+    at = open_page(str(db), PAGES[5], monkeypatch)
+    no_exception(at)
+    table = at.dataframe[0].value
+    assert list(table.columns)[:5] == [
+        "run",
+        "name",
+        "model",
+        "prompt level",
+        "samples per task (n)",
+    ]
+    assert not [c for c in table.columns if "_" in c]  # no snake_case header
+    assert table["source file"].tolist() == ["a.jsonl"]
+    assert str(tmp_path) not in str(table.to_dict())

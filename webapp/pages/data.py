@@ -90,7 +90,40 @@ if runs.empty:
         "`python -m cimem ingest FILE --db DB`."
     )
     st.stop()
-st.dataframe(runs, hide_index=True)
+RUN_COLUMNS = {  # the store's fields -> what a reader sees, in this order
+    "run_id": "run",
+    "name": "name",
+    "model": "model",
+    "level": "prompt level",
+    "n_trials": "samples per task (n)",
+    "profiles": "profiles",
+    "contexts": "tasks (all profiles)",
+    "messages": "messages",
+    "verdicts": "verdicts",
+    "judges": "judges",
+    "kind": "holds",
+    "source_format": "format",
+    "source": "source file",
+    "simulated": "simulated",
+    "created_at": "imported",
+}
+shown = runs[list(RUN_COLUMNS)].rename(columns=RUN_COLUMNS)
+# a server path is not a visitor's business: the file's name says which file it was
+shown["source file"] = [Path(str(x)).name if x else "-" for x in runs["source"]]
+shown["model"] = shown["model"].fillna("-")
+st.dataframe(
+    shown,
+    hide_index=True,
+    column_config={
+        "prompt level": st.column_config.NumberColumn(format="%d"),
+        "samples per task (n)": st.column_config.NumberColumn(format="%d"),
+        "imported": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm"),
+    },
+)
+st.caption(
+    "holds: results (messages and verdicts), profiles or labels only; a blank prompt level or n:"
+    " the source does not say."
+)
 choice = st.selectbox(
     "Run",
     runs["run_id"].tolist(),
@@ -106,7 +139,20 @@ with st.expander("Configuration"):
     )
     judges = state.judges_of(state.db_path(), state.version(), int(choice))
     if judges:
-        st.dataframe(pd.DataFrame([j.__dict__ for j in judges]), hide_index=True)
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "judge": [j.judge_id for j in judges],
+                    "name": [j.name for j in judges],
+                    "kind": [str(j.kind) for j in judges],
+                    "model": [j.model or "-" for j in judges],
+                    "prompt hash": [(j.prompt_hash or "-")[:12] for j in judges],
+                    "made": [j.created_at for j in judges],
+                }
+            ),
+            hide_index=True,
+            column_config={"made": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")},
+        )
 c1, c2 = st.columns(2)
 new_name = c1.text_input("New name", cfg["name"], key=f"new_name_{choice}")
 if c1.button("Rename", key="rename") and new_name.strip():
