@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -145,3 +147,21 @@ def runner_profiles(n_profiles: int = 3, n_contexts: int = 4) -> list[dict]:
         ]
         out.append(profile(name, attrs, contexts))
     return out
+
+
+def hold_database(path) -> subprocess.Popen:
+    """Another process holding the database open, as the app or a running `cimem run` does."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from cimem.store import Store;"
+            f" s = Store.open({str(path)!r}); print('open', flush=True);"
+            " sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout.readline().strip() == "open"
+    return proc

@@ -198,7 +198,7 @@ def test_a_run_written_elsewhere_appears_on_the_next_rerun(tmp_path, monkeypatch
 
 
 def test_a_database_held_by_another_process_is_explained(tmp_path, monkeypatch):
-    from test_store import hold_database
+    from fixtures import hold_database
 
     db = tmp_path / "held.duckdb"
     proc = hold_database(db)

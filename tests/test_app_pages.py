@@ -223,11 +223,8 @@ def test_leaks_says_no_leaks_instead_of_a_red_field(tmp_path, monkeypatch):
 
 def test_data_page_runs_table_is_readable_and_shows_no_server_path(tmp_path, monkeypatch):
     db = tmp_path / "runs.duckdb"
-    src = (
-        write_jsonl(tmp_path / "deep" / "inside" / "a.jsonl", [small_profile("A")])
-        if ((tmp_path / "deep" / "inside").mkdir(parents=True) is None)
-        else None
-    )
+    (tmp_path / "deep" / "inside").mkdir(parents=True)
+    src = write_jsonl(tmp_path / "deep" / "inside" / "a.jsonl", [small_profile("A")])
     with Store.open(db) as store:
         ingest_file(store, src, name="a run")
     at = open_page(str(db), PAGES[5], monkeypatch)

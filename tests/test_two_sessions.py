@@ -49,9 +49,7 @@ def fabricated(tmp_path_factory) -> Path:
 def runs_seen(at: AppTest) -> dict[int, tuple[str, int, int]]:
     """The Data page's run table: {run_id: (name, profiles, messages)}."""
     table = at.dataframe[0].value
-    return {
-        int(r.run_id): (str(r.name), int(r.profiles), int(r.messages)) for r in table.itertuples()
-    }
+    return {int(r.run): (str(r.name), int(r.profiles), int(r.messages)) for r in table.itertuples()}
 
 
 @pytest.mark.slow

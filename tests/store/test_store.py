@@ -1,15 +1,12 @@
 """The store: schema, transactions, run lookup and deletion."""
 
-import subprocess
-import sys
-
 import pyarrow as pa
 import pytest
 
 from cimem.ingest import ingest_file
 from cimem.store.database import SCHEMA_VERSION, DatabaseBusy, Store
 
-from fixtures import small_profile, write_jsonl
+from fixtures import hold_database, small_profile, write_jsonl
 
 
 def test_new_database_has_schema_and_no_runs(store: Store):
@@ -54,24 +51,6 @@ def test_reopen_keeps_data(tmp_path):
         ingest_file(s, write_jsonl(tmp_path / "a.jsonl", [small_profile()]))
     with Store.open(path, read_only=True) as s:
         assert len(s.list_runs()) == 1
-
-
-def hold_database(path) -> subprocess.Popen:
-    """Another process holding the database open, as the app or a running `cimem run` does."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from cimem.store import Store;"
-            f" s = Store.open({str(path)!r}); print('open', flush=True);"
-            " sys.stdin.read()",
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout.readline().strip() == "open"
-    return proc
 
 
 def test_a_database_held_elsewhere_gives_a_clear_error(tmp_path):
