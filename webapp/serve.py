@@ -5,7 +5,8 @@ runs in this process.
 Streamlit imports a page's modules when the first visitor's script runs, so without this the first
 page a fresh server shows waits about a second for pandas, Altair, DuckDB and cimem. Imported here,
 before the server listens, they are in ``sys.modules`` when that script runs. The app's own
-``webapp`` modules are left to the script: their Streamlit caches must be made with the runtime up.
+``webapp`` modules with Streamlit caches are left to the script (their caches must be made with
+the runtime up); ``webapp.warm`` has none and starts building the default database's cubes.
 """
 
 from __future__ import annotations
@@ -38,10 +39,15 @@ PRELOAD = (
 
 
 def main(argv: list[str]) -> int:
-    """Import PRELOAD, then run ``streamlit run app.py`` with ``argv`` as its options."""
+    """Import PRELOAD, start building the default database's cubes (:mod:`webapp.warm`), then
+    run ``streamlit run app.py`` with ``argv`` as its options."""
     for name in PRELOAD:
         importlib.import_module(name)
     from streamlit.web import cli
+
+    from webapp import warm
+
+    warm.start(warm.default_database())
 
     sys.argv = ["streamlit", "run", str(APP), *argv]
     return cli.main(prog_name="streamlit")

@@ -30,10 +30,10 @@ from cimem.llm.endpoints import (
     parse_endpoint_config,
 )
 from cimem.store import DatabaseRefused, Store
+from webapp import warm
 from webapp.render import escape_md
 
-REPO = Path(__file__).resolve().parent
-DEMO_DB = REPO / "local" / "demo.duckdb"
+DEMO_DB = warm.DEMO_DB
 PARTIAL_LABEL = "Use a judge that covers part of a run"
 
 
@@ -62,7 +62,7 @@ def database() -> Database:
             st.error(escape_md(exc))
             st.stop()
         return Database(str(found), typed)
-    path = os.environ.get("CIMEM_DB") or str(DEMO_DB)
+    path = warm.default_database()
     return Database(path, _shown(path))
 
 
@@ -84,10 +84,9 @@ def ensure_demo_database() -> None:
             tmp.rename(DEMO_DB)
 
 
-@st.cache_resource(show_spinner=False)
 def _root(path: str) -> Store:
-    """The server's one connection to a database (DuckDB lets one process open a file once)."""
-    return Store.open(path, create_folders=False)
+    """The server's one connection to a database (shared with the warm start)."""
+    return warm.root(path)
 
 
 _threads = threading.local()
@@ -137,7 +136,7 @@ def _pick_database() -> None:
 def database_picker() -> None:
     """The sidebar's database choice: the default one and the .duckdb files in the data
     folder (a ?db= typed by hand shows as it was typed)."""
-    default = os.environ.get("CIMEM_DB") or str(DEMO_DB)
+    default = warm.default_database()
     options = ["", *paths.databases_in(paths.data_dir())]
     current = st.query_params.get("db", "")
     if current not in options:
@@ -155,9 +154,7 @@ def database_picker() -> None:
 
 def version() -> float:
     """Changes whenever the database file changes: the key that invalidates cached results."""
-    p = Path(db_path())
-    wal = p.with_name(p.name + ".wal")
-    return max((f.stat().st_mtime for f in (p, wal) if f.exists()), default=0.0)
+    return warm.file_version(db_path())
 
 
 def changed() -> None:
@@ -357,7 +354,8 @@ def corrected(
 
 @st.cache_resource(show_spinner="Reading the run...", max_entries=16)
 def cube(path: str, db_version: float, run_id: int, judge_id: int | None) -> LeakCube:
-    return cube_from_store(_store(path), run_id, judge_id)
+    warmed = warm.take_cube(path, db_version, run_id, judge_id)
+    return warmed if warmed is not None else cube_from_store(_store(path), run_id, judge_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -797,8 +795,6 @@ def labelled_runs(choices: Choices) -> list[int]:
             " (official run output) or labels (Hugging Face rows)."
         )
     elif left:
-        from webapp.render import escape_md
-
         st.caption("Left out (no labels): " + ", ".join(escape_md(x) for x in left))
     return out
 
