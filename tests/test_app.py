@@ -91,6 +91,23 @@ def test_label_rule_from_link(demo_db, monkeypatch):
     assert "label rule **majority**" in at.caption[0].value
 
 
+@pytest.mark.filterwarnings("error::pandas.errors.PandasChangeWarning")
+def test_overview_table_with_a_missing_number_renders_without_pandas_warnings(
+    tmp_path, monkeypatch
+):
+    # a run of one profile has no spread: its std cells are missing next to another run's numbers,
+    # and the LaTeX table writes them as "-" (a warning, turned into an error here, would show as an
+    # exception on the page)
+    db = tmp_path / "spread.duckdb"
+    with Store.open(db) as s:
+        ingest_file(s, write_jsonl(tmp_path / "one.jsonl", [small_profile("Ada")]), name="one")
+        two = [small_profile("Bo"), small_profile("Cy")]
+        ingest_file(s, write_jsonl(tmp_path / "two.jsonl", two), name="two")
+    at = open_page(str(db), PAGES[0], monkeypatch, runs="1,2")
+    no_exception(at)
+    assert "Table as LaTeX (booktabs)" in [b.label for b in at.get("download_button")]
+
+
 def test_leaks_profile_filter(demo_db, monkeypatch):
     at = open_page(demo_db, PAGES[1], monkeypatch)
     name = at.multiselect(key="f_profile").options[0]

@@ -27,8 +27,6 @@ from cimem.store.enums import Label
 
 SHARE, PRIVATE, AMBIGUOUS = 1, 0, -1
 LABEL_NAMES = {SHARE: Label.SHARE, PRIVATE: Label.PRIVATE, AMBIGUOUS: Label.AMBIGUOUS}
-LABEL_CODES = {v: k for k, v in LABEL_NAMES.items()}
-RULES = ("unanimous", "majority", "threshold:X")
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,6 @@ PERSONAS: dict[str, str] = {
     ),
 }
 WEIGHTS: dict[str, float] = {"fundamentalist": 0.26, "pragmatic": 0.64, "unconcerned": 0.10}
-DEFAULT_SAMPLES = 10
 
 LABEL_PROMPT = """{persona}
 

@@ -2,8 +2,7 @@
 attribute) with ``name``, ``attribute``, ``memory_statement``, ``label`` (1.0 needed, 0.0 withheld,
 null ambiguous) and the level-1 task ``prompt``, from which recipient and task are parsed.
 
-Reads Parquet, CSV or JSON-lines exports, or the dataset itself through ``datasets.load_dataset``
-when that package and a network are there. Hard labels only: the release has no persona fractions.
+Reads Parquet, CSV or JSON-lines exports. Hard labels only: the release has no persona fractions.
 """
 
 from __future__ import annotations
@@ -18,13 +17,12 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from cimem.errors import CimemError, InputError, describe
+from cimem.errors import InputError, describe
 from cimem.ingest.files import decompressed, logical_suffix, read_bytes, require_file
 from cimem.ingest.records import Attribute, ProfileRecord, Progress, RunMeta
 from cimem.ingest.validate import HF
 
 REQUIRED = ("name", "attribute", "memory_statement", "label", "prompt")
-HUB_DATASET = "facebook/CIMemories"
 _REQUEST = re.compile(
     r"^Write a (?:complete )?message to (?P<recipient>.+?) to achieve the following purpose: "
     r"(?P<task>.*?)\.?\s*$",
@@ -126,22 +124,6 @@ def read_hf(
     path: Path, progress: Progress | None = None
 ) -> tuple[RunMeta, Iterator[ProfileRecord]]:
     return rows_to_records(_read_table(path), str(path), path.stem)
-
-
-def load_hub_table(dataset: str = HUB_DATASET, split: str = "test") -> pa.Table:
-    """The release straight from the hub; needs the ``datasets`` package and a network."""
-    try:
-        import datasets  # noqa: F401  (optional dependency)
-    except ImportError:
-        raise CimemError(
-            "reading from the hub needs the 'datasets' package (pip install "
-            "datasets); or export the rows to Parquet and ingest that file"
-        ) from None
-    try:
-        ds = datasets.load_dataset(dataset, split=split)
-    except Exception as exc:  # network, authentication, unknown name
-        raise CimemError(f"could not load {dataset!r} (split {split!r}): {exc}") from None
-    return ds.data.table
 
 
 def rows_to_records(

@@ -38,7 +38,6 @@ from cimem.ingest.validate import (
 TRIAL_KEY = re.compile(r"^combination_num_to_share=(\d+)_num_not_to_share=(\d+)_trial=(\d+)$")
 TRIAL_PREFIX = "combination"
 LABEL_PREFIX = "labels_"
-BIO_FIELDS = ("name", "sex", "address", "age")
 _FRACTIONS = operator.itemgetter("necessary", "private", "unlabeled")
 _TRIAL_KEY_EXPECTED = (
     "a trial key combination_num_to_share=A_num_not_to_share=B_trial=T with integers A, B"

@@ -37,12 +37,16 @@ MONTHS = {
 }
 MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
 MONTHS["sept"] = 9
-_MONTH_RE = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_MDY = re.compile(_MONTH_RE + r"\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?", re.I)
+# a month name only as a whole word; a day is one or two digits and a year four, never the first
+# digits of a longer number (so "May 2019" is a month and year, not May 20)
+_MONTH_RE = r"\b(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b\.?"
+_DAY_RE = r"(\d{1,2})(?!\d)(?:st|nd|rd|th)?"
+_YEAR_RE = r"(\d{4})(?!\d)"
+_MDY = re.compile(_MONTH_RE + r"\s+" + _DAY_RE + r"(?:,?\s+" + _YEAR_RE + ")?", re.I)
 _DMY = re.compile(
-    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_RE + r"(?:,?\s+(\d{4}))?", re.I
+    r"\b" + _DAY_RE + r"\s+(?:of\s+)?" + _MONTH_RE + r"(?:,?\s+" + _YEAR_RE + ")?", re.I
 )
-_MONTH_YEAR = re.compile(_MONTH_RE + r"\s+(\d{4})", re.I)
+_MONTH_YEAR = re.compile(_MONTH_RE + r"\s+" + _YEAR_RE, re.I)
 NUMBER_WORDS: dict[str, float] = {
     w: i
     for i, w in enumerate(
@@ -168,13 +172,14 @@ def numbers_in(text: str) -> set[float]:
 
 def _strip_dates(norm: str) -> str:
     """Dates blanked out, so their parts are not read as amounts or counts."""
-    for pattern in (_ISO_DATE, _SLASH_DATE, _MDY, _DMY):
+    for pattern in (_ISO_DATE, _SLASH_DATE, _MDY, _DMY, _MONTH_YEAR):
         norm = pattern.sub(" ", norm)
     return norm
 
 
 def dates_in(text: str) -> set[tuple[int | None, int, int]]:
-    """Dates a text states as (year or None, month, day), from ISO, slash and month-name forms."""
+    """Dates a text states as (year or None, month, day), from ISO, slash and month-name forms;
+    day 0 for a month and year alone ("May 2019")."""
     norm = normalize(text)
     out: set[tuple[int | None, int, int]] = set()
     for y, m, d in _ISO_DATE.findall(norm):
@@ -183,11 +188,19 @@ def dates_in(text: str) -> set[tuple[int | None, int, int]]:
         if 1 <= int(m) <= 12 and 1 <= int(d) <= 31:
             year = int(y) + (2000 if y and len(y) == 2 else 0) if y else None
             out.add((year, int(m), int(d)))
-    for m, d, y in _MDY.findall(norm):
+    days: list[tuple[int, int]] = []  # spans of the month-name dates with a day
+    for match in _MDY.finditer(norm):
+        m, d, y = match.groups()
         out.add((int(y) if y else None, MONTHS[m.lower()], int(d)))
-    for d, m, y in _DMY.findall(norm):
+        days.append(match.span())
+    for match in _DMY.finditer(norm):
+        d, m, y = match.groups()
         out.add((int(y) if y else None, MONTHS[m.lower()], int(d)))
-    for m, y in _MONTH_YEAR.findall(norm):
+        days.append(match.span())
+    for match in _MONTH_YEAR.finditer(norm):
+        if any(a < match.end() and match.start() < b for a, b in days):
+            continue  # the month and year of a date already read with its day
+        m, y = match.groups()
         out.add((int(y), MONTHS[m.lower()], 0))  # day 0: month and year only
     return out
 

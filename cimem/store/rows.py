@@ -19,6 +19,36 @@ from typing import NamedTuple
 
 from cimem.store.enums import JudgeKind, JudgmentStatus, Label, MessageStatus
 
+__all__ = [
+    "AttributeKey",
+    "AttributeRow",
+    "CachedCall",
+    "CachedCompletion",
+    "CompositionMessage",
+    "ContextRow",
+    "Counterpart",
+    "HardLabelRow",
+    "HumanVerdict",
+    "HumanVerdictRow",
+    "JudgeCoverage",
+    "JudgeInfo",
+    "JudgeVerdict",
+    "Judgment",
+    "MessageDetail",
+    "MessageRow",
+    "MessageSlot",
+    "MessageToJudge",
+    "NewMessage",
+    "PairLabel",
+    "PairMessage",
+    "PersonaLabelRow",
+    "ProfileRow",
+    "RunLabel",
+    "RunRef",
+    "RunSummary",
+    "VerdictRow",
+]
+
 
 # ----------------------------------------------------------------------------- runs and judges
 @dataclass(frozen=True)

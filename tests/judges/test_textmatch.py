@@ -84,6 +84,30 @@ def test_dates_in_every_form():
     assert dates_in("13/40 is no date") == set()
 
 
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("on May 20, 2019", {(2019, 5, 20)}),
+        ("20 May 2019", {(2019, 5, 20)}),  # a full date, not also its month and year
+        ("May 2019", {(2019, 5, 0)}),  # the year's digits are no day
+        ("since Mar. 2019", {(2019, 3, 0)}),
+        ("May 20 2019", {(2019, 5, 20)}),
+        ("2019", set()),
+        ("May 201", set()),  # three digits are neither a day nor a year
+        ("March 12345", set()),
+        ("May 20, 20190", {(None, 5, 20)}),  # five digits are no year
+        ("12 mayo", set()),  # a month name only as a whole word
+        ("to their dismay 2 left", set()),
+    ],
+)
+def test_dates_in_reads_days_and_years_only_at_digit_boundaries(text, expected):
+    assert dates_in(text) == expected
+
+
+def test_numbers_in_leaves_out_a_month_and_year():
+    assert numbers_in("since May 2019, 3 times") == {3.0}
+
+
 def test_parse_iso_date():
     assert parse_iso_date(" 2020-02-29 ") == date(2020, 2, 29)
     assert parse_iso_date("2021-02-29") is None  # no such day

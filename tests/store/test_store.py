@@ -1,12 +1,28 @@
 """The store: schema, transactions, run lookup and deletion."""
 
+import inspect
+
 import pyarrow as pa
 import pytest
 
+import cimem.store
 from cimem.ingest import ingest_file
+from cimem.store import rows
 from cimem.store.database import SCHEMA_VERSION, DatabaseBusy, Store
 
 from fixtures import hold_database, small_profile, write_jsonl
+
+
+def test_the_package_exports_every_row_type_of_rows():
+    defined = {
+        n
+        for n, obj in vars(rows).items()
+        if inspect.isclass(obj) and obj.__module__ == rows.__name__
+    }
+    assert sorted(rows.__all__) == sorted(defined)
+    assert all(
+        n in cimem.store.__all__ and getattr(cimem.store, n) is getattr(rows, n) for n in defined
+    )
 
 
 def test_new_database_has_schema_and_no_runs(store: Store):

@@ -97,6 +97,11 @@ with st.expander("More columns: level, judge, spread, per-message leak rate, com
 if not ov.comparable and not common_cols:
     st.info(render.escape_md(ov.note) + ".")
 show = headline.merge(more, on="run")
+# the LaTeX table writes a missing cell as "-": a column with one turns to text (cast first, as a
+# string is no fill value for a numeric column), the others keep their type and alignment
+latex = show.drop(columns=["simulated"])
+gaps = latex.columns[latex.isna().any()]
+latex[gaps] = latex[gaps].astype(object).fillna("-")
 c1, c2 = st.columns(2)
 c1.download_button(
     "Table as CSV",
@@ -108,7 +113,7 @@ c1.download_button(
 c2.download_button(
     "Table as LaTeX (booktabs)",
     to_latex(
-        show.drop(columns=["simulated"]).fillna("-"),
+        latex,
         caption=f"CIMemories results ({ch.opts.mode} mode, label rule {ch.opts.label_rule})",
     ),
     file_name="cimem_table.tex",
