@@ -24,14 +24,19 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
-def _cell(value) -> str:
+def _cell(value, missing: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return missing
     if isinstance(value, float):
-        return "--" if math.isnan(value) else f"{value:.2f}"
+        return f"{value:.2f}"
     return latex_escape(value)
 
 
-def to_latex(df: pd.DataFrame, caption: str, label: str = "tab:cimemories") -> str:
-    """A booktabs table of the frame's columns, numbers with two decimals."""
+def to_latex(
+    df: pd.DataFrame, caption: str, label: str = "tab:cimemories", missing: str = "--"
+) -> str:
+    """A booktabs table of the frame's columns, numbers with two decimals, a missing value
+    (None, NaN) written ``missing``; numeric columns are right-aligned, gaps or not."""
     cols = list(df.columns)
     align = "".join("r" if pd.api.types.is_numeric_dtype(df[c]) else "l" for c in cols)
     lines = [
@@ -43,7 +48,7 @@ def to_latex(df: pd.DataFrame, caption: str, label: str = "tab:cimemories") -> s
         r"\midrule",
     ]
     for _, row in df.iterrows():
-        lines.append(" & ".join(_cell(row[c]) for c in cols) + r" \\")
+        lines.append(" & ".join(_cell(row[c], missing) for c in cols) + r" \\")
     lines += [
         r"\bottomrule",
         r"\end{tabular}",

@@ -58,3 +58,16 @@ def test_pareto_front_keeps_identical_points_and_handles_none():
     assert pareto_front([("a", 1.0, 2.0), ("b", 1.0, 2.0)]) == ["a", "b"]
     assert pareto_front([]) == []
     assert pareto_front([("only", 0.5, 0.5)]) == ["only"]
+
+
+def test_to_latex_writes_missing_numbers_as_asked_and_keeps_them_right_aligned():
+    import warnings
+
+    df = pd.DataFrame({"run": ["a", "b"], "std": [0.5, None], "n": [3, None], "note": ["x", None]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = to_latex(df, caption="c", missing="-")
+    assert r"\begin{tabular}{lrrl}" in out
+    assert r"a & 0.50 & 3.00 & x \\" in out
+    assert r"b & - & - & - \\" in out
+    assert r"b & -- & -- & -- \\" in to_latex(df, caption="c")

@@ -97,25 +97,26 @@ with st.expander("More columns: level, judge, spread, per-message leak rate, com
 if not ov.comparable and not common_cols:
     st.info(render.escape_md(ov.note) + ".")
 show = headline.merge(more, on="run")
-# the LaTeX table writes a missing cell as "-": a column with one turns to text (cast first, as a
-# string is no fill value for a numeric column), the others keep their type and alignment
-latex = show.drop(columns=["simulated"])
-gaps = latex.columns[latex.isna().any()]
-latex[gaps] = latex[gaps].astype(object).fillna("-")
+caption = f"CIMemories results ({ch.opts.mode} mode, label rule {ch.opts.label_rule})"
+
+
+def latex_table() -> str:
+    """The LaTeX table, made when its button is clicked; a missing cell is written "-"."""
+    return to_latex(show.drop(columns=["simulated"]), caption=caption, missing="-")
+
+
+# both files are made only when their button is clicked (not sent with every page)
 c1, c2 = st.columns(2)
 c1.download_button(
     "Table as CSV",
-    show.to_csv(index=False),
+    lambda: show.to_csv(index=False),
     file_name="cimem_table.csv",
     mime="text/csv",
     on_click="ignore",
 )
 c2.download_button(
     "Table as LaTeX (booktabs)",
-    to_latex(
-        latex,
-        caption=f"CIMemories results ({ch.opts.mode} mode, label rule {ch.opts.label_rule})",
-    ),
+    latex_table,
     file_name="cimem_table.tex",
     mime="text/x-tex",
     on_click="ignore",
