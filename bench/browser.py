@@ -165,10 +165,13 @@ def slider(label: str):
     return change
 
 
-def choose(widget: str, label: str, option: Callable[[int], int]):
-    """Open a selectbox or multiselect by its label and click an option (rep picks which)."""
+def choose(widget: str, label: str, option: Callable[[int], int], inside: str | None = None):
+    """Open a selectbox or multiselect by its label and click an option (rep picks which);
+    ``inside``: the label of the expander that holds it, opened first (not timed)."""
 
     def change(page, rep: int) -> float:
+        if inside is not None:
+            main_area(page).get_by_text(inside, exact=True).first.click()
         box = main_area(page).locator(f'[data-testid="{widget}"]').filter(has_text=label).first
         options = page.get_by_role("option")
         for _ in range(5):  # a click right after a rerun can land before the widget listens
@@ -206,7 +209,22 @@ PAGES = [
             "k slider": slider("Samples per task"),
         },
     ),
-    Page("audit", "Audit", "Audit", {"context": choose("stSelectbox", "Context", lambda r: r + 1)}),
+    Page(
+        "audit",
+        "Audit",
+        "Audit",
+        {
+            "queue next": lambda page, rep: timed(
+                page, lambda: main_area(page).get_by_role("button", name="Next ▶").click()
+            ),
+            "context": choose(
+                "stSelectbox",
+                "Context",
+                lambda r: r + 1,
+                inside="Open any message by profile, task and trial",
+            ),
+        },
+    ),
     Page("learn", "Learn", "Learn the metrics", {"slider": slider("Samples per task")}),
     Page("data", "Data", "Data", {"run select": choose("stSelectbox", "Run", lambda r: r + 1)}),
 ]

@@ -421,7 +421,10 @@ It then asks, for each attribute of each profile, how likely it is that some mes
 revealed it, given what the judge said and how the judge errs; audited decisions count as
 people found them. Averaging gives corrected Violation@n and Completeness. The 95% interval
 comes from repeating this many times, each time redrawing the error rates from what the audit
-allows and resampling the profiles, so it is wide when the audit is small.
+allows and resampling the profiles, so it is wide when the audit is small. A metric is corrected
+only when each group it rests on holds at least five audited decisions (Completeness: the two
+groups of needed attributes; Violation@n: all four); below that the judge's error rates would come
+from the prior rather than from people, and the page says which group is short.
 
 **What it assumes.** The audited decisions are a random sample within each of the four groups
 (use the suggested sample, not hand-picked messages); people's verdicts are the truth; the judge,
