@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from cimem.analysis.coverage import PartialJudge, require_coverage
+from cimem.analysis.coverage import PartialJudge, check_coverage, partial_note, require_coverage
 from cimem.analysis.cube import cube_from_store
 from cimem.demo.simulate import build_demo_database
 from cimem.judges.base import OfflineJudge, rejudge
@@ -69,6 +69,9 @@ def test_coverage_counts_judged_messages_and_audit_rejudges_share_one_judge(demo
     with pytest.raises(PartialJudge, match=f"judged 3 of {total} messages"):
         require_coverage(cube, False, "give --allow-partial")
     require_coverage(cube, True, "give --allow-partial")
+    with pytest.raises(PartialJudge, match=f"judged 3 of {total} messages"):
+        check_coverage([cube], False, "give --allow-partial")
+    assert check_coverage([cube], True, "give --allow-partial") == [(cube.run, partial_note(cube))]
 
 
 def test_cli_metrics_refuses_a_partial_judge_unless_allowed(demo_copy):

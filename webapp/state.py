@@ -17,7 +17,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from cimem import paths
-from cimem.analysis.coverage import PartialJudge, partial_note, require_coverage
+from cimem.analysis import coverage
 from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.analysis.labels import LabelRule
 from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics, compute
@@ -809,14 +809,15 @@ def run_names(path: str, db_version: float) -> dict[int, str]:
 def check_coverage(ch: Choices, cubes: list[LeakCube]) -> None:
     """Stop with a message when a judge covers part of its run and the sidebar does not allow
     that; when it does, say over how many messages every number is."""
-    for c in cubes:
-        try:
-            require_coverage(c, ch.allow_partial, f'tick "{PARTIAL_LABEL}" in the sidebar')
-        except PartialJudge as exc:
-            st.warning(escape_md(exc), icon=":material/rule:")
-            st.stop()
-        if (note := partial_note(c)) is not None:
-            st.info(f"Every number of run {escape_md(c.run)} is {escape_md(note)}.")
+    try:
+        notes = coverage.check_coverage(
+            cubes, ch.allow_partial, f'tick "{PARTIAL_LABEL}" in the sidebar'
+        )
+    except coverage.PartialJudge as exc:
+        st.warning(escape_md(exc), icon=":material/rule:")
+        st.stop()
+    for run, note in notes:
+        st.info(f"Every number of run {escape_md(run)} is {escape_md(note)}.")
 
 
 def simulated_banner(run_ids: list[int]) -> None:

@@ -7,6 +7,8 @@ messages". Agreement with a partial judge needs no gate: it is computed on the s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from cimem.analysis.cube import LeakCube
 from cimem.errors import CimemError
 
@@ -34,3 +36,17 @@ def require_coverage(cube: LeakCube, allow_partial: bool, how_to_allow: str) -> 
         f" from it would describe those messages only. Choose a judge that covers the run, or"
         f" {how_to_allow} to compute them over the {cov.judged} judged messages."
     )
+
+
+def check_coverage(
+    cubes: Iterable[LeakCube], allow_partial: bool, how_to_allow: str
+) -> list[tuple[str, str]]:
+    """The coverage gate for run-level numbers over several cubes (the CLI and the pages).
+
+    Raise :class:`PartialJudge` for the first cube whose judge covers part of its run unless
+    ``allow_partial``; otherwise return ``(run, note)`` for each such cube, the note being
+    :func:`partial_note`'s text (none when every judge covers its run)."""
+    cubes = list(cubes)
+    for c in cubes:
+        require_coverage(c, allow_partial, how_to_allow)
+    return [(c.run, note) for c in cubes if (note := partial_note(c)) is not None]

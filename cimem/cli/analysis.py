@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from cimem.analysis.coverage import require_coverage
+from cimem.analysis.coverage import check_coverage
 from cimem.analysis.cube import LeakCube, cube_from_official
 from cimem.analysis.discards import DiscardReport
 from cimem.analysis.metrics import (
@@ -112,8 +112,7 @@ def load_cubes(args: argparse.Namespace, many: bool) -> list[LeakCube]:
         if judge is not None and len(ids) > 1:
             raise CimemError("--judge applies to one run: give one --run with it")
         cubes = [cube_from_store(store, i, judge) for i in ids]
-    for c in cubes:
-        require_coverage(c, args.allow_partial, "give --allow-partial")
+    check_coverage(cubes, args.allow_partial, "give --allow-partial")  # PartialJudge: exit 2
     return cubes
 
 
