@@ -372,12 +372,14 @@ class _ProfileReader(Checker):
             }
 
     def _key_list(self, payload: dict, key: str, rule: str, field: str) -> list[str] | None:
-        keys = self.get(payload, key, f"{rule}.{key}", f"{field}.{key}")
-        if keys is not None:
-            for k in keys:
-                if k not in self.key_index:
-                    self.fail(f"{field}.{key}", "keys of information_attributes", k)
-        return keys
+        return self.key_list(
+            payload,
+            key,
+            f"{rule}.{key}",
+            f"{field}.{key}",
+            self.key_index,
+            "information_attributes",
+        )
 
     def _labels(self, payload: Any, field: str, flat: list[float]) -> np.ndarray:
         """Attribute indices of one label object; its fractions (necessary, private, unlabeled per

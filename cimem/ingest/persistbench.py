@@ -178,11 +178,8 @@ class _Profile:
             self._generation(check, f"{field}.generations[{g_i}]", c, g_i, g, prompt)
 
     def _keys(self, check: Checker, e: dict, field: str) -> list[str]:
-        keys = check.get(e, field, f"entries[].{field}", field) or []
-        for k in keys:
-            if k not in self.index:
-                check.fail(field, "keys of cim_metadata.attribute_memory_map", k)
-        return keys
+        keys_of = "cim_metadata.attribute_memory_map"
+        return check.key_list(e, field, f"entries[].{field}", field, self.index, keys_of) or []
 
     def _generation(
         self, check: Checker, field: str, c: int, g_i: int, g: Any, prompt: str | None

@@ -14,7 +14,7 @@ where the official reader keeps them as flat lists for numpy.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -201,6 +201,23 @@ class Checker:
     def get(self, mapping: dict, key: str, rule: str, field: str | None = None) -> Any:
         """``mapping[key]`` checked against the rule (absent counts as null)."""
         return self.value(rule, mapping.get(key, MISSING), field)
+
+    def key_list(
+        self,
+        mapping: dict,
+        key: str,
+        rule: str,
+        field: str,
+        known: Container[str],
+        keys_of: str,
+    ) -> list[str] | None:
+        """``mapping[key]``, a list of attribute keys (or null) checked against the rule, each key
+        one of ``known``; an unknown key fails at ``field`` with "keys of ``keys_of``"."""
+        keys = self.get(mapping, key, rule, field)
+        for k in keys or ():
+            if k not in known:
+                self.fail(field, f"keys of {keys_of}", k)
+        return keys
 
 
 def check_fractions(values: Sequence[Any], on_bad: Callable[[], NoReturn]) -> np.ndarray:

@@ -291,6 +291,10 @@ PB_BAD = {
         lambda d: d["entries"]["e1"]["cim_metadata"]["attribute_memory_map"].update(hobby=None),
         r"attribute_memory_map.hobby': expected a non-empty string, got null",
     ),
+    "required key unknown": (
+        lambda d: d["entries"]["e1"].update(required_attributes=["shoe_size"]),
+        r"'required_attributes': expected keys of cim_metadata.attribute_memory_map, got str",
+    ),
 }
 
 
