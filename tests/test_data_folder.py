@@ -94,6 +94,13 @@ def one_refusal(at: AppTest, typed: str, reason: str) -> None:
     assert not any(CANARY in t for t in texts(at))
 
 
+def attack_on(world, attacks, attack: str) -> tuple[Path, Path, str, str]:
+    """One attack of a table: (tmp, data folder, the path typed, the reason its refusal gives)."""
+    tmp, root, _ = world
+    make, reason = attacks[attack]
+    return tmp, root, make(tmp), reason
+
+
 DB_ATTACKS = {
     "absolute": (lambda tmp: str(tmp / "outside" / "secret.duckdb"), "outside the data folder"),
     "relative ..": (lambda tmp: "../outside/secret.duckdb", "outside the data folder"),
@@ -110,9 +117,7 @@ DB_ATTACKS = {
 
 @pytest.mark.parametrize("attack", list(DB_ATTACKS))
 def test_db_parameter_attacks_are_refused_in_one_line(world, monkeypatch, attack):
-    tmp, root, _ = world
-    make, reason = DB_ATTACKS[attack]
-    typed = make(tmp)
+    tmp, root, typed, reason = attack_on(world, DB_ATTACKS, attack)
     before = snapshot(tmp)
     at = app(root, monkeypatch, db=typed)
     at.run()
@@ -173,9 +178,7 @@ IMPORT_ATTACKS = {
 
 @pytest.mark.parametrize("attack", list(IMPORT_ATTACKS))
 def test_server_path_import_attacks_are_refused_in_one_line(world, monkeypatch, attack):
-    tmp, root, _ = world
-    make, reason = IMPORT_ATTACKS[attack]
-    typed = make(tmp)
+    tmp, root, typed, reason = attack_on(world, IMPORT_ATTACKS, attack)
     at = app(root, monkeypatch)
     at.run()
     at.switch_page("webapp/pages/data.py").run()
