@@ -42,46 +42,63 @@ def _prices(
     )
 
 
-def settings_from(args: argparse.Namespace) -> Any:
+def new_settings(
+    args: argparse.Namespace, what: str, trials_flag: str, trials: int, **only: Any
+) -> Any:
+    """The settings of a new run from the options `run` and `label` share (endpoint, selection,
+    calls, prices). `trials` is the number of samples per task, given by the option named
+    `trials_flag` (`--trials` or `--samples`); `only` holds the fields one command alone sets.
+    Raises CimemError naming the bad option."""
     from cimem.generate.runner import RunSettings
 
     if not args.model:
         raise CimemError(
-            "a new run needs --model (and --base-url for anything but OpenAI), or --resume RUN"
+            f"a new {what} needs --model (and --base-url for anything but OpenAI), or --resume RUN"
         )
+    if trials < 1:
+        raise CimemError(f"{trials_flag} {trials}: at least 1")
     where = parse_where(args.where, keys=("profile", "context"))
     profiles, contexts = where.profiles or None, where.contexts or None
     listed = int_list(args.contexts, "--contexts")
     if listed is not None:
         contexts = sorted(set(contexts or []) | set(listed))
-    if args.offline_judge and args.judge_model:
-        raise CimemError("choose --judge-model or --offline-judge, not both")
-    if args.trials < 1:
-        raise CimemError(f"--trials {args.trials}: at least 1")
-    if args.concurrency < 1:
-        raise CimemError(f"--concurrency {args.concurrency}: at least 1")
     price_in, price_out = _prices(args, args.model, args.price_in, args.price_out)
-    judge_in, judge_out = _prices(args, args.judge_model, args.judge_price_in, args.judge_price_out)
     return RunSettings(
         model=args.model,
         base_url=args.base_url,
         api_key_env=args.api_key_env,
         temperature=args.temperature,
         max_tokens=args.max_tokens,
-        trials=args.trials,
-        level=args.level,
-        prompts=args.prompts,
-        memory_format=args.memory_format,
+        trials=trials,
         profiles_limit=args.profiles_limit,
         profiles=profiles,
         contexts=contexts,
-        composition_step=args.composition,
         concurrency=args.concurrency,
         rpm=args.rpm,
         timeout=args.timeout,
         retries=args.retries,
         price_in=price_in,
         price_out=price_out,
+        **only,
+    )
+
+
+def settings_from(args: argparse.Namespace) -> Any:
+    """The settings of a new `run`: the shared ones, the prompt and the judge."""
+    if args.offline_judge and args.judge_model:
+        raise CimemError("choose --judge-model or --offline-judge, not both")
+    if args.concurrency < 1:
+        raise CimemError(f"--concurrency {args.concurrency}: at least 1")
+    judge_in, judge_out = _prices(args, args.judge_model, args.judge_price_in, args.judge_price_out)
+    return new_settings(
+        args,
+        "run",
+        "--trials",
+        args.trials,
+        level=args.level,
+        prompts=args.prompts,
+        memory_format=args.memory_format,
+        composition_step=args.composition,
         judge_model=args.judge_model,
         judge_base_url=args.judge_base_url or args.base_url,
         judge_api_key_env=args.judge_api_key_env or args.api_key_env,
@@ -235,41 +252,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if summary.failed or summary.judge_errors else 0
 
 
-def label_settings_from(args: argparse.Namespace) -> Any:
-    from cimem.generate.runner import RunSettings
-
-    if not args.model:
-        raise CimemError(
-            "a new labelling run needs --model (and --base-url for anything but"
-            " OpenAI), or --resume RUN"
-        )
-    if args.samples < 1:
-        raise CimemError(f"--samples {args.samples}: at least 1")
-    where = parse_where(args.where, keys=("profile", "context"))
-    profiles, contexts = where.profiles or None, where.contexts or None
-    listed = int_list(args.contexts, "--contexts")
-    if listed is not None:
-        contexts = sorted(set(contexts or []) | set(listed))
-    price_in, price_out = _prices(args, args.model, args.price_in, args.price_out)
-    return RunSettings(
-        model=args.model,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,
-        trials=args.samples,
-        profiles_limit=args.profiles_limit,
-        profiles=profiles,
-        contexts=contexts,
-        concurrency=args.concurrency,
-        rpm=args.rpm,
-        timeout=args.timeout,
-        retries=args.retries,
-        price_in=price_in,
-        price_out=price_out,
-    )
-
-
 def cmd_label(args: argparse.Namespace) -> int:
     import cimem.generate.labelling as labelling
     import cimem.generate.runner as runner
@@ -284,7 +266,7 @@ def cmd_label(args: argparse.Namespace) -> int:
                 raise CimemError(f"run {run_id} is not a labelling run (made by `cimem label`)")
             settings = runner.settings_of(store, run_id)
         else:
-            settings = label_settings_from(args)
+            settings = new_settings(args, "labelling run", "--samples", args.samples)
             run_id = labelling.create_label_run(store, args.profiles, settings, name=args.name)
             if not args.dry_run:
                 print(

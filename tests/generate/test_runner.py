@@ -225,32 +225,38 @@ def cli(*args: str, db) -> subprocess.Popen:
     )
 
 
+def held_run(profiles, server: FakeLLM, *args: str, db) -> subprocess.Popen:
+    """Start `cimem run` (3 trials, 4 calls in flight, a long timeout) against a server that
+    holds calls after World.hold_after; return the process once the first held call hangs."""
+    proc = cli(
+        "--profiles",
+        str(profiles),
+        "--model",
+        "gen-m",
+        "--base-url",
+        server.base_url,
+        "--trials",
+        "3",
+        "--concurrency",
+        "4",
+        "--timeout",
+        "600",
+        *args,
+        db=db,
+    )
+    deadline = time.monotonic() + 60
+    while not any(r.status == HUNG for r in server.log):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    return proc
+
+
 def test_sigkill_halfway_then_resume_repeats_no_successful_call(tmp_path, profiles):
     db = tmp_path / "killed.duckdb"
     world = World()
     world.hold_after = 18  # of 36 generations; later ones hang until the process is killed
     with FakeLLM(world) as server:
-        proc = cli(
-            "--profiles",
-            str(profiles),
-            "--model",
-            "gen-m",
-            "--base-url",
-            server.base_url,
-            "--trials",
-            "3",
-            "--concurrency",
-            "4",
-            "--timeout",
-            "600",
-            "--judge-model",
-            "judge-m",
-            db=db,
-        )
-        deadline = time.monotonic() + 60
-        while not any(r.status == HUNG for r in server.log):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            time.sleep(0.05)
+        proc = held_run(profiles, server, "--judge-model", "judge-m", db=db)
         time.sleep(1.0)  # the completed answers reach the cache
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -404,25 +410,7 @@ def test_ctrl_c_stops_cleanly_and_resume_repeats_nothing(tmp_path, profiles):
     world = World()
     world.hold_after = 10
     with FakeLLM(world) as server:
-        proc = cli(
-            "--profiles",
-            str(profiles),
-            "--model",
-            "gen-m",
-            "--base-url",
-            server.base_url,
-            "--trials",
-            "3",
-            "--concurrency",
-            "4",
-            "--timeout",
-            "600",
-            db=db,
-        )
-        deadline = time.monotonic() + 60
-        while not any(r.status == HUNG for r in server.log):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            time.sleep(0.05)
+        proc = held_run(profiles, server, db=db)
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=60)

@@ -234,45 +234,92 @@ def paper_note(axis: str, at: int, shown: pd.DataFrame) -> None:
     )
 
 
+def choose(label: str, top: int, key: str, only_one: str) -> int:
+    """A slider from 1 to top (starting at top), or 1 with a caption when top is 1."""
+    if top > 1:
+        return st.slider(label, 1, top, top, key=key)
+    st.caption(only_one)
+    return 1
+
+
+def growth_chart(
+    axis: str,
+    at: int,
+    *,
+    x_title: str,
+    not_drawn: str,
+    empty: str,
+    note: str | None,
+    note_if_drawn: bool,
+    name: str,
+    key: str,
+) -> pd.DataFrame | None:
+    """Violation along tasks (axis "T", at k = at) or along samples (axis "k", at T = at): one
+    line per run that reaches `at`, the others named after `not_drawn`; `empty` when there is no
+    point, `note` before the chart (only when there is one if note_if_drawn). Returns the
+    paper's points on the chart, or None when nothing is drawn."""
+
+    def reach(g) -> int:
+        return g.n_trials if axis == "T" else g.n_tasks
+
+    slices = {
+        r: state.growth_slice(
+            ch,
+            r,
+            order,
+            samples,
+            method,
+            tasks=None if axis == "T" else (at,),
+            trials=(at,) if axis == "T" else None,
+        )
+        for r, g in curves.items()
+        if reach(g) >= at
+    }
+    rows = [row for r, g in slices.items() for row in curve_rows(r, g, axis, at)]
+    left_out = [names.get(r, g.run) for r, g in curves.items() if reach(g) < at]
+    if left_out:
+        st.caption(not_drawn + ", ".join(render.escape_md(s) for s in left_out))
+    if note and not note_if_drawn:
+        st.info(note)
+    if not rows:
+        st.info(empty)
+        return None
+    if note and note_if_drawn:
+        st.info(note)
+    paper = paper_points(axis, at)
+    x_max = max_t if axis == "T" else max_n
+    render.chart(line_chart(pd.DataFrame(rows), axis, x_title, x_max, paper), name, key)
+    standard_error(slices)
+    paper_note(axis, at, paper)
+    return paper
+
+
 @st.fragment
 def by_tasks() -> None:
     st.subheader("(a) Violation as tasks accumulate")
-    if max_n > 1:
-        k = st.slider("Samples per task k", 1, max_n, max_n, key="growth_k")
-    else:
-        k = 1
-        st.caption("Every run has one sample per task (n = 1), so k is 1.")
-    slices = {
-        r: state.growth_slice(ch, r, order, samples, method, trials=(k,))
-        for r, g in curves.items()
-        if g.n_trials >= k
-    }
-    rows = [row for r, g in slices.items() for row in curve_rows(r, g, "T", k)]
-    short = [names.get(r, g.run) for r, g in curves.items() if g.n_trials < k]
-    if short:
-        st.caption(
-            f"Not drawn at k = {k} (fewer samples per task): "
-            + ", ".join(render.escape_md(s) for s in short)
-        )
-    if not rows:
-        st.info(f"No run has k = {k} samples per task.")
-        return
-    single = [names.get(r, g.run) for r, g in curves.items() if g.n_tasks == 1]
-    if single:
-        st.info(
-            "One usable task only in "
-            + ", ".join(render.escape_md(s) for s in single)
-            + ": a single point at T = 1, no curve over tasks."
-        )
-    paper = paper_points("T", k)
-    render.chart(
-        line_chart(pd.DataFrame(rows), "T", f"tasks T (k = {k} samples per task)", max_t, paper),
-        f"growth_tasks_k{k}",
-        "growth_a",
+    k = choose(
+        "Samples per task k",
+        max_n,
+        "growth_k",
+        "Every run has one sample per task (n = 1), so k is 1.",
     )
-    standard_error(slices)
-    paper_note("T", k, paper)
-    if show_paper and order == "random" and not paper.empty:
+    single = ", ".join(
+        render.escape_md(names.get(r, g.run)) for r, g in curves.items() if g.n_tasks == 1
+    )
+    paper = growth_chart(
+        "T",
+        k,
+        x_title=f"tasks T (k = {k} samples per task)",
+        not_drawn=f"Not drawn at k = {k} (fewer samples per task): ",
+        empty=f"No run has k = {k} samples per task.",
+        note=f"One usable task only in {single}: a single point at T = 1, no curve over tasks."
+        if single
+        else None,
+        note_if_drawn=True,
+        name=f"growth_tasks_k{k}",
+        key="growth_a",
+    )
+    if paper is not None and show_paper and order == "random" and not paper.empty:
         st.caption(
             "The paper's 9.6% at T = 40, k = 1 is far above T·V(1) = 4% for random task sets:"
             " its curve is likely one fixed order (switch Task order to fixed or worst)."
@@ -282,39 +329,21 @@ def by_tasks() -> None:
 @st.fragment
 def by_samples() -> None:
     st.subheader("(b) Violation as samples accumulate")
-    if max_t > 1:
-        t = st.slider("Tasks T", 1, max_t, max_t, key="growth_t")
-    else:
-        t = 1
-        st.caption("Every run has one usable task, so T is 1.")
-    slices = {
-        r: state.growth_slice(ch, r, order, samples, method, tasks=(t,))
-        for r, g in curves.items()
-        if g.n_tasks >= t
-    }
-    rows = [row for r, g in slices.items() for row in curve_rows(r, g, "k", t)]
-    short = [names.get(r, g.run) for r, g in curves.items() if g.n_tasks < t]
-    if short:
-        st.caption(
-            f"Not drawn at T = {t} (fewer usable tasks): "
-            + ", ".join(render.escape_md(s) for s in short)
-        )
-    if max_n == 1:
-        st.info(
-            "One sample per task (n = 1): a single point per run at k = 1, no curve over"
-            " samples. Runs with more samples per task show how a maximum over samples grows."
-        )
-    if not rows:
-        st.info(f"No run has T = {t} tasks.")
-        return
-    paper = paper_points("k", t)
-    render.chart(
-        line_chart(pd.DataFrame(rows), "k", f"samples per task k (T = {t} tasks)", max_n, paper),
-        f"growth_samples_T{t}",
-        "growth_b",
+    t = choose("Tasks T", max_t, "growth_t", "Every run has one usable task, so T is 1.")
+    growth_chart(
+        "k",
+        t,
+        x_title=f"samples per task k (T = {t} tasks)",
+        not_drawn=f"Not drawn at T = {t} (fewer usable tasks): ",
+        empty=f"No run has T = {t} tasks.",
+        note="One sample per task (n = 1): a single point per run at k = 1, no curve over"
+        " samples. Runs with more samples per task show how a maximum over samples grows."
+        if max_n == 1
+        else None,
+        note_if_drawn=False,
+        name=f"growth_samples_T{t}",
+        key="growth_b",
     )
-    standard_error(slices)
-    paper_note("k", t, paper)
 
 
 by_tasks()
