@@ -26,12 +26,27 @@ def add_db(
     )
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (argparse names the option in its error).
+
+    >>> positive_int("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: at least 1")
+    return value
+
+
 def add_call_args(p: argparse.ArgumentParser, concurrency: int = 8) -> argparse._ArgumentGroup:
     """The one declaration of how model calls are made (every command that calls a model)."""
     c = p.add_argument_group("calls")
     c.add_argument(
         "--concurrency",
-        type=int,
+        type=positive_int,
         default=concurrency,
         help=f"calls in flight (default {concurrency})",
     )

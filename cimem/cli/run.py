@@ -87,8 +87,6 @@ def settings_from(args: argparse.Namespace) -> Any:
     """The settings of a new `run`: the shared ones, the prompt and the judge."""
     if args.offline_judge and args.judge_model:
         raise CimemError("choose --judge-model or --offline-judge, not both")
-    if args.concurrency < 1:
-        raise CimemError(f"--concurrency {args.concurrency}: at least 1")
     judge_in, judge_out = _prices(args, args.judge_model, args.judge_price_in, args.judge_price_out)
     return new_settings(
         args,
