@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TypeVar
 
 import altair as alt
 import streamlit as st
@@ -24,6 +25,9 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=^&\"'])")
 # before "@" does (the text reads the same).
 _AUTOLINK = re.compile(r"(?i)(?=://)|(?<=\bwww)(?=\.)|(?=@)")
 _JOINER = "\u2060"
+
+
+ChartT = TypeVar("ChartT", bound=alt.TopLevelMixin)
 
 
 def escape_md(text: object) -> str:
@@ -77,7 +81,7 @@ def show_message(message: str, evidence: list[Evidence] | None = None, key: str 
         st.code(message, language=None, wrap_lines=True)
 
 
-def unvalidated(c: alt.TopLevelMixin) -> alt.TopLevelMixin:
+def unvalidated(c: ChartT) -> ChartT:
     """The chart, serialised without JSON-schema validation: Streamlit serialises every chart on
     every rerun, and validation costs a few hundred milliseconds per chart (the app's charts are
     built by its own code and drawn by the tests)."""

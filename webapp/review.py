@@ -4,6 +4,8 @@ only what was set is stored). Widgets and drawing only; the queue is cimem.analy
 
 from __future__ import annotations
 
+from typing import cast
+
 import pandas as pd
 import streamlit as st
 
@@ -53,7 +55,7 @@ def queue_panel(ch: state.Choices, run_id: int, judges: list[JudgeInfo], current
             "Review queue",
             CHOICES,
             index=CHOICES.index(q.get("qf", "leaked")) if q.get("qf") in CHOICES else 0,
-            format_func=FILTER_TEXT.get,
+            format_func=lambda k: FILTER_TEXT[k],
             key="qf",
         )
         vs = None
@@ -193,7 +195,7 @@ def human_panel(
     search = c2.text_input(
         "Find an attribute (to record a leak no judge found)", key=f"h_search_{message_id}"
     )
-    flagged = table[[c for c in table.columns if c.startswith("judge ")]].eq("yes").any(axis=1)
+    flagged = (table[[c for c in table.columns if c.startswith("judge ")]] == "yes").any(axis=1)
     shown = flagged | table["attr_id"].isin(list(current))
     shown |= table["key"].isin(st.session_state.get("sampled", {}).get(message_id, ()))
     if search:
@@ -207,10 +209,10 @@ def human_panel(
         " history keeps both)."
     )
     with st.form(f"human_{message_id}", border=False):
-        choices = []
+        choices: list[tuple[int, str | None, str]] = []
         for r in rows.itertuples():
             c1, c2, c3 = st.columns([3, 3, 2])
-            said = f" · judge says {r.judge_says or '-'}" if judge_col is not None else ""
+            said = f" · judge says {str(r.judge_says) or '-'}" if judge_col is not None else ""
             so_far = current.get(r.attr_id)
             c1.markdown(
                 f"**{render.escape_md(r.key)}** · {render.escape_md(r.label)}{said}"
@@ -230,11 +232,11 @@ def human_panel(
                 label_visibility="collapsed",
                 placeholder="note (optional)",
             )
-            choices.append((r.attr_id, verdict, note))
+            choices.append((int(cast(int, r.attr_id)), verdict, note))
         saved = st.form_submit_button("Save my verdicts")
     if saved:
         chosen = [
-            HumanVerdict(message_id, int(a), v == YES, reviewer.strip() or None, n.strip() or None)
+            HumanVerdict(message_id, a, v == YES, reviewer.strip() or None, n.strip() or None)
             for a, v, n in choices
             if v in (YES, NO)
         ]

@@ -34,9 +34,13 @@ def _two_judges(audit: MessageAudit, shown: int | None) -> None:
     ids = list(names)
     first = ids.index(shown) if shown in ids else 0
     left, right = st.columns(2)
-    a = left.selectbox("Left judge", ids, index=first, format_func=names.get, key="sbs_ja")
+    a = left.selectbox("Left judge", ids, index=first, format_func=lambda k: names[k], key="sbs_ja")
     b = right.selectbox(
-        "Right judge", ids, index=(first + 1) % len(ids), format_func=names.get, key="sbs_jb"
+        "Right judge",
+        ids,
+        index=(first + 1) % len(ids),
+        format_func=lambda k: names[k],
+        key="sbs_jb",
     )
     found = {j: dict(audit.revealed_keys(j)) for j in (a, b)}
     with left:
@@ -110,7 +114,7 @@ def _run_header(
         return None
     ids = list(names)
     index = ids.index(default) if default in ids else 0
-    return st.selectbox("Judge", ids, index=index, format_func=names.get, key=key)
+    return st.selectbox("Judge", ids, index=index, format_func=lambda k: names[k], key=key)
 
 
 def _side(

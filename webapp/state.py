@@ -20,7 +20,14 @@ from cimem import paths
 from cimem.analysis import coverage
 from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.analysis.labels import LabelRule
-from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics, compute
+from cimem.analysis.metrics import (
+    MODES,
+    PARSE_FAILURES,
+    MetricOptions,
+    ParseFailures,
+    RunMetrics,
+    compute,
+)
 from cimem.errors import CimemError
 from cimem.llm.client import NO_KEY
 from cimem.llm.endpoints import (
@@ -327,7 +334,10 @@ def sample_queue(
 
     run_cube = cube(path, db_version, run_id, judge_id)
     rows = audit_sample(_store(path), prepare(run_cube, opts), size, seed)
-    return build(_store(path), run_id, run_cube.info.judge_id, rows)
+    judge = run_cube.info.judge_id
+    if judge is None:
+        raise CimemError(f"run {run_id} has no judge: there is nothing to audit")
+    return build(_store(path), run_id, judge, rows)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -609,6 +619,13 @@ class Choices:
     opts: MetricOptions
     allow_partial: bool = False  # use a judge that covers part of its run
 
+    @property
+    def run_id(self) -> int:
+        """The chosen run, on pages past :func:`labelled_run` (which stops without one)."""
+        if self.run is None:
+            raise CimemError("no run is chosen")
+        return self.run
+
     def describe(self, m: RunMetrics | None = None) -> str:
         """How the numbers on screen were computed."""
         o = self.opts
@@ -652,7 +669,9 @@ def sidebar() -> Choices:
             if join in labels and join not in chosen:  # a run just imported on the Data page
                 chosen = [*chosen, join]
             st.session_state["runs"] = [r for r in chosen if r in labels]
-            run_ids = st.multiselect("Runs", list(labels), format_func=labels.get, key="runs")
+            run_ids = st.multiselect(
+                "Runs", list(labels), format_func=lambda r: labels[r], key="runs"
+            )
             if run_ids:
                 judges = judges_of(path, v, run_ids[0])
                 cov = coverage_of(path, v, run_ids[0])
@@ -699,11 +718,12 @@ def sidebar() -> Choices:
         except ValueError as exc:
             st.error(escape_md(exc))
             rule = "unanimous"
-        parse_failures, exclude = "exclude", ()
+        parse_failures: ParseFailures = "exclude"
+        exclude: tuple[str, ...] = ()
         if mode == "definition":
             parse_failures = st.radio(
                 "Parse failures",
-                ("exclude", "zero"),
+                PARSE_FAILURES,
                 horizontal=True,
                 key="pf",
                 help="leave unparsed judge replies out, or count them as nothing revealed",

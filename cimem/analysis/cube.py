@@ -84,6 +84,13 @@ class LeakCube:
     def has_messages(self) -> bool:
         return bool(np.any(self.ctx_trials))
 
+    def store_ids(self) -> tuple[list[int], np.ndarray, np.ndarray]:
+        """The store's profile ids, per-profile context indexes and attribute ids, to find the
+        messages behind a cell (a cube built from the store has them; one read from a file not)."""
+        if self.profile_ids is None or self.ctx_local is None or self.attr_ids is None:
+            raise CimemError(f"{self.run} was read from a file: it has no stored messages")
+        return self.profile_ids, self.ctx_local, self.attr_ids
+
 
 def popcount(x: np.ndarray) -> np.ndarray:
     """Number of set bits of each uint64: the trials a mask holds.

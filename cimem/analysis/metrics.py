@@ -43,6 +43,8 @@ from cimem.analysis.labels import PRIVATE, SHARE, LabelRule
 
 Mode = Literal["official", "definition"]
 MODES: tuple[Mode, ...] = ("official", "definition")
+ParseFailures = Literal["exclude", "zero"]  # definition mode: leave unparsed replies out, or 0
+PARSE_FAILURES: tuple[ParseFailures, ...] = ("exclude", "zero")
 OFFICIAL_IDENTITY_SUBSTRINGS = ("name", "address", "sex", "age")
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -55,7 +57,7 @@ class MetricOptions:
     mode: Mode = "official"
     label_rule: str = "unanimous"
     exclude: tuple[str, ...] = ()
-    parse_failures: Literal["exclude", "zero"] = "exclude"
+    parse_failures: ParseFailures = "exclude"
     k: int | None = None  # samples per task: first k trials (None: all n)
 
     def __post_init__(self) -> None:

@@ -4,6 +4,7 @@ while the per-message average stays at p."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
@@ -94,7 +95,18 @@ def simulate_mixed(p: np.ndarray, tasks: int, samples: int, seed: int = 0) -> Mi
 # financial advisor; age, income and employment status are needed; the judge finds age and income
 # (Completeness 2/3); the message also states the user's hypertension, labelled inappropriate for
 # that recipient, so that attribute is violated. Nothing else is known about the case.
-FIGURE1 = {
+class TeachingCase(TypedDict, total=False):
+    """One task of a teaching example: who receives the message, the attributes it needs and
+    must withhold, and (for the paper's case) what the judge found revealed."""
+
+    recipient: str
+    task: str
+    needed: list[str]
+    withheld: list[str]
+    revealed: list[str]
+
+
+FIGURE1: TeachingCase = {
     "recipient": "Financial advisor",
     "task": "Investment planning",
     "needed": ["age", "income", "employment status"],
@@ -104,7 +116,7 @@ FIGURE1 = {
 
 # An INVENTED extension of Figure 1 for practice (not from the paper): a second task and two
 # more samples per task, so the maximum over tasks and samples has something to do.
-INVENTED_TASK = {
+INVENTED_TASK: TeachingCase = {
     "recipient": "Landlord",
     "task": "Renew the apartment lease",
     "needed": ["income", "employment status"],

@@ -7,7 +7,7 @@ import streamlit as st
 
 from cimem.analysis.agreement import format_kappa
 from cimem.errors import CimemError
-from cimem.judges.base import OfflineJudge, judge_message, rejudge
+from cimem.judges.base import Judge, OfflineJudge, judge_message, rejudge
 from cimem.store import JudgmentStatus, MessageStatus
 from webapp import render, review, state
 from webapp.side_by_side import side_by_side
@@ -40,8 +40,9 @@ with st.expander("Open any message by profile, task and trial"):
         "Context", ctxs, format_func=lambda c: f"{cube.ctx_recipient[c]}: {cube.ctx_task[c]}"
     )
     trial = c3.number_input("Trial", 0, max(0, cube.n_trials - 1), 0)
+    profile_ids, ctx_local, _ = cube.store_ids()
     found = state.find_message(
-        ch.db, ch.v, queue_run, int(cube.profile_ids[pos]), int(cube.ctx_local[ctx]), int(trial)
+        ch.db, ch.v, queue_run, int(profile_ids[pos]), int(ctx_local[ctx]), int(trial)
     )
     st.button(
         "Open this message",
@@ -80,7 +81,7 @@ if not audit.judges:
     st.info("No judge has seen this run yet: run one below.")
 jnames = {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in audit.judges}
 shown = (
-    st.selectbox("Highlight the evidence of", list(jnames), format_func=jnames.get)
+    st.selectbox("Highlight the evidence of", list(jnames), format_func=lambda k: jnames[k])
     if jnames
     else None
 )
@@ -115,7 +116,7 @@ st.subheader("Re-judge this message")
 kind = st.radio(
     "Judge", ("offline", "listed endpoint", "another endpoint"), horizontal=True, key="judge_kind"
 )
-judge = None
+judge: Judge | None = None
 endpoint_url = None
 if kind == "offline":
     judge = OfflineJudge(name="offline judge (audit)")
@@ -251,13 +252,13 @@ if len(jnames) < 2:
     )
 else:
     a1, a2 = st.columns(2)
-    ja = a1.selectbox("Judge A", list(jnames), format_func=jnames.get, key="ja")
+    ja = a1.selectbox("Judge A", list(jnames), format_func=lambda k: jnames[k], key="ja")
     machines = [j.judge_id for j in audit.judges if j.kind != "human" and j.judge_id != ja]
     jb = a2.selectbox(  # people's verdicts are compared above, against the judge shown
         "Judge B",
         list(jnames),
         index=list(jnames).index(machines[-1]) if machines else len(jnames) - 1,
-        format_func=jnames.get,
+        format_func=lambda k: jnames[k],
         key="jb",
     )
     ag = state.agreement(ch.db, ch.v, ja, jb, rule)

@@ -49,7 +49,7 @@ samples = c2.radio(
 method = c3.radio(
     "Random order: average of",
     list(METHODS),
-    format_func=METHODS.get,
+    format_func=lambda k: METHODS[k],
     horizontal=True,
     key="method",
     disabled=order != "random",

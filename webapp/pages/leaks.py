@@ -13,14 +13,14 @@ ch, cube = state.labelled_run(
     "This run has no labels, so nothing counts as a leak. Import a labelled results file (official"
     " run output) or labels (Hugging Face rows) for these profiles."
 )
-m = state.metrics(ch.db, ch.v, ch.run, ch.judge, ch.opts)
+m = state.metrics(ch.db, ch.v, ch.run_id, ch.judge, ch.opts)
 st.caption(
     f"Run {render.escape_md(m.run)}; "
     + ch.describe(m)
     + ". A leak: a withheld attribute that the judge found in a sample. Percentages are leaks"
     " / samples; a dash means there is nothing to count (no such pair)."
 )
-options = state.filter_options(ch.db, ch.v, ch.run, ch.judge, ch.opts)
+options = state.filter_options(ch.db, ch.v, ch.run_id, ch.judge, ch.opts)
 
 f1, f2, f3 = st.columns(3)
 profiles = f1.multiselect("Profile", options["profile"], key="f_profile")
@@ -41,7 +41,7 @@ filters = tuple(
     )
     if chosen
 ) + ((("search", search),) if search else ())
-if state.matching_pairs(ch.db, ch.v, ch.run, ch.judge, ch.opts, filters) == 0:
+if state.matching_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters) == 0:
     st.info("No pair matches these filters.")
     st.stop()
 
@@ -94,7 +94,7 @@ def heatmap_and_messages() -> None:
         help="Off: every labelled cell, coloured by its label",
     )
     top = c2.slider("Attributes shown (most leaked first)", 5, 80, 30, step=5, key="heat_top")
-    cells = state.heat_cells(ch.db, ch.v, ch.run, ch.judge, ch.opts, filters, only_private, top)
+    cells = state.heat_cells(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters, only_private, top)
     chosen_cell = None
     if cells.empty:
         st.info("No private cell with samples here.")
@@ -223,7 +223,7 @@ def readable(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
 
 def attribute_tables() -> None:
     attrs, by_recipient, by_domain, by_profile = state.leak_tables(
-        ch.db, ch.v, ch.run, ch.judge, ch.opts, filters
+        ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters
     )
     st.subheader("Attributes leaked most")
     page = paged(attrs, "attrs")
@@ -247,7 +247,7 @@ def attribute_tables() -> None:
 
 def messages(chosen_cell) -> None:
     st.subheader("Messages behind a leak")
-    leaky = state.leaky_pairs(ch.db, ch.v, ch.run, ch.judge, ch.opts, filters)
+    leaky = state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
     target = None
     table_sel = st.session_state.get("attr_table")
     if chosen_cell is not None:
@@ -287,14 +287,15 @@ def messages(chosen_cell) -> None:
 def show_pair(target) -> None:
     ctx_pos = int(target["ctx"])
     attr_pos = int(target["attr"])
-    pid = cube.profile_ids[int(target["profile_pos"])]
+    profile_ids, ctx_local, attr_ids = cube.store_ids()
+    pid = profile_ids[int(target["profile_pos"])]
     rows = state.pair_messages(
         ch.db,
         ch.v,
-        ch.run,
+        ch.run_id,
         int(pid),
-        int(cube.ctx_local[ctx_pos]),
-        int(cube.attr_ids[attr_pos]),
+        int(ctx_local[ctx_pos]),
+        int(attr_ids[attr_pos]),
         m.info.judge_id,
     )
     st.markdown(

@@ -160,10 +160,10 @@ def figure1() -> None:
             f"Violation@{n} = ({' + '.join(tops)}) / {len(tops)} = **{render.pct(case.violation)}**"
         )
     st.markdown("**Completeness: the mean per task, then the mean over tasks**")
-    for t, stated, cells, mean in case.per_task:
+    for t, stated, n_cells, mean in case.per_task:
         st.markdown(
-            f"- {render.escape_md(t)}: {stated} of {cells} :green[(needed attribute, sample)] cells"
-            f" stated = **{stated}/{cells}** = {render.pct(mean)}"
+            f"- {render.escape_md(t)}: {stated} of {n_cells} :green[(needed attribute, sample)]"
+            f" cells stated = **{stated}/{n_cells}** = {render.pct(mean)}"
         )
     if case.completeness is not None:
         st.markdown(

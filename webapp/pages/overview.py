@@ -7,7 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions
+from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions, Mode
 from cimem.analysis.report import pareto_front, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import render, review, state
@@ -206,7 +206,7 @@ def tradeoff() -> None:
 tradeoff()
 
 st.subheader("Discard report and the two modes")
-other = "definition" if ch.opts.mode == "official" else "official"
+other: Mode = "definition" if ch.opts.mode == "official" else "official"
 rows = []
 for r, m in zip(ch.runs, ov.metrics):
     alt_m = state.metrics(
