@@ -1,8 +1,10 @@
 """What a person waits for, in a real browser: three runs of the 60-profile fabricated file in one
 database (about 6.5 million verdicts), the app started as `bash scripts/app` does (webapp/serve.py)
-on a local port, Debian's chromium driven by Playwright. For every page: the first load on a fresh server, a revisit (from another
-page, through the sidebar) and its widget changes, each from the click until the page has settled
-(the script finished, no stale element left, no DOM change for 0.5 s), median of 3 with the range.
+on a local port, Debian's chromium driven by Playwright. For every page: the first load on a fresh
+server, a revisit (from another page, through the sidebar) and its widget changes, each from the
+click until the page has settled (the script finished, no stale element left, no DOM change for
+0.5 s), median of 3 with the range. Baseline, measured in the same run: the first load of a bare
+Streamlit page (a title and a line); first loads are also given as multiples of it.
 Targets: first load <= 2 s, revisit <= 1 s, widget change <= 300 ms.
 
     python bench/browser.py                  # builds /tmp/cimem-bench/browser_3x60.duckdb once
@@ -82,10 +84,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: Path) -> tuple[subprocess.Popen, str]:
+# The baseline: a bare Streamlit page (a title and a line) served by the same Streamlit, measured
+# in the same run, so a figure can be read as a multiple of what any Streamlit page costs here.
+BARE_PAGE = 'import streamlit as st\nst.title("Bare page")\nst.write("one line of text")\n'
+
+
+def start_server(db: Path, script: Path | None = None) -> tuple[subprocess.Popen, str]:
+    """The app as `bash scripts/app` starts it, or ``script`` with plain `streamlit run`."""
     port = free_port()
-    proc = subprocess.Popen(  # as `bash scripts/app` starts it
-        [sys.executable, "-m", "webapp.serve", "--server.headless", "true"]
+    launch = ["webapp.serve"] if script is None else ["streamlit", "run", str(script)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", *launch, "--server.headless", "true"]
         + ["--server.port", str(port), "--server.address", "127.0.0.1"]
         + ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
         cwd=REPO,
@@ -268,6 +277,38 @@ def record(into: list, what: str, step: Callable[[], float]) -> None:
     into.append(ms)
 
 
+def bare_first_loads(reps: int) -> list[float]:
+    """First load of a bare Streamlit page on a fresh server, ``reps`` times."""
+    import tempfile
+
+    from playwright.sync_api import sync_playwright
+
+    out: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        script = Path(tmp) / "bare.py"
+        script.write_text(BARE_PAGE)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for _ in range(reps):
+            proc, base = start_server(Path(tmp) / "unused.duckdb", script)
+            try:
+                ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
+                page = ctx.new_page()
+                page.add_init_script(f"({OBSERVER})()")
+
+                def first_load(page=page, base=base) -> float:
+                    page.goto(base)
+                    page.get_by_role("heading", name="Bare page").first.wait_for(timeout=60_000)
+                    return settle(page, 0)
+
+                record(out, "bare Streamlit page first load", first_load)
+                ctx.close()
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+        browser.close()
+    return out
+
+
 def measure(db: Path, pages: list[Page], reps: int) -> dict:
     from playwright.sync_api import sync_playwright
 
@@ -323,17 +364,21 @@ def main() -> None:
     wanted = {x.strip().lower() for x in args.pages.split(",") if x.strip()}
     pages = [p for p in PAGES if not wanted or p.nav.lower() in wanted]
     load = os.getloadavg()[0]
+    bare = bare_first_loads(args.reps)
     results = measure(args.db, pages, args.reps)
     print(
         f"\ndatabase {args.db}; median of {args.reps} (range); click to page settled;"
         f" load average {load:.1f} before, {os.getloadavg()[0]:.1f} after on {os.cpu_count()} CPUs\n"
     )
-    print("| page | first load (fresh server) | revisit | widget change |")
-    print("|---|---|---|---|")
+    base = statistics.median(bare) if bare else float("nan")
+    print(f"baseline: a bare Streamlit page's first load {fmt(bare)}; x = first load / baseline\n")
+    print("| page | first load (fresh server) | x baseline | revisit | widget change |")
+    print("|---|---|---|---|---|")
     for p in pages:
         r = results[p.nav]
         changes = "; ".join(f"{name}: {fmt(v)}" for name, v in r["changes"].items()) or "-"
-        print(f"| {p.nav} | {fmt(r['first'])} | {fmt(r['revisit'])} | {changes} |")
+        ratio = statistics.median(r["first"]) / base if r["first"] and bare else float("nan")
+        print(f"| {p.nav} | {fmt(r['first'])} | {ratio:.1f} | {fmt(r['revisit'])} | {changes} |")
 
 
 if __name__ == "__main__":
