@@ -235,7 +235,8 @@ PAGES = [
         },
     ),
     Page("learn", "Learn", "Learn the metrics", {"slider": slider("Samples per task")}),
-    Page("data", "Data", "Data", {"run select": choose("stSelectbox", "Run", lambda r: r + 1)}),
+    # options 1, 2, 1, ...: never the first, the selected run (choosing it again runs nothing)
+    Page("data", "Data", "Data", {"run select": choose("stSelectbox", "Run", lambda r: 1 + r % 2)}),
 ]
 
 
