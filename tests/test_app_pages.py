@@ -240,3 +240,20 @@ def test_data_page_runs_table_is_readable_and_shows_no_server_path(tmp_path, mon
     assert not [c for c in table.columns if "_" in c]  # no snake_case header
     assert table["source file"].tolist() == ["a.jsonl"]
     assert str(tmp_path) not in str(table.to_dict())
+
+
+def test_growth_prefetches_the_worst_order_and_switching_uses_it(demo_db, monkeypatch):
+    from cimem.analysis.cube import cube_from_store
+    from cimem.analysis.growth import growth
+    from webapp import state, warm
+
+    at = open_page(demo_db, PAGES[2], monkeypatch, runs="1,2")
+    no_exception(at)
+    started = {k[2]: f for k, f in state._prefetched.items() if k[0] == demo_db and k[5] == "worst"}
+    assert set(started) == {1, 2}
+    store = warm.root(demo_db).cursor()  # the app's connection: this process has it open
+    want = growth(cube_from_store(store, 1, None), state.MetricOptions(), order="worst")
+    assert started[1].result(timeout=120).violation == want.violation
+    at.radio(key="order").set_value("worst").run()
+    no_exception(at)
+    assert any("order **worst**" in c.value for c in at.caption)
