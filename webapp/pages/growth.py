@@ -61,8 +61,6 @@ method = c3.radio(
 # every run at all its tasks, for each k: small and cheap (all tasks is one subset), and it
 # tells the sliders their ranges; the two charts ask for their own slices, each cached
 curves = {r: state.growth_slice(ch, r, order, samples, method, tasks=(ALL,)) for r in runs}
-if order == "random":  # the worst order is the slowest to compute: start it while you read
-    state.prefetch_growth(ch, runs, "worst", samples, method)
 ALL_RUNS = [names.get(r, g.run) for r, g in curves.items()]
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"] * 20
 max_t = max(g.n_tasks for g in curves.values())
@@ -493,3 +491,5 @@ def one_attribute() -> None:
 
 
 one_attribute()
+if order == "random":  # the worst order is the slowest to switch to: made while you read
+    state.prefetch_growth(ch, runs, "worst", samples, method)
