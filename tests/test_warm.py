@@ -46,3 +46,16 @@ def test_a_missing_or_broken_database_warms_nothing_and_says_so(tmp_path, caplog
         thread.join(timeout=60)
     assert "pages build their cubes on first use" in caplog.text
     assert warm.take_cube(str(broken), warm.file_version(str(broken)), 1, None) is None
+
+
+def test_cubes_of_a_file_that_changed_since_are_forgotten(tmp_path):
+    db = tmp_path / "changed.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, write_jsonl(tmp_path / "a.jsonl", [small_profile("a")]))
+    path = str(db)
+    thread = warm.start(path)
+    assert thread is not None
+    thread.join(timeout=60)
+    later = warm.file_version(path) + 1  # as if a write came after the warm start
+    assert warm.take_cube(path, later, 1, None) is None
+    assert not [k for k in warm._cubes if k[0] == path]

@@ -22,12 +22,8 @@ def side_by_side(ch: state.Choices, audit: MessageAudit, shown: int | None) -> N
         _two_runs(ch, audit, shown)
 
 
-def _judge_names(audit: MessageAudit) -> dict[int, str]:
-    return {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in audit.judges}
-
-
 def _two_judges(audit: MessageAudit, shown: int | None) -> None:
-    names = _judge_names(audit)
+    names = audit.judge_names()
     if len(names) < 2:
         st.caption("This run has one judge: re-judge the message above to compare two.")
         return
@@ -108,7 +104,7 @@ def _run_header(
     run = audit.message.run_id
     st.markdown(f"**{render.escape_md(run_names.get(run, str(run)))}**")
     st.caption(f"message {audit.message.message_id}, trial {audit.message.trial}")
-    names = _judge_names(audit)
+    names = audit.judge_names()
     if not names:
         st.caption("No judge has seen this run.")
         return None

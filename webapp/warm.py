@@ -78,4 +78,6 @@ def take_cube(path: str, version: float, run_id: int, judge_id: int | None) -> L
     if judge_id is not None or event is None:
         return None
     event.wait(timeout=120)
+    for key in [k for k in _cubes if k[0] == path and k[1] != version]:
+        del _cubes[key]  # the file changed since: those cubes would never be taken
     return _cubes.pop((path, version, run_id), None)

@@ -91,6 +91,10 @@ class MessageAudit:
             if (v := a.verdicts.get(judge_id)) is not None and v.revealed
         ]
 
+    def judge_names(self) -> dict[int, str]:
+        """Judge id -> "id: name (kind)", oldest first, as pickers show them."""
+        return {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in self.judges}
+
     def failure(self, judge_id: int | None) -> Judgment | None:
         """The judge's call on this message when it failed (parse failure or error)."""
         j = self.judgments.get(judge_id) if judge_id is not None else None

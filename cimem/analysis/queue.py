@@ -109,7 +109,6 @@ def review_queue(
     status = store.judgments_of(judge)
     other_status = store.judgments_of(vs) if vs is not None else {}
     messages = store.messages_to_judge(run_id)
-    text = {m.message_id: m.text for m in messages}
 
     cells = store.queue_cells(run_id, judge, vs, evidence=filter == "ungrounded")
     yes = np.asarray(cells["revealed"], bool)
@@ -121,6 +120,7 @@ def review_queue(
         "ungrounded": np.zeros(len(yes), bool),
     }
     if filter == "ungrounded":  # text matching is the slow part: only when asked for
+        text = {m.message_id: m.text for m in messages}
         by_filter["ungrounded"] = np.array(
             [
                 bool(y) and evidence_grounded(ev, text[int(m)] or "") is False

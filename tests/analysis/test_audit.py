@@ -67,6 +67,11 @@ def test_message_audit_reads_labels_verdicts_and_grounding(store, audited):
         "I have hypertension.",
     ]
     assert [j.judge_id for j in audit.judges] == [imported, offline]
+    assert list(audit.judge_names()) == [imported, offline]
+    assert (
+        audit.judge_names()[offline].startswith(f"{offline}: ")
+        and "(offline)" in audit.judge_names()[offline]
+    )
     by_key = {a.key: a for a in audit.attributes}
     assert {k: a.label for k, a in by_key.items()} == {
         "name": "ambiguous",  # 0.8 needed: not unanimous

@@ -79,7 +79,7 @@ if detail.status != MessageStatus.OK:
 
 if not audit.judges:
     st.info("No judge has seen this run yet: run one below.")
-jnames = {j.judge_id: f"{j.judge_id}: {j.name} ({j.kind})" for j in audit.judges}
+jnames = audit.judge_names()
 shown = (
     st.selectbox("Highlight the evidence of", list(jnames), format_func=lambda k: jnames[k])
     if jnames
