@@ -13,8 +13,10 @@ from webapp import render, state
 TWO_JUDGES, TWO_RUNS = "two judges of this message", "this task in another run"
 
 
+@st.fragment
 def side_by_side(ch: state.Choices, audit: MessageAudit, shown: int | None) -> None:
-    """Draw the comparison the reader picks (two judges, or another run) under ``audit``."""
+    """Draw the comparison the reader picks (two judges, or another run) under ``audit``; a
+    fragment, so its pickers rerun this section only, not the whole Audit page."""
     how = st.radio("Compare", (TWO_JUDGES, TWO_RUNS), horizontal=True, key="sbs_how")
     if how == TWO_JUDGES:
         _two_judges(audit, shown)
