@@ -86,7 +86,11 @@ def free_port() -> int:
 
 # The baseline: a bare Streamlit page (a title and a line) served by the same Streamlit, measured
 # in the same run, so a figure can be read as a multiple of what any Streamlit page costs here.
-BARE_PAGE = 'import streamlit as st\nst.title("Bare page")\nst.write("one line of text")\n'
+BARE_PAGE = """import streamlit as st
+st.title("Bare page")
+choice = st.radio("Bare choice", ["first", "second"], horizontal=True)
+st.write(f"one line of text: {choice}")
+"""
 
 
 def start_server(db: Path, script: Path | None = None) -> tuple[subprocess.Popen, str]:
@@ -113,11 +117,23 @@ def start_server(db: Path, script: Path | None = None) -> tuple[subprocess.Popen
     sys.exit("streamlit did not start")
 
 
+# Milliseconds from t0 to the end of the last script run, per step (where the time went: the
+# server's script, or the browser drawing after it).
+SCRIPT_END = """
+(t0) => {
+  const ends = window.__bench.states.filter(([t, s]) => t >= t0 && s === 'notRunning');
+  return ends.length ? ends[ends.length - 1][0] - t0 : null;
+}
+"""
+last_script_ms: list[float | None] = [None]
+
+
 def settle(page, t0: float, timeout: float = 300_000) -> float:
     """Milliseconds from t0 (page time) to the last DOM change of the settled page."""
     page.wait_for_function(SETTLED, arg=[t0, QUIET_MS], timeout=timeout, polling=50)
     if page.locator('[data-testid="stException"]').count():
         raise RuntimeError(f"an exception is shown on {page.url}")
+    last_script_ms[0] = page.evaluate(SCRIPT_END, t0)
     return page.evaluate("() => window.__bench.last") - t0
 
 
@@ -274,17 +290,21 @@ def record(into: list, what: str, step: Callable[[], float]) -> None:
         print(f"  {what}: did not settle ({str(exc).splitlines()[0]})", file=sys.stderr)
         into.append(float("inf"))
         return
-    print(f"  {what}: {ms:.0f} ms", file=sys.stderr, flush=True)
+    script = last_script_ms[0]
+    until = f" (script done at {script:.0f} ms)" if script is not None else ""
+    print(f"  {what}: {ms:.0f} ms{until}", file=sys.stderr, flush=True)
     into.append(ms)
 
 
-def bare_first_loads(reps: int) -> list[float]:
-    """First load of a bare Streamlit page on a fresh server, ``reps`` times."""
+def bare_first_loads(reps: int) -> tuple[list[float], list[float]]:
+    """First load of a bare Streamlit page on a fresh server, and a change of its one radio,
+    ``reps`` times."""
     import tempfile
 
     from playwright.sync_api import sync_playwright
 
     out: list[float] = []
+    changes: list[float] = []
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         script = Path(tmp) / "bare.py"
         script.write_text(BARE_PAGE)
@@ -302,12 +322,17 @@ def bare_first_loads(reps: int) -> list[float]:
                     return settle(page, 0)
 
                 record(out, "bare Streamlit page first load", first_load)
+                record(
+                    changes,
+                    "bare Streamlit page radio",
+                    lambda page=page: radio(main_area, "second")(page, 0),
+                )
                 ctx.close()
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)
         browser.close()
-    return out
+    return out, changes
 
 
 def measure(db: Path, pages: list[Page], reps: int) -> dict:
@@ -365,14 +390,17 @@ def main() -> None:
     wanted = {x.strip().lower() for x in args.pages.split(",") if x.strip()}
     pages = [p for p in PAGES if not wanted or p.nav.lower() in wanted]
     load = os.getloadavg()[0]
-    bare = bare_first_loads(args.reps)
+    bare, bare_change = bare_first_loads(args.reps)
     results = measure(args.db, pages, args.reps)
     print(
         f"\ndatabase {args.db}; median of {args.reps} (range); click to page settled;"
         f" load average {load:.1f} before, {os.getloadavg()[0]:.1f} after on {os.cpu_count()} CPUs\n"
     )
     base = statistics.median(bare) if bare else float("nan")
-    print(f"baseline: a bare Streamlit page's first load {fmt(bare)}; x = first load / baseline\n")
+    print(
+        f"baseline: a bare Streamlit page's first load {fmt(bare)}, a change of its radio"
+        f" {fmt(bare_change)}; x = first load / baseline\n"
+    )
     print("| page | first load (fresh server) | x baseline | revisit | widget change |")
     print("|---|---|---|---|---|")
     for p in pages:

@@ -56,12 +56,18 @@ def served(tmp_path_factory):
             run = ingest_file(s, write_jsonl(tmp / "p.jsonl", [obj])).run_id
             s.rename_run(run, payload(url, "run"))
             judge = rejudge(s, run, OfflineJudge(name=payload(url, "judge"))).judge_id
+            profile_id = s.profiles_of(run)[0].profile_id
+            named = next(  # the message that states the name (its evidence quotes it)
+                m.message_id
+                for m in s.messages_of(run, profile_id)
+                if (m.text or "").startswith("I am")
+            )
         with running_app({"CIMEM_DB": str(db), "CIMEM_DATA_DIR": str(tmp)}) as base:
-            yield base, url, log, f"runs={run}&judge={judge}"
+            yield base, url, log, f"runs={run}&judge={judge}", named
 
 
 def test_no_page_fetches_a_payload_and_names_show_literally(served):
-    base, url, log, query = served
+    base, url, log, query, named = served
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         seen: list[str] = []
@@ -81,6 +87,15 @@ def test_no_page_fetches_a_payload_and_names_show_literally(served):
         # the recipient: literally, brackets and all
         for what in ("run", "judge", "profile", "recipient"):
             wait_shown(page, payload(url, what))
+        # the Audit table's cells are markdown: the name's memory statement and the judge's
+        # evidence quoting it show literally
+        page.goto(f"{base}/audit?{query}&message={named}")
+        page.get_by_role("heading", name="Audit", exact=True).first.wait_for(timeout=60000)
+        wait_shown(page, "My name is " + payload(url, "profile"))
+        cells = page.locator('[data-testid="stTable"]').first.inner_text().replace("\u2060", "")
+        assert "My name is " + payload(url, "profile") in cells.replace("\u200b", "")
+        assert page.locator(f'img[src^="{url}"]').count() == 0
+        assert page.locator(f'a[href^="{url}"]').count() == 0
         # a ?db= carrying the payload: refused in one line that shows it literally
         typed = payload(url, "db") + ".duckdb"
         for path in PAGES:

@@ -1,6 +1,7 @@
 """Highlighted messages: evidence coloured by what it reveals, the rest escaped."""
 
 from cimem.analysis.audit import AMBIGUOUS, NEEDED_INCLUDED, PRIVATE_LEAKED, Evidence
+from webapp import render
 from webapp.render import highlighted
 
 MESSAGE = "Hi. I am 58 and earn $95,000. My blood pressure is high. See [x](http://h)."
@@ -42,3 +43,22 @@ def test_overlapping_evidence_is_highlighted_once_and_evidence_cannot_inject_mar
     assert out.count("-background[") == 1 and ":green-background[I am 58 and earn]" in out
     assert "http://evil" not in out
     assert highlighted("", []) == "" and highlighted("a*b", []) == "a\\*b"
+
+
+def test_a_static_table_escapes_every_text_cell_and_header_and_breaks_long_keys():
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "key": ["a_b_c", "**x**"],
+            "note": ["[l](http://h)", None],
+            "n": [1, 2],
+            "ok": [True, False],
+        }
+    )
+    out = render.table_safe(frame.rename(columns={"note": "<b>note</b>"}), breakable=("key",))
+    assert list(out.columns) == ["key", "\\<b\\>note\\</b\\>", "n", "ok"]
+    assert list(out["key"]) == ["a\\_\u200bb\\_\u200bc", "\\*\\*x\\*\\*"]
+    assert list(out["\\<b\\>note\\</b\\>"]) == [render.escape_md("[l](http://h)"), ""]
+    assert list(out["n"]) == [1, 2] and list(out["ok"]) == [True, False]  # numbers untouched
+    assert list(frame["key"]) == ["a_b_c", "**x**"]  # a copy: the caller's frame is unchanged

@@ -15,6 +15,7 @@ import re
 from typing import TypeVar
 
 import altair as alt
+import pandas as pd
 import streamlit as st
 
 from cimem.analysis.audit import AMBIGUOUS, NEEDED_INCLUDED, PRIVATE_LEAKED, Evidence
@@ -36,6 +37,20 @@ def escape_md(text: object) -> str:
     ``R![i](http://h/r.png)`` is no image, no link and no fetch."""
     plain = _AUTOLINK.sub(_JOINER, "" if text is None else str(text))
     return _MD_SPECIAL.sub(r"\\\1", plain).replace("\n", "  \n")
+
+
+def table_safe(frame: pd.DataFrame, breakable: tuple[str, ...] = ()) -> pd.DataFrame:
+    """A copy for ``st.table``, whose cells and headers are markdown: every text cell and header
+    escaped, a missing one blank (never "None" or "nan"); in the ``breakable`` columns a line may also break after "_" (long snake_case keys
+    would widen the table otherwise)."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object or isinstance(out[col].dtype, pd.StringDtype):
+            out[col] = ["" if pd.isna(v) else escape_md(v) for v in out[col]]
+            if col in breakable:
+                out[col] = [v.replace("\\_", "\\_\u200b") for v in out[col]]
+    out.columns = [escape_md(c) for c in out.columns]
+    return out
 
 
 # Highlight colours by what the sentence reveals (Streamlit's named background colours).

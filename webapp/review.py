@@ -209,35 +209,31 @@ def human_panel(
         " history keeps both)."
     )
     with st.form(f"human_{message_id}", border=False):
-        choices: list[tuple[int, str | None, str]] = []
+        # one widget per attribute, its label saying which (the page's slowest part to draw
+        # was a row of columns, text and two widgets per attribute)
+        choices: list[tuple[int, str | None]] = []
         for r in rows.itertuples():
-            c1, c2, c3 = st.columns([3, 3, 2])
             said = f" · judge says {str(r.judge_says) or '-'}" if judge_col is not None else ""
             so_far = current.get(r.attr_id)
-            c1.markdown(
+            verdict = st.radio(
                 f"**{render.escape_md(r.key)}** · {render.escape_md(r.label)}{said}"
-                + (f" · person so far: {YES if so_far.revealed else NO}" if so_far else "")
-            )
-            verdict = c2.radio(
-                "verdict",
+                + (f" · person so far: {YES if so_far.revealed else NO}" if so_far else ""),
                 (YES, NO),
                 index=None,
                 horizontal=True,
-                label_visibility="collapsed",
                 key=f"hv_{message_id}_{r.attr_id}",
             )
-            note = c3.text_input(
-                "note",
-                key=f"hn_{message_id}_{r.attr_id}",
-                label_visibility="collapsed",
-                placeholder="note (optional)",
-            )
-            choices.append((int(cast(int, r.attr_id)), verdict, note))
+            choices.append((int(cast(int, r.attr_id)), verdict))
+        note = st.text_input(
+            "Note (optional; stored with each verdict set here)",
+            key=f"hn_{message_id}",
+            placeholder="e.g. the judge missed the diagnosis in the second paragraph",
+        )
         saved = st.form_submit_button("Save my verdicts")
     if saved:
         chosen = [
-            HumanVerdict(message_id, a, v == YES, reviewer.strip() or None, n.strip() or None)
-            for a, v, n in choices
+            HumanVerdict(message_id, a, v == YES, reviewer.strip() or None, note.strip() or None)
+            for a, v in choices
             if v in (YES, NO)
         ]
         if not chosen:

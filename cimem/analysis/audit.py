@@ -141,7 +141,7 @@ def message_audit(store: Store, message_id: int, label_rule: str) -> MessageAudi
     detail = store.message_detail(message_id)
     if detail is None:
         return None
-    attrs = [a for a in store.attributes_of(detail.run_id) if a.profile_id == detail.profile_id]
+    attrs = store.attributes_of(detail.run_id, detail.profile_id)
     labels = pair_labels_under(
         store.pair_labels(detail.run_id, detail.profile_id, detail.ctx_idx),
         LabelRule.parse(label_rule),

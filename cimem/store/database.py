@@ -645,12 +645,14 @@ class Store:
         ).fetchall()
         return [ProfileRow(*r) for r in rows]
 
-    def attributes_of(self, run_id: int) -> list[AttributeRow]:
-        """The run's attributes by profile, in attr_id order."""
+    def attributes_of(self, run_id: int, profile_id: int | None = None) -> list[AttributeRow]:
+        """The run's attributes by profile, in attr_id order; only ``profile_id``'s when given
+        (one message's audit reads its profile, not the run's thousands)."""
         rows = self.con.execute(
             "SELECT profile_id, attr_id, key, value_json, domain, event, memory_statement"
-            " FROM attributes WHERE run_id = ? ORDER BY profile_id, attr_id",
-            [run_id],
+            " FROM attributes WHERE run_id = ? AND (? IS NULL OR profile_id = ?)"
+            " ORDER BY profile_id, attr_id",
+            [run_id, profile_id, profile_id],
         ).fetchall()
         return list(map(AttributeRow._make, rows))
 
