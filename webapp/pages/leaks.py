@@ -57,9 +57,9 @@ def pct_columns(frame: pd.DataFrame, names: dict[str, str]) -> dict:
     }
 
 
-def table(frame: pd.DataFrame, names: dict[str, str], **kwargs) -> None:
+def table(frame: pd.DataFrame, names: dict[str, str], **kwargs):
     """A readable table, every row of the page visible (no inner scrolling)."""
-    st.dataframe(
+    return st.dataframe(
         frame,
         hide_index=True,
         column_config=pct_columns(frame, names),
@@ -105,7 +105,6 @@ def heatmap_and_messages() -> None:
         )
     else:
         chosen_cell = draw_heatmap(cells, only_private)
-    attribute_tables()
     messages(chosen_cell)
 
 
@@ -221,7 +220,10 @@ def readable(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
     return out
 
 
+@st.fragment
 def attribute_tables() -> None:
+    """Its own part of the page: paging a table reruns the tables only; choosing a row reruns
+    the page, so the messages above show that attribute's."""
     attrs, by_recipient, by_domain, by_profile = state.leak_tables(
         ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters
     )
@@ -229,8 +231,15 @@ def attribute_tables() -> None:
     page = paged(attrs, "attrs")
     shown = readable(page, ATTR_COLUMNS)
     shown.insert(5, "violated", ["yes" if v else "" for v in page["violated"]])
-    table(shown, ATTR_COLUMNS, key="attr_table", on_select="rerun", selection_mode="single-row")
-    st.session_state["attr_rows"] = page[["profile", "key"]]
+    event = table(
+        shown, ATTR_COLUMNS, key="attr_table", on_select="rerun", selection_mode="single-row"
+    )
+    rows = page[["profile", "key"]]
+    picked = tuple(rows.iloc[event.selection.rows[0]]) if event.selection.rows else None
+    st.caption("Choose a row to list that attribute's messages above, under the heatmap.")
+    if picked != st.session_state.get("attr_picked"):
+        st.session_state["attr_picked"] = picked
+        st.rerun()  # the whole page: the messages above follow the chosen row
     st.subheader("Recipients that receive most")
     shown = readable(paged(by_recipient, "recipients", 10), GROUP_COLUMNS)
     table(shown, GROUP_COLUMNS)
@@ -249,17 +258,14 @@ def messages(chosen_cell) -> None:
     st.subheader("Messages behind a leak")
     leaky = state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
     target = None
-    table_sel = st.session_state.get("attr_table")
+    row = st.session_state.get("attr_picked")  # (profile, key) chosen in the table below
     if chosen_cell is not None:
         key, context = chosen_cell
         match = leaky[(leaky["key"] == key) & (leaky["context"] == context)]
         if not match.empty:
             target = match.iloc[0]
-    elif (
-        table_sel is not None and getattr(table_sel, "selection", None) and table_sel.selection.rows
-    ):
-        row = st.session_state["attr_rows"].iloc[table_sel.selection.rows[0]]
-        match = leaky[(leaky["profile"] == row["profile"]) & (leaky["key"] == row["key"])]
+    elif row is not None:
+        match = leaky[(leaky["profile"] == row[0]) & (leaky["key"] == row[1])]
         if not match.empty:
             target = match.iloc[0]
     if target is None and not leaky.empty:
@@ -327,3 +333,4 @@ def show_pair(target) -> None:
 
 
 heatmap_and_messages()
+attribute_tables()
