@@ -416,6 +416,32 @@ def test_audit_queue_steps_through_disagreements_and_keeps_the_filter(demo_copy,
     assert shown_message(at) == ids[1]
 
 
+def test_a_long_queue_lists_the_messages_around_the_one_shown(demo_copy, monkeypatch):
+    from webapp import review
+
+    monkeypatch.setattr(review, "PICKER_AROUND", 2)
+    with Store.open(demo_copy) as store:
+        from cimem.analysis.queue import review_queue
+
+        ids = [i.message_id for i in review_queue(store, 1, None, vs=2, filter="disagree").items]
+    assert len(ids) > 8
+    for at_index, window in ((4, ids[2:7]), (0, ids[:5]), (len(ids) - 1, ids[-5:])):
+        at = open_app(
+            demo_copy,
+            monkeypatch,
+            "webapp/pages/audit.py",
+            runs="1",
+            qf="disagree",
+            qvs="2",
+            message=str(ids[at_index]),
+        )
+        picker = at.selectbox(key=f"q_pick_{ids[at_index]}")
+        assert [int(o.split(" ")[0].lstrip("✓ ")) for o in picker.options] == window
+        first = ids.index(window[0]) + 1
+        assert f"{first}-{first + 4} of {len(ids)}" in picker.label
+        assert picker.value == ids[at_index]
+
+
 def test_audit_deep_link_has_the_picker_and_records_only_what_was_set(demo_copy, monkeypatch):
     with Store.open(demo_copy) as store:
         judged = {v.attr_id: v.revealed for v in store.message_verdicts(5) if v.judge_id == 1}

@@ -25,6 +25,7 @@ FILTER_TEXT = {
 }
 CHOICES = (*FILTERS, SAMPLE)
 UNSET, YES, NO = "", "revealed", "not revealed"
+PICKER_AROUND = 50  # the message picker lists this many queue items before and after
 
 
 def _go(message_id: int | None) -> None:
@@ -138,12 +139,23 @@ def queue_panel(ch: state.Choices, run_id: int, judges: list[JudgeInfo], current
             )
         )
         options = list(items)
+        label = "Message"
+        if len(options) > 2 * PICKER_AROUND + 1:
+            # the picker lists the messages around this one (a list of thousands was most of
+            # the time of every Next); the filters above narrow the queue to any message
+            at = options.index(message) if message in items else 0
+            lo = max(0, min(at - PICKER_AROUND, len(options) - 2 * PICKER_AROUND - 1))
+            options = options[lo : lo + 2 * PICKER_AROUND + 1]
+            label = (
+                f"Message (the {len(options)} around this one, {lo + 1}-{lo + len(options)}"
+                f" of {len(items)}: narrow the queue above to reach others)"
+            )
         if message is not None and message not in items:
             options.insert(0, message)
         if options:
             key = f"q_pick_{message}"
             st.selectbox(
-                "Message",
+                label,
                 options,
                 index=options.index(message) if message in options else 0,
                 format_func=lambda m: _item_text(items.get(m), m),
