@@ -159,6 +159,7 @@ def timed(page, action: Callable[[], None]) -> float:
         print("  (the click started nothing: clicked again)", file=sys.stderr)
         t0 = now(page)
         action()
+        page.wait_for_function(STARTED, arg=t0, timeout=10_000, polling=20)
     return settle(page, t0)
 
 

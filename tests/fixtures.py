@@ -165,3 +165,18 @@ def hold_database(path) -> subprocess.Popen:
     )
     assert proc.stdout.readline().strip() == "open"
     return proc
+
+
+def unescaped(frame):
+    """A static table (``st.table``) as a reader sees it: markdown escapes, word joiners and
+    line-break opportunities taken out of its headers and text cells."""
+    import re
+
+    def plain(text: str) -> str:
+        return re.sub(r"\\(.)", r"\1", text.replace("\u2060", "").replace("\u200b", ""))
+
+    out = frame.rename(columns=lambda c: plain(str(c)))
+    for col in out.columns:
+        if out[col].dtype.kind not in "iufb":
+            out[col] = [plain(v) if isinstance(v, str) else v for v in out[col]]
+    return out

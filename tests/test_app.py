@@ -10,7 +10,7 @@ from cimem.demo.simulate import build_demo_database
 from cimem.ingest import ingest_file
 from cimem.store import Store
 
-from fixtures import small_profile, write_jsonl
+from fixtures import small_profile, unescaped, write_jsonl
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = [
@@ -76,12 +76,12 @@ def test_pages_render_on_empty_database(empty_db, monkeypatch, page, title):
 def test_overview_mode_from_a_shared_link_changes_numbers(demo_db, monkeypatch):
     # the sidebar's choices live in the URL: a link with ?mode=definition opens that view
     at = open_page(demo_db, PAGES[0], monkeypatch)
-    before = at.dataframe[0].value["Violation@n %"].tolist()
+    before = unescaped(at.table[0].value)["Violation@n %"].tolist()
     assert "mode **official**" in at.caption[0].value
     link = open_page(demo_db, PAGES[0], monkeypatch, mode="definition", runs="1,3")
     no_exception(link)
     assert "mode **definition**" in link.caption[0].value
-    after = link.dataframe[0].value
+    after = unescaped(link.table[0].value)
     assert len(after) == 2 and after["Violation@n %"].tolist() != [before[0], before[2]]
 
 

@@ -99,17 +99,17 @@ colors = {
     "private": "background-color: #f8d7da",
     "ambiguous": "background-color: #eeeeee",
 }
-shown_table = render.table_safe(
+render.static_table(
     table.drop(columns=["attr_id"]).rename(
         columns={"key": "attribute", "memory_statement": "memory statement"}
     ),
     breakable=("attribute", "evidence"),
-)
-st.table(  # static: drawn in a fraction of an interactive grid's time on every Next
-    shown_table.style.map(lambda v: colors.get(v, ""), subset=["label"])
-    .map(lambda v: "min-width: 14em", subset=["attribute"])
-    .map(lambda v: "min-width: 16em", subset=["memory statement", "evidence"])
-    .hide(axis="index")
+    styles={
+        "label": lambda v: colors.get(str(v), ""),
+        "attribute": lambda v: "min-width: 14em",
+        "memory statement": lambda v: "min-width: 16em",
+        "evidence": lambda v: "min-width: 16em",
+    },
 )
 st.caption(
     f"Labels under rule {render.escape_md(audit.label_rule)}: green share (needed), red private"

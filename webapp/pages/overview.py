@@ -84,14 +84,9 @@ for col in common_cols:
     )
     more[title] = [number(x) for x in table[col]]
 more["simulated"] = ["yes" if x else "" for x in table["simulated"]]
-pct = st.column_config.NumberColumn(format="%.2f")
-st.dataframe(
-    headline,
-    hide_index=True,
-    column_config={"Violation@n %": pct, "Completeness %": pct},
-)
+render.static_table(headline, digits={"Violation@n %": 2, "Completeness %": 2})
 with st.expander("More columns: level, judge, spread, per-message leak rate, common-k comparison"):
-    st.dataframe(more, hide_index=True)
+    render.static_table(more, digits={c: 2 for c in more.columns if more[c].dtype.kind == "f"})
     if common_cols:
         st.caption(render.escape_md(ov.note) + ".")
 if not ov.comparable and not common_cols:
@@ -235,7 +230,8 @@ for r, m in zip(ch.runs, ov.metrics):
             "failed generations": d.trials.failed_generations,
         }
     )
-st.dataframe(pd.DataFrame(rows), hide_index=True)
+discards = pd.DataFrame(rows)
+render.static_table(discards, digits={c: 2 for c in discards.columns if c.endswith(" %")})
 st.caption(
     "Official mode drops private attributes whose key contains name/address/sex/age, "
     "drops contexts without a needed or a private attribute, and counts parse failures as "
