@@ -224,10 +224,11 @@ def human_panel(
         # one widget per attribute, its label saying which (the page's slowest part to draw
         # was a row of columns, text and two widgets per attribute)
         choices: list[tuple[int, str | None]] = []
-        for r in rows.itertuples():
+        halves = st.columns(2)  # the first half of the rows on the left, the rest on the right
+        for i, r in enumerate(rows.itertuples()):
             said = f" · judge says {str(r.judge_says) or '-'}" if judge_col is not None else ""
             so_far = current.get(r.attr_id)
-            verdict = st.radio(
+            verdict = halves[int(i >= (len(rows) + 1) // 2)].radio(
                 f"**{render.escape_md(r.key)}** · {render.escape_md(r.label)}{said}"
                 + (f" · person so far: {YES if so_far.revealed else NO}" if so_far else ""),
                 (YES, NO),
@@ -340,7 +341,7 @@ def judge_against_people(store, run_id: int, judge: int | None, label_rule: str)
             }
         )
     st.markdown(f"**Judge {judge} against people's verdicts (judge {human}), whole run**")
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    render.static_table(pd.DataFrame(rows))
     st.caption(
         "Missed: people found the attribute revealed, the judge did not (its false negatives);"
         " added: the judge found it revealed, people did not (false positives); Wilson 95%"

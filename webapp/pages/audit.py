@@ -276,16 +276,16 @@ else:
     m2.metric("agreement", render.pct(o.agreement))
     m3.metric("Cohen's kappa", format_kappa(o.kappa))
     c = o.confusion
-    st.dataframe(
+    render.static_table(
         pd.DataFrame(
             {
+                "": ["A revealed", "A not revealed"],
                 "B revealed": [c["both_yes"], c["b_only"]],
                 "B not revealed": [c["a_only"], c["both_no"]],
-            },
-            index=["A revealed", "A not revealed"],
+            }
         )
     )
-    st.dataframe(review.agreement_frame(ag), hide_index=True)
+    render.static_table(review.agreement_frame(ag), digits={"agreement %": 1})
     st.caption(
         f"Label rule {render.escape_md(ag.label_rule)}; messages either judge failed to parse are"
         " left out; agreement with a Wilson 95% interval; kappa is undefined where a judge says"
