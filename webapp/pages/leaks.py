@@ -88,8 +88,23 @@ def paged(frame: pd.DataFrame, key: str, size: int = 20) -> pd.DataFrame:
     return frame.iloc[(page - 1) * size : page * size]
 
 
+def pick(source: str, chosen: tuple | None) -> None:
+    """Remember the heatmap cell or table row just chosen (the latest wins) and rerun the page,
+    so the messages follow; a choice cleared forgets only its own source's pick."""
+    last = st.session_state.get(f"{source}_chosen")
+    if chosen == last:
+        return
+    st.session_state[f"{source}_chosen"] = chosen
+    if chosen is not None:
+        st.session_state["leak_pick"] = (source, *chosen)
+    elif (st.session_state.get("leak_pick") or ("",))[0] == source:
+        st.session_state["leak_pick"] = None
+    st.rerun()
+
+
 @st.fragment
-def heatmap_and_messages() -> None:
+def heatmap() -> None:
+    """Its own part of the page: the toggle and the slider redraw the heatmap only."""
     st.subheader("Attribute x task")
     c1, c2 = st.columns([2, 3])
     only_private = c1.toggle(
@@ -100,7 +115,6 @@ def heatmap_and_messages() -> None:
     )
     top = c2.slider("Attributes shown (most leaked first)", 5, 80, 30, step=5, key="heat_top")
     cells = state.heat_cells(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters, only_private, top)
-    chosen_cell = None
     if cells.empty:
         st.info("No private cell with samples here.")
     elif only_private and cells["leaks"].sum() == 0:
@@ -109,8 +123,7 @@ def heatmap_and_messages() -> None:
             f" {cells['key'].nunique()} withheld attributes revealed one."
         )
     else:
-        chosen_cell = draw_heatmap(cells, only_private)
-    messages(chosen_cell)
+        pick("cell", draw_heatmap(cells, only_private))
 
 
 def draw_heatmap(cells: pd.DataFrame, only_private: bool):
@@ -240,11 +253,8 @@ def attribute_tables() -> None:
         shown, ATTR_COLUMNS, key="attr_table", on_select="rerun", selection_mode="single-row"
     )
     rows = page[["profile", "key"]]
-    picked = tuple(rows.iloc[event.selection.rows[0]]) if event.selection.rows else None
     st.caption("Choose a row to list that attribute's messages above, under the heatmap.")
-    if picked != st.session_state.get("attr_picked"):
-        st.session_state["attr_picked"] = picked
-        st.rerun()  # the whole page: the messages above follow the chosen row
+    pick("row", tuple(rows.iloc[event.selection.rows[0]]) if event.selection.rows else None)
     st.subheader("Recipients that receive most")
     static(readable(paged(by_recipient, "recipients", 10), GROUP_COLUMNS))
     with st.expander("By domain, and by profile"):
@@ -257,18 +267,20 @@ def attribute_tables() -> None:
     )
 
 
-def messages(chosen_cell) -> None:
+@st.fragment
+def messages() -> None:
+    """The messages behind the pair last chosen in the heatmap or the table (or picked here)."""
     st.subheader("Messages behind a leak")
     leaky = state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
     target = None
-    row = st.session_state.get("attr_picked")  # (profile, key) chosen in the table below
-    if chosen_cell is not None:
-        key, context = chosen_cell
-        match = leaky[(leaky["key"] == key) & (leaky["context"] == context)]
-        if not match.empty:
-            target = match.iloc[0]
-    elif row is not None:
-        match = leaky[(leaky["profile"] == row[0]) & (leaky["key"] == row[1])]
+    chosen = st.session_state.get("leak_pick")  # ("cell", key, context) or ("row", profile, key)
+    if chosen is not None:
+        source, a, b = chosen
+        match = (
+            leaky[(leaky["key"] == a) & (leaky["context"] == b)]
+            if source == "cell"
+            else leaky[(leaky["profile"] == a) & (leaky["key"] == b)]
+        )
         if not match.empty:
             target = match.iloc[0]
     if target is None and not leaky.empty:
@@ -335,5 +347,6 @@ def show_pair(target) -> None:
             )
 
 
-heatmap_and_messages()
+heatmap()
+messages()
 attribute_tables()
