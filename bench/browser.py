@@ -224,6 +224,8 @@ def choose(widget: str, label: str, option: Callable[[int], int], inside: str | 
                 break
             except Exception:
                 page.keyboard.press("Escape")
+        if not options.count():
+            raise RuntimeError(f"no option of {label!r} appeared")
         pick = options.nth(option(rep) % options.count())
         ms = timed(page, lambda: pick.click())
         page.keyboard.press("Escape")
