@@ -42,8 +42,8 @@ def escape_md(text: object) -> str:
 
 def table_safe(frame: pd.DataFrame, breakable: tuple[str, ...] = ()) -> pd.DataFrame:
     """A copy for ``st.table``, whose cells and headers are markdown: every text cell and header
-    escaped, a missing one blank (never "None" or "nan"); in the ``breakable`` columns a line may also break after "_" (long snake_case keys
-    would widen the table otherwise)."""
+    escaped, a missing one blank (never "None" or "nan"); in the ``breakable`` columns a line
+    may also break after "_" (long snake_case keys would widen the table otherwise)."""
     out = frame.copy()
     for col in out.columns:
         if out[col].dtype == object or isinstance(out[col].dtype, pd.StringDtype):
