@@ -167,16 +167,41 @@ def hold_database(path) -> subprocess.Popen:
     return proc
 
 
-def unescaped(frame):
-    """A static table (``st.table``) as a reader sees it: markdown escapes, word joiners and
-    line-break opportunities taken out of its headers and text cells."""
-    import re
+def shown_tables(at) -> list:
+    """The static tables of a page (``render.static_table``, HTML) as a reader sees them: one
+    DataFrame of cell texts per table, in page order. Anything that is markup in a cell (a tag
+    that came from data) would show here as a missing text, so tests can compare texts."""
+    from html.parser import HTMLParser
 
-    def plain(text: str) -> str:
-        return re.sub(r"\\(.)", r"\1", text.replace("\u2060", "").replace("\u200b", ""))
+    import pandas as pd
 
-    out = frame.rename(columns=lambda c: plain(str(c)))
-    for col in out.columns:
-        if out[col].dtype.kind not in "iufb":
-            out[col] = [plain(v) if isinstance(v, str) else v for v in out[col]]
-    return out
+    class Reader(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tables: list[list[list[str]]] = []
+            self.cell: list[str] | None = None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                self.tables.append([])
+            elif tag == "tr":
+                self.tables[-1].append([])
+            elif tag in ("td", "th"):
+                self.cell = []
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self.cell is not None:
+                self.tables[-1][-1].append("".join(self.cell))
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell.append(data)
+
+    frames = []
+    for element in at.html:
+        reader = Reader()
+        reader.feed(element.value)
+        for rows in reader.tables:
+            frames.append(pd.DataFrame(rows[1:], columns=rows[0]))
+    return frames

@@ -10,7 +10,7 @@ from cimem.demo.simulate import build_demo_database
 from cimem.ingest import ingest_file
 from cimem.store import Store
 
-from fixtures import small_profile, unescaped, write_jsonl
+from fixtures import shown_tables, small_profile, write_jsonl
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = [
@@ -76,12 +76,12 @@ def test_pages_render_on_empty_database(empty_db, monkeypatch, page, title):
 def test_overview_mode_from_a_shared_link_changes_numbers(demo_db, monkeypatch):
     # the sidebar's choices live in the URL: a link with ?mode=definition opens that view
     at = open_page(demo_db, PAGES[0], monkeypatch)
-    before = unescaped(at.table[0].value)["Violation@n %"].tolist()
+    before = shown_tables(at)[0]["Violation@n %"].tolist()
     assert "mode **official**" in at.caption[0].value
     link = open_page(demo_db, PAGES[0], monkeypatch, mode="definition", runs="1,3")
     no_exception(link)
     assert "mode **definition**" in link.caption[0].value
-    after = unescaped(link.table[0].value)
+    after = shown_tables(link)[0]
     assert len(after) == 2 and after["Violation@n %"].tolist() != [before[0], before[2]]
 
 
@@ -113,7 +113,7 @@ def test_leaks_profile_filter(demo_db, monkeypatch):
     name = at.multiselect(key="f_profile").options[0]
     at.multiselect(key="f_profile").set_value([name]).run()
     no_exception(at)
-    attrs = at.dataframe[0].value
+    attrs = shown_tables(at)[0]  # the attributes leaked most
     assert set(attrs["profile"]) == {name}
 
 

@@ -14,7 +14,7 @@ from cimem.ingest import ingest_file
 from cimem.store import Store
 
 from conftest import shared_file
-from fixtures import small_profile, unescaped, write_jsonl
+from fixtures import shown_tables, small_profile, write_jsonl
 
 # every file of the reference data the app can open: two with messages, two without (labels
 # only, profiles only), where each page must say there is no run to show
@@ -67,7 +67,7 @@ def test_every_page_on_each_reference_file(shared_db, monkeypatch, page, title):
 def key_elements(at, page: str) -> None:
     """What each page must show on a labelled run."""
     if page.endswith("overview.py"):
-        table = unescaped(at.table[0].value)
+        table = shown_tables(at)[0]
         assert list(table.columns[:4]) == ["run", "model", "Violation@n %", "95% CI"]
         assert "None" not in table.astype(str).to_numpy()
     elif page.endswith("leaks.py"):
@@ -168,7 +168,7 @@ def test_a_run_imported_on_the_data_page_joins_the_selection(tmp_path, monkeypat
     assert any("added to the runs in the sidebar" in s.value for s in at.success)
     at.switch_page(PAGES[0]).run()  # and the other pages use it
     no_exception(at)
-    assert len(at.table[0].value) == 2
+    assert len(shown_tables(at)[0]) == 2
 
 
 def test_learn_figure1_is_the_papers_case_and_reacts(demo_db, monkeypatch):

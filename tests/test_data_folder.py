@@ -67,7 +67,8 @@ def texts(at: AppTest) -> list[str]:
     found = []
     for kind in ("error", "warning", "info", "success", "markdown", "caption", "code", "exception"):
         found += [str(e.value) for e in getattr(at, kind)]
-    found += [str(df.value.to_dict()) for df in [*at.dataframe, *at.table]]
+    found += [str(df.value.to_dict()) for df in at.dataframe]
+    found += [str(h.value) for h in at.html]
     return found
 
 

@@ -46,19 +46,43 @@ def test_overlapping_evidence_is_highlighted_once_and_evidence_cannot_inject_mar
 
 
 def test_a_static_table_escapes_every_text_cell_and_header_and_breaks_long_keys():
+    import html.parser
+
     import pandas as pd
 
     frame = pd.DataFrame(
         {
             "key": ["a_b_c", "**x**"],
-            "note": ["[l](http://h)", None],
-            "n": [1, 2],
+            "note": ['<img src="http://h/x.png">', None],
+            "n": [1234, 2],
+            "rate": [0.5, float("nan")],
             "ok": [True, False],
         }
     )
-    out = render.table_safe(frame.rename(columns={"note": "<b>note</b>"}), breakable=("key",))
-    assert list(out.columns) == ["key", "\\<b\\>note\\</b\\>", "n", "ok"]
-    assert list(out["key"]) == ["a\\_\u200bb\\_\u200bc", "\\*\\*x\\*\\*"]
-    assert list(out["\\<b\\>note\\</b\\>"]) == [render.escape_md("[l](http://h)"), ""]
-    assert list(out["n"]) == [1, 2] and list(out["ok"]) == [True, False]  # numbers untouched
-    assert list(frame["key"]) == ["a_b_c", "**x**"]  # a copy: the caller's frame is unchanged
+    out = render.table_html(
+        frame.rename(columns={"note": "<b>note</b>"}),
+        digits={"rate": 1},
+        breakable=("key",),
+        styles={"ok": lambda v: "color:red" if v else ""},
+    )
+    tags: list[str] = []
+    texts: list[str] = []
+
+    class Reader(html.parser.HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            tags.append(tag)
+
+        def handle_data(self, data):
+            texts.append(data)
+
+    Reader().feed(out)
+    # the data's <img> and <b> are text, never elements; "_" may break (<wbr>)
+    assert set(tags) == {"div", "table", "thead", "tbody", "tr", "th", "td", "wbr"}
+    assert "<b>note</b>" in texts
+    # cells in order (a blank cell has no text): counts with separators, a missing rate "-"
+    assert texts[texts.index("key") + 5 :] == [
+        "a_", "b_", "c", '<img src="http://h/x.png">', "1,234", "0.5", "yes",
+        "**x**", "2", "-", "no",
+    ]  # fmt: skip
+    assert out.count("color:red") == 1
+    assert list(frame["key"]) == ["a_b_c", "**x**"]  # the caller's frame is unchanged

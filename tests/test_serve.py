@@ -9,7 +9,12 @@ from webapp import serve
 def test_serve_imports_the_libraries_then_runs_the_app_with_the_options(monkeypatch):
     from streamlit.web import cli
 
+    from webapp import warm, warm_visit
+
     seen: dict = {}
+    # recorded, not run: a cube build still running when the tests end would abort the process
+    monkeypatch.setattr(warm, "start", lambda path: seen.setdefault("warm", path) and None)
+    monkeypatch.setattr(warm_visit, "start", lambda: seen.setdefault("visit", True) and None)
 
     def fake_main(prog_name: str) -> int:
         seen["argv"] = list(sys.argv)
@@ -21,6 +26,8 @@ def test_serve_imports_the_libraries_then_runs_the_app_with_the_options(monkeypa
     assert serve.main(["--server.port", "9999"]) == 0
     assert seen["argv"] == ["streamlit", "run", str(serve.APP), "--server.port", "9999"]
     assert seen["loaded"] == list(serve.PRELOAD)
+    assert seen["warm"] == warm.default_database()  # the cubes of the default database
+    assert seen["visit"]  # and the server's own first visit were started
     assert serve.APP.name == "app.py" and serve.APP.exists()
 
 

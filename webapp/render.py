@@ -11,11 +11,13 @@ are plain text already and are not escaped.
 from __future__ import annotations
 
 import functools
+import html
 import re
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
 import altair as alt
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -40,18 +42,72 @@ def escape_md(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", plain).replace("\n", "  \n")
 
 
-def table_safe(frame: pd.DataFrame, breakable: tuple[str, ...] = ()) -> pd.DataFrame:
-    """A copy for ``st.table``, whose cells and headers are markdown: every text cell and header
-    escaped, a missing one blank (never "None" or "nan"); in the ``breakable`` columns a line
-    may also break after "_" (long snake_case keys would widen the table otherwise)."""
-    out = frame.copy()
-    for col in out.columns:
-        if out[col].dtype == object or isinstance(out[col].dtype, pd.StringDtype):
-            out[col] = ["" if pd.isna(v) else escape_md(v) for v in out[col]]
+def _cell_text(value: object, digits: int | None, numeric: bool) -> str:
+    """How a table shows one value: "-" for a missing number, blank for missing text, counts
+    with thousands separators, ``digits`` decimals where given, yes/no for a flag."""
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return "-" if numeric else ""
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return f"{int(value):,}"
+    if isinstance(value, float | np.floating):
+        if digits is not None:
+            return f"{float(value):,.{digits}f}"
+        return f"{int(value):,}" if float(value).is_integer() else f"{float(value):.4g}"
+    return str(value)
+
+
+# One table style for every static table, in the theme's text colour (light or dark alike).
+_TABLE = "border-collapse:collapse;font-size:14px;line-height:1.5;margin-bottom:1rem"
+_TH = (
+    "padding:4px 8px;font-weight:400;color:color-mix(in srgb,currentColor 70%,transparent);"
+    "border-bottom:1px solid color-mix(in srgb,currentColor 15%,transparent);vertical-align:bottom"
+)
+_TD = (
+    "padding:4px 8px;border-bottom:1px solid color-mix(in srgb,currentColor 10%,transparent);"
+    "vertical-align:top"
+)
+
+
+def table_html(
+    frame: pd.DataFrame,
+    digits: dict[str, int] | None = None,
+    breakable: tuple[str, ...] = (),
+    styles: dict[str, Callable[[object], str]] | None = None,
+) -> str:
+    """A small table as plain HTML, every header and cell escaped (data never becomes markup);
+    numbers right-aligned and formatted by :func:`_cell_text`; in the ``breakable`` columns a
+    line may also break after "_" (long snake_case keys would widen the table otherwise);
+    ``styles``: column -> a cell's CSS from its value.
+
+    >>> table_html(pd.DataFrame({"name": ["<b>x_y</b>"], "n": [1234]}), breakable=("name",))
+    ... # doctest: +ELLIPSIS
+    '...<th ...>name</th><th ...right...>n</th>...<td ...>&lt;b&gt;x_<wbr>y&lt;/b&gt;</td><td ...>1,234</td>...'
+    """
+    digits = digits or {}
+    styles = styles or {}
+    numeric: dict[Hashable, bool] = {c: frame[c].dtype.kind in "iuf" for c in frame.columns}
+
+    def align(col: Hashable) -> str:
+        return ";text-align:right;white-space:nowrap" if numeric[col] else ";text-align:left"
+
+    head = "".join(f'<th style="{_TH}{align(c)}">{html.escape(str(c))}</th>' for c in frame.columns)
+    rows = []
+    for values in frame.itertuples(index=False, name=None):
+        cells = []
+        for col, value in zip(frame.columns, values, strict=True):
+            text = html.escape(_cell_text(value, digits.get(str(col)), numeric[col]))
             if col in breakable:
-                out[col] = [v.replace("\\_", "\\_\u200b") for v in out[col]]
-    out.columns = [escape_md(c) for c in out.columns]
-    return out
+                text = text.replace("_", "_<wbr>")
+            extra = html.escape(styles[col](value)) if col in styles else ""
+            cells.append(f'<td style="{_TD}{align(col)};{extra}">{text}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        '<div style="overflow-x:auto"><table class="cimem-table" style="'
+        + _TABLE
+        + f'"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+    )
 
 
 def static_table(
@@ -60,25 +116,10 @@ def static_table(
     breakable: tuple[str, ...] = (),
     styles: dict[str, Callable[[object], str]] | None = None,
 ) -> None:
-    """A small table drawn as static HTML (``st.table``): in a real browser an interactive grid
-    costs 100-200 ms more each time its rows change. Text is escaped (:func:`table_safe`);
-    ``digits``: decimals of numeric columns; a missing number shows "-"; ``styles``: column ->
-    a cell's CSS from its shown value (text escaped)."""
-    digits = digits or {}
-    safe = table_safe(frame, breakable)
-    styler = safe.style
-    for col, n in digits.items():
-        if frame[col].dtype.kind == "f":  # a column of nothing but gaps is text: left as is
-            styler = styler.format(f"{{:.{n}f}}", subset=[escape_md(col)], na_rep="-")
-    counts: list[Hashable] = [escape_md(c) for c in frame.columns if frame[c].dtype.kind in "iu"]
-    if counts:
-        styler = styler.format("{:,}", subset=counts)  # 27,474 rather than 27474
-    floats = [c for c in frame.columns if frame[c].dtype.kind == "f" and c not in digits]
-    if floats:
-        styler = styler.format(na_rep="-", subset=[escape_md(c) for c in floats])
-    for col, css in (styles or {}).items():
-        styler = styler.map(css, subset=[escape_md(col)])
-    st.table(styler, hide_index=True)
+    """A table nobody selects from, drawn as plain HTML (:func:`table_html`). In a real browser
+    an interactive grid costs 100-200 ms more each time its rows change, and ``st.table`` about
+    70 ms more per table (it renders every cell as markdown)."""
+    st.html(table_html(frame, digits, breakable, styles))
 
 
 # Highlight colours by what the sentence reveals (Streamlit's named background colours).
@@ -116,12 +157,30 @@ def highlighted(message: str, evidence: list[Evidence]) -> str:
     return "".join(out)
 
 
+_PRE = (
+    "white-space:pre-wrap;overflow-wrap:anywhere;margin:0;padding:12px 16px;border-radius:8px;"
+    "font-size:14px;background:color-mix(in srgb,currentColor 5%,transparent)"
+)
+
+
+def plain_text(text: str) -> None:
+    """Untrusted text exactly as it is (escaped, never markup), wrapped, in a monospace block.
+    ``st.code`` would do the same, but its syntax highlighter cost a real browser about 350 ms
+    the first time a page showed one."""
+    st.html(f'<pre class="cimem-raw" style="{_PRE}">{html.escape(text)}</pre>')
+
+
 def show_message(message: str, evidence: list[Evidence] | None = None, key: str = "") -> None:
     """The message with its evidence highlighted, the colours' legend, and the raw text."""
     st.markdown(highlighted(message, evidence or []))
     st.caption(EVIDENCE_LEGEND)
     with st.expander("Raw text"):
-        st.code(message, language=None, wrap_lines=True)
+        plain_text(message)
+
+
+# Draw a chart on a canvas, not as SVG: a heatmap of 1,470 cells made about 25,000 DOM changes in
+# the browser (a quarter of a second); its tooltips and click selection work the same.
+CANVAS = {"embedOptions": {"renderer": "canvas"}}
 
 
 def unvalidated(c: ChartT) -> ChartT:

@@ -7,6 +7,8 @@ page a fresh server shows waits about a second for pandas, Altair, DuckDB and ci
 before the server listens, they are in ``sys.modules`` when that script runs. The app's own
 ``webapp`` modules with Streamlit caches are left to the script (their caches must be made with
 the runtime up); ``webapp.warm`` has none and starts building the default database's cubes.
+Once the server answers, ``webapp.warm_visit`` opens every page once, so the first person's page
+is drawn from warm caches; the console then says "cimem: ready".
 """
 
 from __future__ import annotations
@@ -39,15 +41,17 @@ PRELOAD = (
 
 
 def main(argv: list[str]) -> int:
-    """Import PRELOAD, start building the default database's cubes (:mod:`webapp.warm`), then
-    run ``streamlit run app.py`` with ``argv`` as its options."""
+    """Import PRELOAD, start building the default database's cubes (:mod:`webapp.warm`) and the
+    warm visit (:mod:`webapp.warm_visit`), then run ``streamlit run app.py`` with ``argv`` as
+    its options."""
     for name in PRELOAD:
         importlib.import_module(name)
     from streamlit.web import cli
 
-    from webapp import warm
+    from webapp import warm, warm_visit
 
     warm.start(warm.default_database())
+    warm_visit.start()
 
     sys.argv = ["streamlit", "run", str(APP), *argv]
     return cli.main(prog_name="streamlit")

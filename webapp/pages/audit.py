@@ -67,10 +67,10 @@ st.markdown(
     f"**Task:** {render.escape_md(detail.task)}"
 )
 with st.expander(f"Memory ({len(audit.memory)} statements)"):
-    st.code("\n".join(audit.memory), language=None, wrap_lines=True)
+    render.plain_text("\n".join(audit.memory))
 if detail.prompt:
     with st.expander("Prompt as sent"):
-        st.code(detail.prompt, language=None, wrap_lines=True)
+        render.plain_text(detail.prompt)
 if detail.status != MessageStatus.OK:
     st.error(
         f"The generation failed: {render.escape_md(detail.error)}. There is no message to audit."
@@ -90,7 +90,7 @@ with st.container(border=True):
 failure = audit.failure(shown)
 if failure is not None:
     st.warning(f"Judge {shown}: {render.escape_md(failure.status)}. Raw reply:")
-    st.code(failure.raw or "", language=None, wrap_lines=True)
+    render.plain_text(failure.raw or "")
 
 only_revealed = st.toggle("Only attributes some judge found revealed", value=True)
 table = audit.table(shown, only_revealed)
@@ -231,7 +231,7 @@ if live and live[0] == detail.message_id and judge is not None:
         )
     )
     if outcome.status != JudgmentStatus.OK:
-        st.code(outcome.raw or "", language=None, wrap_lines=True)
+        render.plain_text(outcome.raw or "")
     else:
         st.dataframe(audit.compare(outcome.revealed, shown), hide_index=True)
         if st.button("Save to this run's audit judge (one per model and prompt)"):

@@ -46,28 +46,6 @@ if state.matching_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters) == 0
     st.stop()
 
 
-def pct_columns(frame: pd.DataFrame, names: dict[str, str]) -> dict:
-    """Column formats: percentages with one decimal, counts as integers, numbers narrow."""
-    return {
-        new: st.column_config.NumberColumn(new, format="%.1f%%", width="small")
-        if new.endswith("%")
-        else st.column_config.NumberColumn(new, format="%d", width="small")
-        for new in names.values()
-        if new in frame.columns and frame[new].dtype.kind in "fiu"
-    }
-
-
-def table(frame: pd.DataFrame, names: dict[str, str], **kwargs):
-    """A readable table, every row of the page visible (no inner scrolling)."""
-    return st.dataframe(
-        frame,
-        hide_index=True,
-        column_config=pct_columns(frame, names),
-        height=35 * (len(frame) + 1) + 3,
-        **kwargs,
-    )
-
-
 def static(frame: pd.DataFrame) -> None:
     """A table nobody selects from, drawn static (much cheaper in the browser than a grid)."""
     render.static_table(frame, digits={c: 1 for c in frame.columns if c.endswith("%")})
@@ -88,18 +66,12 @@ def paged(frame: pd.DataFrame, key: str, size: int = 20) -> pd.DataFrame:
     return frame.iloc[(page - 1) * size : page * size]
 
 
-def pick(source: str, chosen: tuple | None) -> None:
-    """Remember the heatmap cell or table row just chosen (the latest wins) and rerun the page,
-    so the messages follow; a choice cleared forgets only its own source's pick."""
-    last = st.session_state.get(f"{source}_chosen")
-    if chosen == last:
-        return
-    st.session_state[f"{source}_chosen"] = chosen
-    if chosen is not None:
-        st.session_state["leak_pick"] = (source, *chosen)
-    elif (st.session_state.get("leak_pick") or ("",))[0] == source:
-        st.session_state["leak_pick"] = None
-    st.rerun()
+def pick(chosen: tuple[str, str] | None) -> None:
+    """Remember the heatmap cell (attribute, task) just chosen or cleared, and rerun the page so
+    the messages follow."""
+    if chosen != st.session_state.get("leak_pick"):
+        st.session_state["leak_pick"] = chosen
+        st.rerun()
 
 
 @st.fragment
@@ -123,7 +95,7 @@ def heatmap() -> None:
             f" {cells['key'].nunique()} withheld attributes revealed one."
         )
     else:
-        pick("cell", draw_heatmap(cells, only_private))
+        pick(draw_heatmap(cells, only_private))
 
 
 def draw_heatmap(cells: pd.DataFrame, only_private: bool):
@@ -180,7 +152,7 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool):
             ],
         )
         .add_params(pick)
-        .properties(width=alt.Step(18), height=alt.Step(18))
+        .properties(width=alt.Step(18), height=alt.Step(18), usermeta=render.CANVAS)
     )
     event = st.altair_chart(
         render.unvalidated(heat),
@@ -240,8 +212,7 @@ def readable(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
 
 @st.fragment
 def attribute_tables() -> None:
-    """Its own part of the page: paging a table reruns the tables only; choosing a row reruns
-    the page, so the messages above show that attribute's."""
+    """Its own part of the page: paging a table reruns the tables only."""
     attrs, by_recipient, by_domain, by_profile = state.leak_tables(
         ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters
     )
@@ -249,12 +220,11 @@ def attribute_tables() -> None:
     page = paged(attrs, "attrs")
     shown = readable(page, ATTR_COLUMNS)
     shown.insert(5, "violated", ["yes" if v else "" for v in page["violated"]])
-    event = table(
-        shown, ATTR_COLUMNS, key="attr_table", on_select="rerun", selection_mode="single-row"
+    static(shown)
+    st.caption(
+        "To read the messages behind an attribute, click its cell in the heatmap or pick it"
+        " under Messages behind a leak."
     )
-    rows = page[["profile", "key"]]
-    st.caption("Choose a row to list that attribute's messages above, under the heatmap.")
-    pick("row", tuple(rows.iloc[event.selection.rows[0]]) if event.selection.rows else None)
     st.subheader("Recipients that receive most")
     static(readable(paged(by_recipient, "recipients", 10), GROUP_COLUMNS))
     with st.expander("By domain, and by profile"):
@@ -269,18 +239,14 @@ def attribute_tables() -> None:
 
 @st.fragment
 def messages() -> None:
-    """The messages behind the pair last chosen in the heatmap or the table (or picked here)."""
+    """The messages behind the heatmap cell last chosen (or the pair picked here)."""
     st.subheader("Messages behind a leak")
     leaky = state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
     target = None
-    chosen = st.session_state.get("leak_pick")  # ("cell", key, context) or ("row", profile, key)
+    chosen = st.session_state.get("leak_pick")  # (attribute key, task context) or None
     if chosen is not None:
-        source, a, b = chosen
-        match = (
-            leaky[(leaky["key"] == a) & (leaky["context"] == b)]
-            if source == "cell"
-            else leaky[(leaky["profile"] == a) & (leaky["key"] == b)]
-        )
+        key, context = chosen
+        match = leaky[(leaky["key"] == key) & (leaky["context"] == context)]
         if not match.empty:
             target = match.iloc[0]
     if target is None and not leaky.empty:
