@@ -205,7 +205,7 @@ def test_a_run_written_elsewhere_appears_on_the_next_rerun(tmp_path, monkeypatch
         ingest_file(store, write_jsonl(tmp_path / "a.jsonl", [small_profile("A")]), name="first")
     at = open_page(str(db), PAGES[5], monkeypatch)
     no_exception(at)
-    names = lambda: " ".join(str(df.value.to_dict()) for df in at.dataframe)  # noqa: E731
+    names = lambda: " ".join(str(t.to_dict()) for t in shown_tables(at))  # noqa: E731
     assert "first" in names() and "second" not in names()
     with Store.open(db) as store:  # e.g. a CLI import into the same database
         ingest_file(store, write_jsonl(tmp_path / "b.jsonl", [small_profile("B")]), name="second")

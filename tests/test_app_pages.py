@@ -4,6 +4,7 @@ key elements, and the edge cases that used to crash them (one sample per task, o
 from __future__ import annotations
 
 import io
+import json
 
 import pandas as pd
 import pyarrow as pa
@@ -72,6 +73,13 @@ def key_elements(at, page: str) -> None:
         assert "None" not in table.astype(str).to_numpy()
     elif page.endswith("leaks.py"):
         assert "Attribute x task" in [h.value for h in at.subheader]
+        for chart in at.get("vega_lite_chart"):  # the heatmap, when there are leaks to draw
+            spec = json.loads(chart.proto.spec)
+            assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
+        if "Attributes leaked most" in [h.value for h in at.subheader]:
+            attrs = shown_tables(at)[0]
+            assert list(attrs.columns[:2]) == ["profile", "attribute"]
+            assert "None" not in attrs.to_numpy() and "nan" not in attrs.to_numpy()
     elif page.endswith("growth.py"):
         heads = [h.value for h in at.subheader]
         assert "(a) Violation as tasks accumulate" in heads
@@ -182,7 +190,7 @@ def test_learn_figure1_is_the_papers_case_and_reacts(demo_db, monkeypatch):
     assert any("INVENTED" in w.value for w in at.warning)
     assert "Violation@3" in {m.label for m in at.metric}
     # the official script's steps with the selected run's numbers
-    assert any("identity filter" in str(df.value.to_dict()) for df in at.dataframe)
+    assert any("identity filter" in str(t.to_dict()) for t in shown_tables(at))
 
 
 def test_compact_labels_keep_the_distinguishing_end():
@@ -229,7 +237,7 @@ def test_data_page_runs_table_is_readable_and_shows_no_server_path(tmp_path, mon
         ingest_file(store, src, name="a run")
     at = open_page(str(db), PAGES[5], monkeypatch)
     no_exception(at)
-    table = at.dataframe[0].value
+    table = shown_tables(at)[0]
     assert list(table.columns)[:5] == [
         "run",
         "name",

@@ -18,7 +18,7 @@ from cimem.ingest import ingest_file
 from cimem.store import Store
 
 from conftest import REPO, SHARED, shared_file
-from fixtures import small_profile, write_jsonl
+from fixtures import shown_tables, small_profile, write_jsonl
 
 APP = str(REPO / "app.py")
 PAGES = [
@@ -48,8 +48,15 @@ def fabricated(tmp_path_factory) -> Path:
 
 def runs_seen(at: AppTest) -> dict[int, tuple[str, int, int]]:
     """The Data page's run table: {run_id: (name, profiles, messages)}."""
-    table = at.dataframe[0].value
-    return {int(r.run): (str(r.name), int(r.profiles), int(r.messages)) for r in table.itertuples()}
+    table = shown_tables(at)[0]
+    return {
+        int(r.run): (
+            str(r.name),
+            int(r.profiles.replace(",", "")),
+            int(r.messages.replace(",", "")),
+        )
+        for r in table.itertuples()
+    }
 
 
 @pytest.mark.slow

@@ -10,6 +10,7 @@ are plain text already and are not escaped.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import html
 import re
@@ -49,6 +50,8 @@ def _cell_text(value: object, digits: int | None, numeric: bool) -> str:
         return "-" if numeric else ""
     if isinstance(value, bool | np.bool_):
         return "yes" if value else "no"
+    if isinstance(value, datetime.datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
     if isinstance(value, int | np.integer):
         return f"{int(value):,}"
     if isinstance(value, float | np.floating):
@@ -89,8 +92,8 @@ def table_html(
     styles = styles or {}
     numeric: dict[Hashable, bool] = {c: frame[c].dtype.kind in "iuf" for c in frame.columns}
 
-    def align(col: Hashable) -> str:
-        return ";text-align:right;white-space:nowrap" if numeric[col] else ";text-align:left"
+    def align(col: Hashable) -> str:  # headers may wrap; a number stays on one line
+        return ";text-align:right" if numeric[col] else ";text-align:left"
 
     head = "".join(f'<th style="{_TH}{align(c)}">{html.escape(str(c))}</th>' for c in frame.columns)
     rows = []
@@ -101,7 +104,8 @@ def table_html(
             if col in breakable:
                 text = text.replace("_", "_<wbr>")
             extra = html.escape(styles[col](value)) if col in styles else ""
-            cells.append(f'<td style="{_TD}{align(col)};{extra}">{text}</td>')
+            nowrap = ";white-space:nowrap" if numeric[col] else ""
+            cells.append(f'<td style="{_TD}{align(col)}{nowrap};{extra}">{text}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (
         '<div style="overflow-x:auto"><table class="cimem-table" style="'

@@ -111,15 +111,7 @@ shown = runs[list(RUN_COLUMNS)].rename(columns=RUN_COLUMNS)
 # a server path is not a visitor's business: the file's name says which file it was
 shown["source file"] = [Path(str(x)).name if x else "-" for x in runs["source"]]
 shown["model"] = shown["model"].fillna("-")
-st.dataframe(
-    shown,
-    hide_index=True,
-    column_config={
-        "prompt level": st.column_config.NumberColumn(format="%d"),
-        "samples per task (n)": st.column_config.NumberColumn(format="%d"),
-        "imported": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm"),
-    },
-)
+render.static_table(shown, breakable=("source file",))
 st.caption(
     "holds: results (messages and verdicts), profiles or labels only; a blank prompt level or n:"
     " the source does not say."
@@ -139,7 +131,7 @@ with st.expander("Configuration"):
     )
     judges = state.judges_of(state.db_path(), state.version(), int(choice))
     if judges:
-        st.dataframe(
+        render.static_table(
             pd.DataFrame(
                 {
                     "judge": [j.judge_id for j in judges],
@@ -149,9 +141,7 @@ with st.expander("Configuration"):
                     "prompt hash": [(j.prompt_hash or "-")[:12] for j in judges],
                     "made": [j.created_at for j in judges],
                 }
-            ),
-            hide_index=True,
-            column_config={"made": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")},
+            )
         )
 c1, c2 = st.columns(2)
 new_name = c1.text_input("New name", cfg["name"], key=f"new_name_{choice}")

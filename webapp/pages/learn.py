@@ -215,7 +215,7 @@ else:
             f"For **{render.escape_md(both['official'].run)}** (label rule"
             f" {render.escape_md(ch.opts.label_rule)}, n = {both['official'].n_trials}):"
         )
-        st.dataframe(
+        render.static_table(
             pd.DataFrame(
                 [
                     {"step": "1. withheld pairs removed by the identity filter", "count": removed},
@@ -228,8 +228,7 @@ else:
                         "count": off.trials.parse_failures,
                     },
                 ]
-            ),
-            hide_index=True,
+            )
         )
         st.markdown(
             f"Result: official mode Violation@n **{render.pct(both['official'].violation.mean)}**,"
