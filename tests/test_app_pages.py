@@ -265,3 +265,28 @@ def test_growth_prefetches_the_worst_order_and_switching_uses_it(demo_db, monkey
     at.radio(key="order").set_value("worst").run()
     no_exception(at)
     assert any("order **worst**" in c.value for c in at.caption)
+
+
+def test_growth_prefetches_the_k_sliders_slices_as_the_page_would_compute_them(
+    demo_db, monkeypatch
+):
+    from cimem.analysis.cube import cube_from_store
+    from cimem.analysis.growth import growth
+    from webapp import state, warm
+
+    at = open_page(demo_db, PAGES[2], monkeypatch, runs="1")
+    no_exception(at)
+    n = at.slider(key="growth_k").value  # the default: every sample
+    ahead = {
+        k[9]: f
+        for k, f in state._prefetched.items()
+        if k[0] == demo_db and k[2] == 1 and k[5] == "random" and k[8] is None
+    }
+    assert set(ahead) == {(k,) for k in range(1, n + 1)}
+    store = warm.root(demo_db).cursor()
+    run_cube = cube_from_store(store, 1, None)
+    want = growth(run_cube, state.MetricOptions(), trials=[n - 1], draws=state.GROWTH_DRAWS)
+    assert ahead[(n - 1,)].result(timeout=120).violation == want.violation
+    at.slider(key="growth_k").set_value(n - 1).run()  # drawn from the slice made ahead
+    no_exception(at)
+    assert any(f"k = {n - 1} samples per task" in str(c.spec) for c in at.get("vega_lite_chart"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -540,9 +541,9 @@ def _growth_slice(
 ):
     from cimem.analysis.growth import growth
 
-    key = (path, db_version, run_id, judge_id, opts, order, samples, method)
+    key = (path, db_version, run_id, judge_id, opts, order, samples, method, tasks, trials)
     with _prefetch_lock:
-        started = _prefetched.get(key) if tasks is None and trials is None else None
+        started = _prefetched.get(key)
     if started is not None:  # under way or done in the background: the same call
         return started.result()
     return growth(
@@ -563,34 +564,56 @@ GROWTH_DRAWS = 32  # random task orders per profile for the expected ratio (its 
 _prefetch_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cimem-prefetch")
 _prefetch_lock = threading.Lock()
 _prefetched: dict[tuple, Future] = {}
-PREFETCH_KEPT = 32
+PREFETCH_KEPT = 64
 
 
-def prefetch_growth(choices: Choices, run_ids: list[int], order: str, samples: str, method: str):
-    """Start computing the runs' whole grid under another task ``order`` in the background (the
-    worst order takes about 0.3-0.5 s per 60-profile run: the Growth page's slowest switch), so
-    that switching to it finds the curves made or under way. Nothing is started twice; the
-    oldest unused ones are forgotten."""
+def prefetch_growth(
+    choices: Choices,
+    run_ids: list[int],
+    order: str,
+    samples: str,
+    method: str,
+    slices: Sequence[tuple[tuple | None, tuple | None]] | None = None,
+):
+    """Start computing the runs' curves in the background, by the key ``_growth_slice`` caches
+    them under, so that a change finds them made or under way: the whole grid under another task
+    ``order`` (the worst order takes about 0.3-0.5 s per 60-profile run), or the random order's
+    ``slices`` (tasks, trials) a slider may ask for next (0.17 s per run and k). Nothing is
+    started twice; the oldest unused ones are forgotten."""
     from cimem.analysis.growth import growth
 
-    for r in run_ids:
-        judge = judge_for(choices, r)
-        key = (choices.db, choices.v, r, judge, choices.opts, order, samples, method)
-        with _prefetch_lock:
-            if key in _prefetched:
-                continue
-            while len(_prefetched) >= PREFETCH_KEPT:
-                _prefetched.pop(next(iter(_prefetched))).cancel()
-            run_cube = cube(choices.db, choices.v, r, judge)
-            _prefetched[key] = _prefetch_pool.submit(
-                growth,
-                run_cube,
+    for tasks, trials in slices or [(None, None)]:
+        for r in run_ids:
+            judge = judge_for(choices, r)
+            key = (
+                choices.db,
+                choices.v,
+                r,
+                judge,
                 choices.opts,
-                order=order,
-                samples=samples,
-                method=method,
-                draws=GROWTH_DRAWS,
+                order,
+                samples,
+                method,
+                tasks,
+                trials,
             )
+            with _prefetch_lock:
+                if key in _prefetched:
+                    continue
+                while len(_prefetched) >= PREFETCH_KEPT:
+                    _prefetched.pop(next(iter(_prefetched))).cancel()
+                run_cube = cube(choices.db, choices.v, r, judge)
+                _prefetched[key] = _prefetch_pool.submit(
+                    growth,
+                    run_cube,
+                    choices.opts,
+                    order=order,
+                    samples=samples,
+                    method=method,
+                    draws=GROWTH_DRAWS,
+                    tasks=list(tasks) if tasks else None,
+                    trials=list(trials) if trials else None,
+                )
 
 
 def growth_slice(

@@ -13,6 +13,7 @@ from webapp import render, state
 OBSERVED, THEORY, BOUND = "observed", "1-(1-p)^k (independent samples)", "union bound T·V(1)"
 STYLES = {OBSERVED: [1, 0], THEORY: [6, 4], BOUND: [2, 3]}
 ALL = 10**6  # "every task": growth() clamps a task count to the run's number of tasks
+PREFETCH_KS = 8  # the k slider's values computed ahead, nearest the one shown first
 METHODS = {
     EXPECTED_RATIO: "expected ratio (Figure 2)",
     RATIO_OF_EXPECTATIONS: "ratio of expected counts",
@@ -491,5 +492,10 @@ def one_attribute() -> None:
 
 
 one_attribute()
-if order == "random":  # the worst order is the slowest to switch to: made while you read
+if order == "random":  # made while you read: the k slider's next slices, then the worst order
+    near = sorted(
+        range(1, max_n + 1), key=lambda k: abs(k - st.session_state.get("growth_k", max_n))
+    )
+    ks = [(None, (k,)) for k in near[:PREFETCH_KS]]
+    state.prefetch_growth(ch, runs, "random", samples, method, ks)
     state.prefetch_growth(ch, runs, "worst", samples, method)
