@@ -169,7 +169,7 @@ def version() -> float:
 def changed() -> None:
     """Call after a write: forget cached results (the big shared ones too)."""
     st.cache_data.clear()
-    for shared in (cube, pairs, _view):
+    for shared in (cube, pairs, _view, review_queue, sample_queue):
         shared.clear()
 
 
@@ -283,7 +283,9 @@ def coverage_of(path: str, db_version: float, run_id: int):
     return {c.judge_id: c for c in _store(path).judge_coverage(run_id)}
 
 
-@st.cache_data(show_spinner="Building the review queue...", max_entries=32)
+# The queues are shared resources (read-only): copying a queue of thousands of items out of
+# st.cache_data cost about 40 ms of every Next.
+@st.cache_resource(show_spinner="Building the review queue...", max_entries=32)
 def review_queue(
     path: str,
     db_version: float,
@@ -319,7 +321,7 @@ def review_queue(
     return q
 
 
-@st.cache_data(show_spinner="Drawing the audit sample...", max_entries=16)
+@st.cache_resource(show_spinner="Drawing the audit sample...", max_entries=16)
 def sample_queue(
     path: str,
     db_version: float,
