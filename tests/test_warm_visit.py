@@ -129,3 +129,18 @@ def test_the_visit_finds_the_server_where_it_listens(monkeypatch, address, base,
     )
     options["server.sslCertFile"] = str(Path("cert.pem"))
     assert warm_visit._server_urls() is None  # under TLS: no visit
+
+
+def test_ready_waits_for_the_curves_started_in_the_background():
+    from webapp import state
+
+    key = ("a test's background work",)
+    made = state._prefetch_pool.submit(time.sleep, 0.5)
+    with state._prefetch_lock:
+        state._prefetched[key] = made
+    try:
+        assert not state.wait_for_prefetch(timeout=0.01)
+        assert state.wait_for_prefetch(timeout=30) and made.done()
+    finally:
+        with state._prefetch_lock:
+            state._prefetched.pop(key, None)

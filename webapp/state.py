@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -616,6 +616,15 @@ def prefetch_growth(
                     tasks=list(tasks) if tasks else None,
                     trials=list(trials) if trials else None,
                 )
+
+
+def wait_for_prefetch(timeout: float) -> bool:
+    """Wait until every curve started in the background is made (the server's own first visit
+    is not over before that); False when ``timeout`` seconds were not enough."""
+    with _prefetch_lock:
+        pending = list(_prefetched.values())
+    done, not_done = wait(pending, timeout=timeout)
+    return not not_done
 
 
 def growth_slice(

@@ -5,8 +5,9 @@ fresh server's scripts took 0.4-1.7 s per page on the first visit and 0.1-0.2 s 
 
 The visit speaks Streamlit's own protocol over the server's websocket (what a browser sends:
 "run this page"), so it runs exactly the scripts a visitor would, widgets at their defaults and the
-default database. It is an optimisation: when it fails the server serves as before, and the
-console says why. ``CIMEM_WARM_VISIT=0`` turns it off.
+default database. The server is ready when those scripts have finished and the curves they
+started in the background are made. It is an optimisation: when it fails the server serves as
+before, and the console says why. ``CIMEM_WARM_VISIT=0`` turns it off.
 """
 
 from __future__ import annotations
@@ -118,6 +119,10 @@ def _run() -> None:
     except Exception as exc:  # an optimisation: the server serves as before
         print(f"cimem: the warm visit failed ({type(exc).__name__})", file=sys.stderr, flush=True)
         return
+    # the pages started curves in the background (Growth's next slices): ready when they are made
+    state = sys.modules.get("webapp.state")
+    if state is not None and not state.wait_for_prefetch(timeout=PAGE_TIMEOUT_S):
+        print("cimem: background curves still being made", file=sys.stderr, flush=True)
     print(f"cimem: ready: {report.summary()}", file=sys.stderr, flush=True)
 
 
