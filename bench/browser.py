@@ -41,7 +41,17 @@ ARGS.append("--no-first-run")
 OBSERVER = """
 () => {
   if (window.__bench) return;
-  window.__bench = {last: performance.now(), states: []};
+  window.__bench = {last: performance.now(), states: [], frames: []};
+  // every message from the server, in page time: a script run so short that the page never
+  // shows it as running is still seen by its messages
+  const Socket = window.WebSocket;
+  window.WebSocket = function (...args) {
+    const ws = new Socket(...args);
+    ws.addEventListener('message', () => window.__bench.frames.push(performance.now()));
+    return ws;
+  };
+  window.WebSocket.prototype = Socket.prototype;
+  Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
   const watch = () => {
     new MutationObserver((muts) => {
       const now = performance.now();
@@ -69,7 +79,8 @@ SETTLED = """
   const b = window.__bench;
   const app = document.querySelector('[data-testid="stApp"]');
   if (!b || !app) return false;
-  const ran = b.states.some(([t, s]) => t >= t0 && s === 'running') || t0 === 0;
+  const ran = t0 === 0 || b.states.some(([t, s]) => t >= t0 && s === 'running')
+    || b.frames.some((t) => t >= t0);
   if (!ran || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector('[data-stale="true"]')) return false;
   if (document.querySelector('[data-testid="stSkeleton"]')) return false;
@@ -187,6 +198,7 @@ def now(page) -> float:
 
 STARTED = """
 (t0) => window.__bench.states.some(([t, s]) => t >= t0 && s === 'running')
+  || window.__bench.frames.some((t) => t >= t0)
 """
 
 
