@@ -541,15 +541,22 @@ def _growth_slice(
     tasks: tuple | None,
     trials: tuple | None,
 ):
-    from cimem.analysis.growth import growth
-
     key = (path, db_version, run_id, judge_id, opts, order, samples, method, tasks, trials)
     with _prefetch_lock:
         started = _prefetched.get(key)
     if started is not None:  # under way or done in the background: the same call
         return started.result()
+    return _curve(
+        cube(path, db_version, run_id, judge_id), opts, order, samples, method, tasks, trials
+    )
+
+
+def _curve(run_cube: LeakCube, opts, order, samples, method, tasks, trials):
+    """A run's growth curve as the page draws it (what a slice and a prefetch both compute)."""
+    from cimem.analysis.growth import growth
+
     return growth(
-        cube(path, db_version, run_id, judge_id),
+        run_cube,
         opts,
         order=order,
         samples=samples,
@@ -582,8 +589,6 @@ def prefetch_growth(
     ``order`` (the worst order takes about 0.3-0.5 s per 60-profile run), or the random order's
     ``slices`` (tasks, trials) a slider may ask for next (0.17 s per run and k). Nothing is
     started twice; the oldest unused ones are forgotten."""
-    from cimem.analysis.growth import growth
-
     for tasks, trials in slices or [(None, None)]:
         for r in run_ids:
             judge = judge_for(choices, r)
@@ -606,15 +611,7 @@ def prefetch_growth(
                     _prefetched.pop(next(iter(_prefetched))).cancel()
                 run_cube = cube(choices.db, choices.v, r, judge)
                 _prefetched[key] = _prefetch_pool.submit(
-                    growth,
-                    run_cube,
-                    choices.opts,
-                    order=order,
-                    samples=samples,
-                    method=method,
-                    draws=GROWTH_DRAWS,
-                    tasks=list(tasks) if tasks else None,
-                    trials=list(trials) if trials else None,
+                    _curve, run_cube, choices.opts, order, samples, method, tasks, trials
                 )
 
 
