@@ -222,8 +222,8 @@ def attribute_tables() -> None:
     shown.insert(5, "violated", ["yes" if v else "" for v in page["violated"]])
     static(shown)
     st.caption(
-        "To read the messages behind an attribute, click its cell in the heatmap or pick it"
-        " under Messages behind a leak."
+        "To read the messages behind an attribute, click its cell in the heatmap, or type it in"
+        " Attribute contains and pick it under Messages behind a leak."
     )
     st.subheader("Recipients that receive most")
     static(readable(paged(by_recipient, "recipients", 10), GROUP_COLUMNS))
