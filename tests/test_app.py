@@ -226,3 +226,14 @@ def test_a_database_held_by_another_process_is_explained(tmp_path, monkeypatch):
     finally:
         proc.stdin.close()
         proc.wait()
+
+
+def test_overview_lists_the_dropped_contexts_only_when_opened(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[0], monkeypatch)
+    no_exception(at)
+    listed = lambda: [m.value for m in at.markdown if m.value.endswith(" dropped")]  # noqa: E731
+    assert not listed()  # folded: nothing drawn (its grids would cost every load)
+    at.session_state["ov_dropped"] = True  # what opening it does
+    at.run()
+    no_exception(at)
+    assert len(listed()) == len(at.multiselect(key="runs").value)  # one line per run
