@@ -606,3 +606,19 @@ def test_side_by_side_two_judges_and_another_run(demo_copy, monkeypatch):
     first_words = (other.text or "").split()[:3]
     assert all(w.replace(".", "\\.") in shown or w in shown for w in first_words)
     assert any(f"message {other.message_id}, trial {other.trial}" in c.value for c in at.caption)
+
+
+def test_the_history_of_peoples_verdicts_is_drawn_only_when_opened(demo_copy, monkeypatch):
+    from cimem.store import HumanVerdict
+
+    with Store.open(demo_copy) as store:
+        human = store.human_judge(1)
+        store.add_human_verdicts(human, [HumanVerdict(5, 1, True, "ana", "states it")])
+    at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", message="5")
+    assert shown_message(at) == 5
+    grids = lambda: [d.value for d in at.dataframe if "reviewer" in d.value.columns]  # noqa: E731
+    assert not grids()  # folded: not drawn
+    at.session_state["people_history"] = True  # what opening it does
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [list(g["reviewer"]) for g in grids()] == [["ana"]]

@@ -259,10 +259,20 @@ def human_panel(
             f"Stored {len(chosen)} verdict(s) as judge {hj} (people's verdicts of this run);"
             f" {len(rows) - len(chosen)} rows left unset."
         )
-        with st.expander("History of people's verdicts on this message"):
-            st.dataframe(_history(store, hj, message_id), hide_index=True)
+        history_section(store, hj, message_id)
     elif human is not None and current:
-        with st.expander("History of people's verdicts on this message"):
+        history_section(store, human, message_id)
+
+
+def history_section(store, human: int, message_id: int) -> None:
+    """People's verdicts on this message over time, drawn only while the section is open (a
+    folded grid is still drawn, on every message); once opened it stays open from message to
+    message."""
+    history = st.expander(
+        "History of people's verdicts on this message", on_change="rerun", key="people_history"
+    )
+    if history.open:
+        with history:
             st.dataframe(_history(store, human, message_id), hide_index=True)
 
 
