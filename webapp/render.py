@@ -174,6 +174,16 @@ def plain_text(text: str) -> None:
     st.html(f'<pre class="cimem-raw" style="{_PRE}">{html.escape(text)}</pre>')
 
 
+def when_opened(label: str, key: str, draw: Callable[[], object]) -> None:
+    """A folded section whose content is drawn only while it is open (opening it reruns the
+    page): a browser draws a folded section's content all the same, and a grid there slowed
+    every load. Its open state lives under ``key``, so it stays open from rerun to rerun."""
+    section = st.expander(label, on_change="rerun", key=key)
+    if section.open:
+        with section:
+            draw()
+
+
 def show_message(message: str, evidence: list[Evidence] | None = None, key: str = "") -> None:
     """The message with its evidence highlighted, the colours' legend, and the raw text."""
     st.markdown(highlighted(message, evidence or []))

@@ -265,15 +265,13 @@ def human_panel(
 
 
 def history_section(store, human: int, message_id: int) -> None:
-    """People's verdicts on this message over time, drawn only while the section is open (a
-    folded grid is still drawn, on every message); once opened it stays open from message to
-    message."""
-    history = st.expander(
-        "History of people's verdicts on this message", on_change="rerun", key="people_history"
+    """People's verdicts on this message over time, drawn only while the section is open; once
+    opened it stays open from message to message."""
+    render.when_opened(
+        "History of people's verdicts on this message",
+        "people_history",
+        lambda: st.dataframe(_history(store, human, message_id), hide_index=True),
     )
-    if history.open:
-        with history:
-            st.dataframe(_history(store, human, message_id), hide_index=True)
 
 
 def _history(store, human: int, message_id: int) -> pd.DataFrame:

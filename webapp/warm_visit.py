@@ -27,7 +27,7 @@ PAGE_TIMEOUT_S = 300.0
 @dataclass
 class VisitReport:
     """What the visit saw: each page's seconds, and the pages whose script showed an exception
-    (with its message)."""
+    (with the exception's type; its message may quote data and stays off the console)."""
 
     seconds: dict[str, float] = field(default_factory=dict)
     exceptions: dict[str, str] = field(default_factory=dict)

@@ -242,22 +242,16 @@ st.caption(
 
 def dropped_contexts() -> None:
     """The contexts official mode left out of each run's numbers, listed."""
+    if ch.opts.mode != "official":
+        st.caption("Switch the sidebar to official mode to list them.")
+        return
     for m in ov.metrics:
-        off = m if ch.opts.mode == "official" else None
-        if off is None:
-            continue
-        lst = off.discarded.contexts_dropped.contexts
+        lst = m.discarded.contexts_dropped.contexts
         st.markdown(f"**{render.escape_md(m.run)}**: {len(lst)} dropped")
         if lst:
             st.dataframe(pd.DataFrame([asdict(c) for c in lst]), hide_index=True)
-    if ch.opts.mode != "official":
-        st.caption("Switch the sidebar to official mode to list them.")
 
 
-# drawn only when opened: its grids cost every load of the page otherwise, folded or not
-dropped = st.expander("Dropped contexts (official mode)", on_change="rerun", key="ov_dropped")
-if dropped.open:
-    with dropped:
-        dropped_contexts()
+render.when_opened("Dropped contexts (official mode)", "ov_dropped", dropped_contexts)
 
 review.corrected_section(ch)  # its own section: raw against corrected, when people audited
