@@ -56,33 +56,82 @@ def _categorical(values: list, index: np.ndarray) -> pd.Categorical:
     return pd.Categorical.from_codes(codes[index], categories=pd.Index(uniques, dtype=object))
 
 
+def _group_rows(codes: list[np.ndarray], sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Number the distinct combinations of category codes (none missing; ``sizes``: the number
+    of categories of each column): (each row's group, each group's first row), groups in the
+    order of their codes. Counting on the codes with numpy: pandas' groupby with named
+    aggregations cost 20-35 ms per table on a 60-profile run."""
+    rows = len(codes[0]) if codes else 0
+    gid = np.zeros(rows, np.int64)
+    for code, size in zip(codes, sizes):
+        gid = gid * size + code.astype(np.int64)
+    space = int(np.prod(sizes, dtype=np.float64)) if sizes else 1
+    if space <= 4 * rows + 1_000_000:
+        present = np.bincount(gid, minlength=space) > 0
+        position = (np.cumsum(present) - 1)[gid]
+        n = int(present.sum())
+    else:  # too many possible combinations to count them all
+        ids, position = np.unique(gid, return_inverse=True)
+        n = len(ids)
+    first = np.full(n, rows, np.int64)
+    np.minimum.at(first, position, np.arange(rows))
+    return position, first
+
+
+def _codes(pairs: pd.DataFrame, by: list[str]) -> tuple[list[np.ndarray], list[pd.Index]]:
+    cats = [pairs[c].cat for c in by]
+    return [c.codes.to_numpy() for c in cats], [c.categories for c in cats]
+
+
+def _counted(pairs: pd.DataFrame, flag: str, by: list[str]) -> np.ndarray:
+    """Rows with samples that count for ``flag`` and a name in every ``by`` column (as pandas'
+    groupby drops a missing name)."""
+    keep = pairs[flag].to_numpy() & (pairs["samples"].to_numpy() > 0)
+    for col in by:
+        keep &= pairs[col].cat.codes.to_numpy() >= 0
+    return keep
+
+
+def _sum(position: np.ndarray, n: int, values: np.ndarray | None = None) -> np.ndarray:
+    return np.bincount(position, weights=values, minlength=n).astype(np.int64)
+
+
+ATTRIBUTE_COLUMNS = [
+    "profile",
+    "key",
+    "domain",
+    "event",
+    "private_tasks",
+    "leaked_tasks",
+    "leaks",
+    "samples",
+    "violated",
+    "leak_rate",
+]
+
+
 def attribute_table(pairs: pd.DataFrame) -> pd.DataFrame:
     """Per attribute (of a profile): private tasks, tasks where it leaked, leaks / samples, and
-    whether it counts as a violation."""
-    priv = pairs[pairs["in_violation"] & (pairs["samples"] > 0)]
-    if priv.empty:
-        return pd.DataFrame(
-            columns=[
-                "profile",
-                "key",
-                "domain",
-                "event",
-                "private_tasks",
-                "leaked_tasks",
-                "leaks",
-                "samples",
-                "violated",
-            ]
-        )
-    g = priv.assign(leaked=priv["leaks"] > 0).groupby(["profile", "key"], sort=False)
-    out = g.agg(
-        domain=("domain", "first"),
-        event=("event", "first"),
-        private_tasks=("ctx", "size"),
-        leaked_tasks=("leaked", "sum"),
-        leaks=("leaks", "sum"),
-        samples=("samples", "sum"),
-    ).reset_index()
+    whether it counts as a violation; most leaked first (ties: in the order they appear)."""
+    by = ["profile", "key"]
+    keep = _counted(pairs, "in_violation", by)
+    if not keep.any():
+        return pd.DataFrame(columns=ATTRIBUTE_COLUMNS)
+    codes, cats = _codes(pairs, [*by, "domain", "event"])
+    position, first = _group_rows([c[keep] for c in codes[:2]], [len(c) for c in cats[:2]])
+    n = len(first)
+    seen = np.argsort(first, kind="stable")  # groups in the order they first appear
+    leaks = pairs["leaks"].to_numpy()[keep]
+    out = pd.DataFrame(
+        {
+            col: pd.Categorical.from_codes(code[keep][first[seen]], categories=cat)
+            for col, code, cat in zip([*by, "domain", "event"], codes, cats)
+        }
+    )
+    out["private_tasks"] = _sum(position, n)[seen]
+    out["leaked_tasks"] = _sum(position, n, (leaks > 0).astype(float))[seen]
+    out["leaks"] = _sum(position, n, leaks)[seen]
+    out["samples"] = _sum(position, n, pairs["samples"].to_numpy()[keep])[seen]
     out["violated"] = out["leaked_tasks"] > 0
     out["leak_rate"] = out["leaks"] / out["samples"]
     return out.sort_values(["leaked_tasks", "leaks"], ascending=False, kind="stable")
@@ -90,26 +139,50 @@ def attribute_table(pairs: pd.DataFrame) -> pd.DataFrame:
 
 def group_table(pairs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     """Per group: Violation (share of eligible attributes leaked in the group's tasks), the
-    per-message leak rate, and Completeness over the group's needed pairs."""
-    priv = pairs[pairs["in_violation"] & (pairs["samples"] > 0)]
-    need = pairs[pairs["in_completeness"] & (pairs["samples"] > 0)]
-    v = (
-        priv.assign(leaked=priv["leaks"] > 0)
-        .groupby(by, observed=True)
-        .agg(
-            private_pairs=("ctx", "size"),
-            leaked_pairs=("leaked", "sum"),
-            leaks=("leaks", "sum"),
-            samples=("samples", "sum"),
-        )
+    per-message leak rate, and Completeness over the group's needed pairs. A group with no pair
+    of one kind has no number (NaN) for that kind."""
+    private = _counted(pairs, "in_violation", by)
+    needed = _counted(pairs, "in_completeness", by)
+    rows = private | needed
+    codes, cats = _codes(pairs, by)
+    position, first = _group_rows([c[rows] for c in codes], [len(c) for c in cats])
+    n = len(first)
+    priv, need = private[rows], needed[rows]
+    leaks = pairs["leaks"].to_numpy()[rows]
+    samples = pairs["samples"].to_numpy()[rows]
+
+    def side(mask: np.ndarray, sums: dict[str, np.ndarray | None]) -> dict[str, np.ndarray]:
+        """Counts and sums over the rows of one kind; no number for a group without one."""
+        out = {
+            name: _sum(position[mask], n, None if v is None else v[mask])
+            for name, v in sums.items()
+        }
+        has = next(iter(out.values())) > 0
+        return out if has.all() else {k: np.where(has, v, np.nan) for k, v in out.items()}
+
+    out = pd.DataFrame(
+        {
+            col: pd.Categorical.from_codes(c[rows][first], categories=cat)
+            for col, c, cat in zip(by, codes, cats)
+        }
     )
-    v["pairs_leaked_share"] = v["leaked_pairs"] / v["private_pairs"]
-    v["leak_rate_per_message"] = v["leaks"] / v["samples"]
-    c = need.groupby(by, observed=True).agg(
-        needed_pairs=("ctx", "size"), revealed=("leaks", "sum"), needed_samples=("samples", "sum")
+    v = side(
+        priv,
+        {
+            "private_pairs": None,
+            "leaked_pairs": (leaks > 0).astype(float),
+            "leaks": leaks,
+            "samples": samples,
+        },
     )
-    c["completeness"] = c["revealed"] / c["needed_samples"]
-    out = v.join(c, how="outer").reset_index()
+    c = side(need, {"needed_pairs": None, "revealed": leaks, "needed_samples": samples})
+    for name, values in v.items():
+        out[name] = values
+    out["pairs_leaked_share"] = out["leaked_pairs"] / out["private_pairs"]
+    out["leak_rate_per_message"] = out["leaks"] / out["samples"]
+    for name, values in c.items():
+        out[name] = values
+    out["completeness"] = out["revealed"] / out["needed_samples"]
     return out.sort_values("leaks", ascending=False, na_position="last", kind="stable")
 
 

@@ -134,3 +134,92 @@ def test_heatmap_and_its_top_keys_agree_with_a_plain_groupby(only_private):
     ranked = sorted(by_key.index, key=lambda k: (-by_key[k], k))
     assert most_leaked_keys(pairs, only_private, 7) == ranked[:7]
     assert most_leaked_keys(pairs.iloc[:0], only_private, 7) == []
+
+
+def plain_group_table(pairs, by):
+    """group_table as a plain pandas groupby computes it (the reference the fast one must match)."""
+    priv = pairs[pairs["in_violation"] & (pairs["samples"] > 0)]
+    need = pairs[pairs["in_completeness"] & (pairs["samples"] > 0)]
+    v = (
+        priv.assign(leaked=priv["leaks"] > 0)
+        .groupby(by, observed=True)
+        .agg(
+            private_pairs=("ctx", "size"),
+            leaked_pairs=("leaked", "sum"),
+            leaks=("leaks", "sum"),
+            samples=("samples", "sum"),
+        )
+    )
+    v["pairs_leaked_share"] = v["leaked_pairs"] / v["private_pairs"]
+    v["leak_rate_per_message"] = v["leaks"] / v["samples"]
+    c = need.groupby(by, observed=True).agg(
+        needed_pairs=("ctx", "size"), revealed=("leaks", "sum"), needed_samples=("samples", "sum")
+    )
+    c["completeness"] = c["revealed"] / c["needed_samples"]
+    out = v.join(c, how="outer").reset_index()
+    return out.sort_values("leaks", ascending=False, na_position="last", kind="stable")
+
+
+def plain_attribute_table(pairs):
+    priv = pairs[pairs["in_violation"] & (pairs["samples"] > 0)]
+    g = priv.assign(leaked=priv["leaks"] > 0).groupby(["profile", "key"], sort=False)
+    out = g.agg(
+        domain=("domain", "first"),
+        event=("event", "first"),
+        private_tasks=("ctx", "size"),
+        leaked_tasks=("leaked", "sum"),
+        leaks=("leaks", "sum"),
+        samples=("samples", "sum"),
+    ).reset_index()
+    out["violated"] = out["leaked_tasks"] > 0
+    out["leak_rate"] = out["leaks"] / out["samples"]
+    return out.sort_values(["leaked_tasks", "leaks"], ascending=False, kind="stable")
+
+
+def as_text(frame, columns):
+    frame = frame.reset_index(drop=True)
+    for col in columns:
+        frame[col] = frame[col].astype(str)
+    return frame
+
+
+@pytest.mark.parametrize("name", ["results_sample.jsonl", "persistbench_llama33_jeffery_day.json"])
+def test_tables_agree_with_a_plain_groupby_on_the_reference_files(name, tmp_path):
+    """Grouped on category codes, the attribute and group tables equal what pandas' groupby
+    gives, row for row and in the same order, on a whole run and on slices of it (a domain, a
+    profile, a slice with no needed pair)."""
+    import pandas as pd
+
+    from cimem.analysis.cube import cube_from_store
+    from cimem.ingest import ingest_file
+    from cimem.store import Store
+
+    from conftest import shared_file
+
+    with Store.open(tmp_path / "ref.duckdb") as store:
+        run = ingest_file(store, shared_file(name)).run_id
+        pairs = pair_table(cube_from_store(store, run), OPTS)
+    slices = {
+        "all": pairs,  # PersistBench names no domain: its by-domain table is empty
+        "one recipient": pairs[pairs["recipient"] == pairs["recipient"].iloc[0]],
+        "one profile": pairs[pairs["profile"] == pairs["profile"].iloc[0]],
+        "private only": pairs[~pairs["in_completeness"]],
+    }
+    if pairs["domain"].notna().any():
+        slices["one domain"] = pairs[pairs["domain"] == pairs["domain"].dropna().iloc[0]]
+    for what, part in slices.items():
+        assert len(part) > 0, what
+        for by in (["recipient", "task"], ["domain"], ["profile"]):
+            pd.testing.assert_frame_equal(
+                as_text(group_table(part, by), by),
+                as_text(plain_group_table(part, by), by),
+                check_dtype=False,
+                obj=f"{what} by {by}",
+            )
+        cols = ["profile", "key", "domain", "event"]
+        pd.testing.assert_frame_equal(
+            as_text(attribute_table(part), cols),
+            as_text(plain_attribute_table(part), cols),
+            check_dtype=False,
+            obj=f"{what} attributes",
+        )
