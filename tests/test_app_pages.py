@@ -76,6 +76,11 @@ def key_elements(at, page: str) -> None:
         for chart in at.get("vega_lite_chart"):  # the heatmap, when there are leaks to draw
             spec = json.loads(chart.proto.spec)
             assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
+            assert spec["encoding"]["y"]["sort"]["field"] == "row_order"
+        for cells in chart_frames(at):  # rows in their order: most leaked first
+            by_row = cells.groupby("row_order")["leaks"].sum().sort_index()
+            assert list(by_row) == sorted(by_row, reverse=True) and len(by_row) > 0
+            assert cells.groupby("row")["row_order"].nunique().max() == 1
         if "Attributes leaked most" in [h.value for h in at.subheader]:
             attrs = shown_tables(at)[0]
             assert list(attrs.columns[:2]) == ["profile", "attribute"]

@@ -86,3 +86,56 @@ def test_a_static_table_escapes_every_text_cell_and_header_and_breaks_long_keys(
     ]  # fmt: skip
     assert out.count("color:red") == 1
     assert list(frame["key"]) == ["a_b_c", "**x**"]  # the caller's frame is unchanged
+
+
+def test_a_layout_is_made_once_per_arguments_and_handed_out_as_a_fresh_copy():
+    """Building an Altair chart is the slow part of a rerun: the same function and arguments
+    give the same layout without building it again, and changing a copy changes no other."""
+    import altair as alt
+
+    built = []
+
+    def bars(title: str):
+        built.append(title)
+        return alt.Chart(alt.NamedData("rows")).mark_bar().encode(x=alt.X("n:Q", title=title))
+
+    first = render.layout(bars, "count")
+    first["encoding"]["x"]["title"] = "changed"
+    again = render.layout(bars, "count")
+    other = render.layout(bars, "share")
+    assert built == ["count", "share"]
+    assert again["encoding"]["x"]["title"] == "count" and again["data"] == {"name": "rows"}
+    assert other["encoding"]["x"]["title"] == "share"
+
+
+def test_a_layout_is_drawn_with_its_named_datasets_and_its_downloads(tmp_path):
+    """The page sends the rows as the layout's named datasets; the SVG download draws the
+    same chart from them (a missing number included)."""
+    import vl_convert
+    from streamlit.testing.v1 import AppTest
+
+    script = tmp_path / "page.py"
+    script.write_text(
+        "import altair as alt\n"
+        "import pandas as pd\n"
+        "from webapp import render\n"
+        "def dots():\n"
+        "    return alt.Chart(alt.NamedData('rows')).mark_point().encode(x='x:Q', y='y:Q')\n"
+        "rows = pd.DataFrame({'x': [1, 2, 3], 'y': [0.5, None, 2.0]})\n"
+        "spec = render.layout(dots)\n"
+        "render.chart_from_layout(spec, {'rows': rows}, 'dots', 'dots')\n"
+    )
+    at = AppTest.from_file(str(script)).run()
+    assert not at.exception
+    (chart,) = at.get("vega_lite_chart")
+    assert [d.name for d in chart.proto.datasets] == ["rows"]
+    assert [b.proto.label for b in at.get("download_button")] == ["SVG", "PNG"]
+    import altair as alt
+    import pandas as pd
+
+    spec = render.layout(lambda: alt.Chart(alt.NamedData("rows")).mark_point().encode(x="x:Q"))
+    rows = pd.DataFrame({"x": [1.0, None, 3.0]})
+    full = render.with_rows(spec, {"rows": rows})
+    assert full["datasets"] == {"rows": [{"x": 1.0}, {"x": None}, {"x": 3.0}]}
+    svg = vl_convert.vegalite_to_svg(full)
+    assert 'aria-label="x: 1"' in svg and 'aria-label="x: 3"' in svg  # the points are drawn

@@ -10,10 +10,14 @@ are plain text already and are not escaped.
 
 from __future__ import annotations
 
+import copy
 import datetime
 import functools
 import html
+import json
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
@@ -208,19 +212,23 @@ def unvalidated(c: ChartT) -> ChartT:
 def chart(c: alt.Chart, name: str, key: str) -> None:
     """Draw an Altair chart with SVG and PNG downloads (made only when clicked)."""
     st.altair_chart(unvalidated(c), width="stretch")
+    downloads(c.to_dict, name, key)
+
+
+def downloads(spec: Callable[[], dict], name: str, key: str) -> None:
+    """SVG and PNG buttons for a chart; ``spec`` gives its Vega-Lite dict, called only when a
+    download is clicked (building and checking it costs a rerun real time on every chart)."""
     cols = st.columns([1, 1, 6])
 
-    # the spec is built only when a download is clicked (to_dict validates the whole chart,
-    # which costs a rerun real time on every chart)
     def svg() -> bytes:
         import vl_convert as vlc
 
-        return vlc.vegalite_to_svg(c.to_dict()).encode()
+        return vlc.vegalite_to_svg(spec()).encode()
 
     def png() -> bytes:
         import vl_convert as vlc
 
-        return vlc.vegalite_to_png(c.to_dict(), scale=2)
+        return vlc.vegalite_to_png(spec(), scale=2)
 
     cols[0].download_button(
         "SVG",
@@ -233,6 +241,50 @@ def chart(c: alt.Chart, name: str, key: str) -> None:
     cols[1].download_button(
         "PNG", png, file_name=f"{name}.png", mime="image/png", key=f"{key}-png", on_click="ignore"
     )
+
+
+# Chart layouts made once, by the function that makes them and its arguments. Building an Altair
+# chart costs 30-40 ms of schema objects every time (two charts were a third of a Growth change);
+# a layout reads its rows from named datasets, so one layout serves every slice of the data.
+_LAYOUTS: OrderedDict[tuple, dict] = OrderedDict()
+_LAYOUTS_KEPT = 256
+_layouts_lock = threading.Lock()
+
+
+def layout(make: Callable[..., alt.TopLevelMixin], *args: Hashable) -> dict:
+    """The Vega-Lite dict of ``make(*args)``, a chart whose data are named datasets
+    (``alt.NamedData``), made once per (make, args) and handed out as a fresh copy."""
+    code = make.__code__
+    key = (code.co_filename, code.co_firstlineno, make.__qualname__, args)
+    with _layouts_lock:
+        made = _LAYOUTS.get(key)
+        if made is not None:
+            _LAYOUTS.move_to_end(key)
+    if made is None:
+        made = unvalidated(make(*args)).to_dict()
+        with _layouts_lock:
+            _LAYOUTS[key] = made
+            while len(_LAYOUTS) > _LAYOUTS_KEPT:
+                _LAYOUTS.popitem(last=False)
+    return copy.deepcopy(made)
+
+
+def chart_from_layout(
+    spec: dict, datasets: dict[str, pd.DataFrame], name: str, downloads_key: str, **options
+):
+    """Draw a :func:`layout` with its named datasets, and SVG and PNG downloads (``name``.svg,
+    keys from ``downloads_key``); ``options`` go to ``st.vega_lite_chart`` (a selection, a
+    width). Returns what it returns."""
+    drawn = st.vega_lite_chart({**spec, "datasets": datasets}, **{"width": "stretch", **options})
+    downloads(functools.partial(with_rows, spec, datasets), name, downloads_key)
+    return drawn
+
+
+def with_rows(spec: dict, datasets: dict[str, pd.DataFrame]) -> dict:
+    """A layout with its datasets written in, as plain JSON rows (a missing number is null):
+    what an SVG or PNG download draws."""
+    rows = {n: json.loads(frame.to_json(orient="records")) for n, frame in datasets.items()}
+    return {**spec, "datasets": rows}
 
 
 def pct(x) -> str:

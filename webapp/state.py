@@ -169,7 +169,7 @@ def version() -> float:
 def changed() -> None:
     """Call after a write: forget cached results (the big shared ones too)."""
     st.cache_data.clear()
-    for shared in (cube, pairs, _view, review_queue, sample_queue):
+    for shared in (cube, pairs, _view, review_queue, sample_queue, _growth_slice):
         shared.clear()
 
 
@@ -441,7 +441,8 @@ def heat_cells(
     top: int,
 ):
     """The heatmap's cells for the ``top`` most leaked attributes only (what is on screen), with
-    compact row and column labels that keep the distinguishing end of long names, unique."""
+    compact row and column labels that keep the distinguishing end of long names, unique, and
+    their places (row_order: most leaked attribute first; column_order: most leaked task)."""
     from cimem.analysis.breakdowns import heatmap_table, most_leaked_keys
 
     view = _view(path, db_version, run_id, judge_id, opts, filters)
@@ -456,6 +457,8 @@ def heat_cells(
     ).sort_values(["_r", "_c"])
     keep = ["row", "column", "key", "context", "label", "leaks", "samples", "frequency", "profiles"]
     out = cells[keep].reset_index(drop=True)
+    out["row_order"] = cells["_r"].to_numpy()
+    out["column_order"] = cells["_c"].to_numpy()
     out["label"] = out["label"].astype(str)
     return out
 
@@ -528,7 +531,9 @@ def overview(path: str, db_version: float, runs: tuple, judges: tuple, opts: Met
     )
 
 
-@st.cache_data(show_spinner="Computing the curves...", max_entries=128)
+# a shared read-only resource, not a copy per call: a whole-grid curve keeps every profile's
+# grid, and copying it out of the cache cost a page change about 70 ms
+@st.cache_resource(show_spinner="Computing the curves...", max_entries=128)
 def _growth_slice(
     path: str,
     db_version: float,

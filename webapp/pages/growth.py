@@ -2,6 +2,8 @@
 run, observed against 1-(1-p)^k; the paper's Figure 2 points; the memory-composition curve; one
 attribute's leak frequency per task and its hazards."""
 
+from dataclasses import dataclass
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -26,56 +28,85 @@ if not runs:
     st.stop()
 state.simulated_banner(runs)
 names = state.run_names(ch.db, ch.v)
+ALL_RUNS = [names.get(r, str(r)) for r in runs]  # every run keeps its colour on both charts
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"] * 20
 st.markdown(
     "How Violation grows when an assistant writes more messages: over more **tasks T** (each"
     " task a recipient and a purpose) and more **samples k** of each task. A fact counts once"
     " it has reached any recipient it should not reach, so every curve can only rise with k."
 )
-c1, c2, c3 = st.columns([3, 2, 3])
-order = c1.radio(
-    "Task order",
-    ("random", "fixed", "worst"),
-    horizontal=True,
-    key="order",
-    help="random: the average over random sets of T tasks; fixed: the tasks in their listed"
-    " order; worst: a greedy order that leaks most (an upper envelope)",
-)
-samples = c2.radio(
-    "Samples",
-    ("first", "unbiased"),
-    horizontal=True,
-    key="samples",
-    help="first: the first k samples of each task; unbiased: the estimator from all n",
-)
-method = c3.radio(
-    "Random order: average of",
-    list(METHODS),
-    format_func=lambda k: METHODS[k],
-    horizontal=True,
-    key="method",
-    disabled=order != "random",
-    help="expected ratio: the mean of Violation over random task sets, what the paper's"
-    " Figure 2 samples (Monte Carlo over random task orders, with its standard error);"
-    " ratio of expected counts: expected leaked attributes over expected eligible ones"
-    " (exact, slightly different)",
-)
-# every run at all its tasks, for each k: small and cheap (all tasks is one subset), and it
-# tells the sliders their ranges; the two charts ask for their own slices, each cached
-curves = {r: state.growth_slice(ch, r, order, samples, method, tasks=(ALL,)) for r in runs}
-ALL_RUNS = [names.get(r, g.run) for r, g in curves.items()]
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"] * 20
-max_t = max(g.n_tasks for g in curves.values())
-max_n = max(g.n_trials for g in curves.values())
-o1, o2 = st.columns(2)
-show_bound = o1.toggle(
-    "Show the union bound T·V(1)",
-    value=False,
-    disabled=order != "random",
-    help="For random task sets the ratio of expected counts can never exceed T times its"
-    " value at one task; that is why the paper's 9.6% over 40 tasks cannot be a plain"
-    " random average.",
-)
-show_paper = o2.toggle("Show the paper's Figure 2 points (GPT-5)", value=True, help=FIGURE2_NOTE)
+
+
+@dataclass(frozen=True)
+class View:
+    """What the growth charts are drawn for: the chosen settings and each run's curve at all
+    its tasks (which also gives the sliders their ranges)."""
+
+    order: str
+    samples: str
+    method: str
+    show_bound: bool
+    show_paper: bool
+    curves: dict  # run id -> its curve at all tasks, for each k
+
+    @property
+    def max_t(self) -> int:
+        return max(g.n_tasks for g in self.curves.values())
+
+    @property
+    def max_n(self) -> int:
+        return max(g.n_trials for g in self.curves.values())
+
+
+def settings() -> View:
+    """The order, samples and method radios, the two toggles, and every run's curve at all its
+    tasks (small and cheap: all tasks is one subset); the charts ask for their own slices."""
+    c1, c2, c3 = st.columns([3, 2, 3])
+    order = c1.radio(
+        "Task order",
+        ("random", "fixed", "worst"),
+        horizontal=True,
+        key="order",
+        help="random: the average over random sets of T tasks; fixed: the tasks in their listed"
+        " order; worst: a greedy order that leaks most (an upper envelope)",
+    )
+    samples = c2.radio(
+        "Samples",
+        ("first", "unbiased"),
+        horizontal=True,
+        key="samples",
+        help="first: the first k samples of each task; unbiased: the estimator from all n",
+    )
+    method = c3.radio(
+        "Random order: average of",
+        list(METHODS),
+        format_func=lambda k: METHODS[k],
+        horizontal=True,
+        key="method",
+        disabled=order != "random",
+        help="expected ratio: the mean of Violation over random task sets, what the paper's"
+        " Figure 2 samples (Monte Carlo over random task orders, with its standard error);"
+        " ratio of expected counts: expected leaked attributes over expected eligible ones"
+        " (exact, slightly different)",
+    )
+    curves = {r: state.growth_slice(ch, r, order, samples, method, tasks=(ALL,)) for r in runs}
+    o1, o2 = st.columns(2)
+    show_bound = o1.toggle(
+        "Show the union bound T·V(1)",
+        value=False,
+        disabled=order != "random",
+        help="For random task sets the ratio of expected counts can never exceed T times its"
+        " value at one task; that is why the paper's 9.6% over 40 tasks cannot be a plain"
+        " random average.",
+        key="growth_bound",
+    )
+    show_paper = o2.toggle(
+        "Show the paper's Figure 2 points (GPT-5)",
+        value=True,
+        help=FIGURE2_NOTE,
+        key="growth_paper",
+    )
+    return View(order, samples, method, show_bound, show_paper, curves)
 
 
 def describe(r: int, g) -> str:
@@ -85,24 +116,26 @@ def describe(r: int, g) -> str:
     )
 
 
-how = {
-    "random": f"method **{method}**"
-    + (
-        f" ({state.GROWTH_DRAWS} random task orders per profile where a task count has more"
-        " subsets; enumerated otherwise)"
-        if method == EXPECTED_RATIO
-        else ""
-    ),
-    "fixed": "the listed task order",
-    "worst": "a greedy worst order per profile",
-}[order]
-st.caption(
-    ch.describe()
-    + f"; order **{order}**, {how}, samples **{samples}**. "
-    + "; ".join(describe(r, g) for r, g in curves.items())
-    + ". Theory: 1-(1-p)^k with p = c/n per attribute and task (a plug-in estimate from the"
-    " same samples)."
-)
+def how_computed(v: View) -> None:
+    """The caption saying how the curves below were computed."""
+    how = {
+        "random": f"method **{v.method}**"
+        + (
+            f" ({state.GROWTH_DRAWS} random task orders per profile where a task count has more"
+            " subsets; enumerated otherwise)"
+            if v.method == EXPECTED_RATIO
+            else ""
+        ),
+        "fixed": "the listed task order",
+        "worst": "a greedy worst order per profile",
+    }[v.order]
+    st.caption(
+        ch.describe()
+        + f"; order **{v.order}**, {how}, samples **{v.samples}**. "
+        + "; ".join(describe(r, g) for r, g in v.curves.items())
+        + ". Theory: 1-(1-p)^k with p = c/n per attribute and task (a plug-in estimate from the"
+        " same samples)."
+    )
 
 
 def standard_error(slices: dict) -> None:
@@ -115,18 +148,20 @@ def standard_error(slices: dict) -> None:
         )
 
 
-def line_chart(data: pd.DataFrame, x: str, x_title: str, x_max: int, paper: pd.DataFrame):
-    """One colour per run, one dash per curve, integer x axis; Figure 2 points labelled."""
-    styles = [c for c in STYLES if c in set(data["curve"])]
+def line_chart(
+    x: str, x_title: str, x_max: int, styles: tuple[str, ...], with_paper: bool, runs: tuple
+):
+    """One colour per run (``runs``: every run, so each keeps its colour on both charts, drawn
+    or not), one dash per curve, integer x axis; the Figure 2 points labelled. The curves are
+    the dataset "rows", the paper's points "paper" (a layout: :func:`render.layout`)."""
     axis = alt.Axis(tickMinStep=1, format="d", values=_ticks(x_max))
-    base = alt.Chart(data).encode(
+    base = alt.Chart(alt.NamedData("rows")).encode(
         x=alt.X(f"{x}:Q", title=x_title, axis=axis, scale=alt.Scale(domain=[1, max(2, x_max)])),
         y=alt.Y("violation:Q", title="Violation (%)"),
         color=alt.Color(
             "run:N",
             title="run",
-            # every run keeps its colour on both charts, drawn or not
-            scale=alt.Scale(domain=ALL_RUNS, range=PALETTE[: len(ALL_RUNS)]),
+            scale=alt.Scale(domain=list(runs), range=PALETTE[: len(runs)]),
             legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400),
         ),
         tooltip=[
@@ -141,7 +176,7 @@ def line_chart(data: pd.DataFrame, x: str, x_title: str, x_max: int, paper: pd.D
     dash = alt.StrokeDash(
         "curve:N",
         title="line",
-        scale=alt.Scale(domain=styles, range=[STYLES[c] for c in styles]),
+        scale=alt.Scale(domain=list(styles), range=[STYLES[c] for c in styles]),
         legend=alt.Legend(
             orient="bottom",
             direction="vertical",
@@ -155,8 +190,8 @@ def line_chart(data: pd.DataFrame, x: str, x_title: str, x_max: int, paper: pd.D
     layers = base.mark_line(strokeWidth=2).encode(strokeDash=dash) + base.mark_point(
         filled=True, size=30
     )
-    if not paper.empty:
-        pts = alt.Chart(paper).encode(x=f"{x}:Q", y="violation:Q")
+    if with_paper:
+        pts = alt.Chart(alt.NamedData("paper")).encode(x=f"{x}:Q", y="violation:Q")
         layers = (
             layers
             + pts.mark_point(shape="diamond", size=140, color="black", filled=True).encode(
@@ -172,7 +207,7 @@ def _ticks(n: int) -> list[int]:
     return sorted({1, *range(step, n + 1, step), n})
 
 
-def curve_rows(r: int, g, axis: str, at: int) -> list[dict]:
+def curve_rows(v: View, r: int, g, axis: str, at: int) -> list[dict]:
     """Rows of one run's grid along T (at k = at) or along k (at T = at)."""
     rows: list[dict] = []
     name = names.get(r, g.run)
@@ -200,7 +235,7 @@ def curve_rows(r: int, g, axis: str, at: int) -> list[dict]:
                         "se": None if se is None or curve != OBSERVED else 100 * se,
                     }
                 )
-        if show_bound and g.union_bound and g.union_bound[i][j] is not None:
+        if v.show_bound and g.union_bound and g.union_bound[i][j] is not None:
             rows.append(
                 {
                     "run": name,
@@ -213,25 +248,25 @@ def curve_rows(r: int, g, axis: str, at: int) -> list[dict]:
     return rows
 
 
-def paper_points(axis: str, at: int) -> pd.DataFrame:
-    if not show_paper:
+def paper_points(v: View, axis: str, at: int) -> pd.DataFrame:
+    if not v.show_paper:
         return pd.DataFrame()
     pts = [
-        {"T": t, "k": k, "violation": v, "label": f"GPT-5, paper (T={t}, k={k}): {v}%"}
-        for t, k, v in FIGURE2
-        if (k if axis == "T" else t) == at and t <= max_t and k <= max_n
+        {"T": t, "k": k, "violation": pv, "label": f"GPT-5, paper (T={t}, k={k}): {pv}%"}
+        for t, k, pv in FIGURE2
+        if (k if axis == "T" else t) == at and t <= v.max_t and k <= v.max_n
     ]
     return pd.DataFrame(pts)
 
 
-def paper_note(axis: str, at: int, shown: pd.DataFrame) -> None:
+def paper_note(v: View, axis: str, at: int, shown: pd.DataFrame) -> None:
     """Say where the paper's points are when none is on this chart."""
-    if not show_paper or not shown.empty:
+    if not v.show_paper or not shown.empty:
         return
     where = ", ".join(f"T = {t}, k = {k}" for t, k, _ in FIGURE2)
     st.caption(
         f"The paper's Figure 2 points are at {where}; none is on this chart"
-        f" (these runs have {max_t} tasks and n = {max_n})."
+        f" (these runs have {v.max_t} tasks and n = {v.max_n})."
     )
 
 
@@ -244,6 +279,7 @@ def choose(label: str, top: int, key: str, only_one: str) -> int:
 
 
 def growth_chart(
+    v: View,
     axis: str,
     at: int,
     *,
@@ -267,17 +303,17 @@ def growth_chart(
         r: state.growth_slice(
             ch,
             r,
-            order,
-            samples,
-            method,
+            v.order,
+            v.samples,
+            v.method,
             tasks=None if axis == "T" else (at,),
             trials=(at,) if axis == "T" else None,
         )
-        for r, g in curves.items()
+        for r, g in v.curves.items()
         if reach(g) >= at
     }
-    rows = [row for r, g in slices.items() for row in curve_rows(r, g, axis, at)]
-    left_out = [names.get(r, g.run) for r, g in curves.items() if reach(g) < at]
+    rows = [row for r, g in slices.items() for row in curve_rows(v, r, g, axis, at)]
+    left_out = [names.get(r, g.run) for r, g in v.curves.items() if reach(g) < at]
     if left_out:
         st.caption(not_drawn + ", ".join(render.escape_md(s) for s in left_out))
     if note and not note_if_drawn:
@@ -287,27 +323,32 @@ def growth_chart(
         return None
     if note and note_if_drawn:
         st.info(note)
-    paper = paper_points(axis, at)
-    x_max = max_t if axis == "T" else max_n
-    render.chart(line_chart(pd.DataFrame(rows), axis, x_title, x_max, paper), name, key)
+    paper = paper_points(v, axis, at)
+    x_max = v.max_t if axis == "T" else v.max_n
+    data = pd.DataFrame(rows)
+    styles = tuple(c for c in STYLES if c in set(data["curve"]))
+    spec = render.layout(line_chart, axis, x_title, x_max, styles, not paper.empty, tuple(ALL_RUNS))
+    datasets = {"rows": data, **({"paper": paper} if not paper.empty else {})}
+    render.chart_from_layout(spec, datasets, name, key)
     standard_error(slices)
-    paper_note(axis, at, paper)
+    paper_note(v, axis, at, paper)
     return paper
 
 
 @st.fragment
-def by_tasks() -> None:
+def by_tasks(v: View) -> None:
     st.subheader("(a) Violation as tasks accumulate")
     k = choose(
         "Samples per task k",
-        max_n,
+        v.max_n,
         "growth_k",
         "Every run has one sample per task (n = 1), so k is 1.",
     )
     single = ", ".join(
-        render.escape_md(names.get(r, g.run)) for r, g in curves.items() if g.n_tasks == 1
+        render.escape_md(names.get(r, g.run)) for r, g in v.curves.items() if g.n_tasks == 1
     )
     paper = growth_chart(
+        v,
         "T",
         k,
         x_title=f"tasks T (k = {k} samples per task)",
@@ -320,7 +361,7 @@ def by_tasks() -> None:
         name=f"growth_tasks_k{k}",
         key="growth_a",
     )
-    if paper is not None and show_paper and order == "random" and not paper.empty:
+    if paper is not None and v.show_paper and v.order == "random" and not paper.empty:
         st.caption(
             "The paper's 9.6% at T = 40, k = 1 is far above T·V(1) = 4% for random task sets:"
             " its curve is likely one fixed order (switch Task order to fixed or worst)."
@@ -328,10 +369,11 @@ def by_tasks() -> None:
 
 
 @st.fragment
-def by_samples() -> None:
+def by_samples(v: View) -> None:
     st.subheader("(b) Violation as samples accumulate")
-    t = choose("Tasks T", max_t, "growth_t", "Every run has one usable task, so T is 1.")
+    t = choose("Tasks T", v.max_t, "growth_t", "Every run has one usable task, so T is 1.")
     growth_chart(
+        v,
         "k",
         t,
         x_title=f"samples per task k (T = {t} tasks)",
@@ -339,7 +381,7 @@ def by_samples() -> None:
         empty=f"No run has T = {t} tasks.",
         note="One sample per task (n = 1): a single point per run at k = 1, no curve over"
         " samples. Runs with more samples per task show how a maximum over samples grows."
-        if max_n == 1
+        if v.max_n == 1
         else None,
         note_if_drawn=False,
         name=f"growth_samples_T{t}",
@@ -347,23 +389,50 @@ def by_samples() -> None:
     )
 
 
-by_tasks()
-by_samples()
-last = [
-    (names.get(r, g.run), g.violation[-1][-1], g.theory[-1][-1])
-    for r, g in curves.items()
-    if g.violation and g.violation[-1][-1] is not None and g.theory[-1][-1] is not None
-]
-if last:
-    st.markdown(
-        "At all tasks and all samples: "
-        + "; ".join(
-            f"{render.escape_md(n)} observed **{render.pct(o)}**, independence predicts"
-            f" **{render.pct(p)}** ({100 * (o - p):+.2f} points)"
-            for n, o, p in last
+def at_the_end(v: View) -> None:
+    """Observed against independence at all tasks and all samples, per run."""
+    last = [
+        (names.get(r, g.run), g.violation[-1][-1], g.theory[-1][-1])
+        for r, g in v.curves.items()
+        if g.violation and g.violation[-1][-1] is not None and g.theory[-1][-1] is not None
+    ]
+    if last:
+        st.markdown(
+            "At all tasks and all samples: "
+            + "; ".join(
+                f"{render.escape_md(n)} observed **{render.pct(o)}**, independence predicts"
+                f" **{render.pct(p)}** ({100 * (o - p):+.2f} points)"
+                for n, o, p in last
+            )
+            + ". Positive: one prompt's samples leak more alike than independent draws would."
         )
-        + ". Positive: one prompt's samples leak more alike than independent draws would."
+
+
+def prefetch(v: View) -> None:
+    """Made while you read (random order): the k slider's next slices, then the worst order."""
+    if v.order != "random":
+        return
+    near = sorted(
+        range(1, v.max_n + 1), key=lambda k: abs(k - st.session_state.get("growth_k", v.max_n))
     )
+    ks = [(None, (k,)) for k in near[:PREFETCH_KS]]
+    state.prefetch_growth(ch, runs, "random", v.samples, v.method, ks)
+    state.prefetch_growth(ch, runs, "worst", v.samples, v.method)
+
+
+@st.fragment
+def violation_growth() -> None:
+    """Its own part of the page: a change of order, samples, method or toggle redraws these
+    two charts, not the charts below that do not depend on them."""
+    v = settings()
+    how_computed(v)
+    by_tasks(v)
+    by_samples(v)
+    at_the_end(v)
+    prefetch(v)
+
+
+violation_growth()
 
 first = runs[0]
 comp = state.composition(ch.db, ch.v, first, state.judge_for(ch, first))
@@ -492,10 +561,3 @@ def one_attribute() -> None:
 
 
 one_attribute()
-if order == "random":  # made while you read: the k slider's next slices, then the worst order
-    near = sorted(
-        range(1, max_n + 1), key=lambda k: abs(k - st.session_state.get("growth_k", max_n))
-    )
-    ks = [(None, (k,)) for k in near[:PREFETCH_KS]]
-    state.prefetch_growth(ch, runs, "random", samples, method, ks)
-    state.prefetch_growth(ch, runs, "worst", samples, method)

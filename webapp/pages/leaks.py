@@ -98,8 +98,9 @@ def heatmap() -> None:
         pick(draw_heatmap(cells, only_private))
 
 
-def draw_heatmap(cells: pd.DataFrame, only_private: bool):
-    """All rows labelled (compact label, full text in the tooltip); white is 0%."""
+def heatmap_layout(only_private: bool):
+    """All rows labelled (compact label, full text in the tooltip); white is 0%. Rows and columns
+    in the order of the cells' row_order and column_order (a layout: :func:`render.layout`)."""
     pick = alt.selection_point(fields=["key", "context"], name="cell")
     color = (
         alt.Color(
@@ -122,21 +123,20 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool):
             ),
         )
     )
-    rows = list(dict.fromkeys(cells["row"]))
-    heat = (
-        alt.Chart(cells)
+    return (
+        alt.Chart(alt.NamedData("cells"))
         .mark_rect(stroke="#e6e6e6", strokeWidth=0.5)
         .encode(
             x=alt.X(
                 "column:N",
                 title=None,
-                sort=list(dict.fromkeys(cells["column"])),
+                sort=alt.EncodingSortField("column_order", op="min"),
                 axis=alt.Axis(labelAngle=-90, labelLimit=240, labelOverlap=False, orient="top"),
             ),
             y=alt.Y(
                 "row:N",
                 title=None,
-                sort=rows,
+                sort=alt.EncodingSortField("row_order", op="min"),
                 axis=alt.Axis(labelLimit=260, labelOverlap=False, labelFontSize=11),
             ),
             color=color,
@@ -154,17 +154,25 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool):
         .add_params(pick)
         .properties(width=alt.Step(18), height=alt.Step(18), usermeta=render.CANVAS)
     )
-    event = st.altair_chart(
-        render.unvalidated(heat),
+
+
+def draw_heatmap(cells: pd.DataFrame, only_private: bool):
+    """The heatmap of these cells; returns the (attribute, task) of a clicked cell, or None."""
+    event = render.chart_from_layout(
+        render.layout(heatmap_layout, only_private),
+        {"cells": cells},
+        "leak_heatmap",
+        "heat_download",
         on_select="rerun",
         key="heat",
         selection_mode="cell",
         width="content",
     )
     st.caption(
-        f"{len(rows)} attributes (rows, most leaked first) x {cells['column'].nunique()} tasks"
-        " (columns, recipient: purpose, most leaked first), pooled over the filtered profiles. Long names are shortened in the middle; hover a cell for the full text."
-        " Click a cell to list the messages behind it, below."
+        f"{cells['row'].nunique()} attributes (rows, most leaked first) x"
+        f" {cells['column'].nunique()} tasks (columns, recipient: purpose, most leaked first),"
+        " pooled over the filtered profiles. Long names are shortened in the middle; hover a cell"
+        " for the full text. Click a cell to list the messages behind it, below."
     )
     try:
         points = event.selection["cell"]
