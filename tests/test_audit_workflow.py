@@ -451,6 +451,9 @@ def test_audit_deep_link_has_the_picker_and_records_only_what_was_set(demo_copy,
     assert shown_message(at) == 5
     picker = at.selectbox(key="q_pick_5")
     assert picker.value == 5  # a picker even when arriving by link
+    assert not [r for r in at.radio if r.key and r.key.startswith("hv_")]  # folded: not drawn
+    at.session_state["people_record"] = True  # what opening the section does
+    at.run()
     radios = [r for r in at.radio if r.key and r.key.startswith("hv_5_")]
     assert radios and all(r.value is None for r in radios)  # unset by default
     assert f"hv_5_{missed}" not in [r.key for r in radios]
@@ -579,6 +582,8 @@ def test_the_suggested_sample_as_a_queue_shows_progress(demo_copy, tmp_path, mon
     count = next(m.value for m in at.markdown if "left** to review" in m.value)
     assert "10 of 40 sampled cells decided" in count
     first = shown_message(at)
+    at.session_state["people_record"] = True
+    at.run()
     wanted = {int(r["attr_id"]) for r in rows if int(r["message_id"]) == first}
     listed = {int(r.key.split("_")[-1]) for r in at.radio if r.key and r.key.startswith("hv_")}
     assert wanted <= listed

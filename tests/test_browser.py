@@ -119,6 +119,7 @@ def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
         "n => !document.body.innerText.includes('Message ' + n + ' of run 1')", arg=first
     )
     assert "qf=disagree" in page.url and "message=" in page.url
+    page.get_by_text("Record your verdicts on this message", exact=True).click()
     page.get_by_text("revealed", exact=True).first.click()
     page.get_by_role("button", name="Save my verdicts").click()
     page.get_by_text("Stored 1 verdict(s)", exact=False).first.wait_for(timeout=60000)
@@ -178,6 +179,7 @@ def test_the_auditor_loop_on_the_shared_persistbench_file(browser, tmp_path):
         assert "qf=disagree" in page.url and f"message={second}" in page.url
         no_exception(page, "Next")
 
+        page.get_by_text("Record your verdicts on this message", exact=True).click()
         search = page.locator(f".st-key-h_search_{second} input")
         search.wait_for(timeout=60000)
         search.fill(missed.key)

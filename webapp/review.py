@@ -259,14 +259,14 @@ def human_panel(
             f"Stored {len(chosen)} verdict(s) as judge {hj} (people's verdicts of this run);"
             f" {len(rows) - len(chosen)} rows left unset."
         )
-        history_section(store, hj, message_id)
-    elif human is not None and current:
-        history_section(store, human, message_id)
 
 
-def history_section(store, human: int, message_id: int) -> None:
-    """People's verdicts on this message over time, drawn only while the section is open; once
-    opened it stays open from message to message."""
+def history_section(store, run_id: int, message_id: int) -> None:
+    """People's verdicts on this message over time, when there are any, drawn only while the
+    section is open; once opened it stays open from message to message."""
+    human = store.human_judge_of(run_id)
+    if human is None or not any(v.message_id == message_id for v in store.human_verdicts(human)):
+        return
     render.when_opened(
         "History of people's verdicts on this message",
         "people_history",

@@ -244,13 +244,22 @@ if live and live[0] == detail.message_id and judge is not None:
             )
 
 st.subheader("Human verdicts")
-review.human_panel(
-    store,
-    run_id,
-    detail.message_id,
-    audit.table(shown, only_revealed=False),
-    f"judge {shown}" if shown is not None else None,
-)
+
+
+# drawn only while open (one radio per listed attribute was two fifths of the time Next took in
+# a browser); once opened it stays open from message to message
+def record_verdicts(found=audit) -> None:
+    review.human_panel(
+        store,
+        run_id,
+        detail.message_id,
+        found.table(shown, only_revealed=False),
+        f"judge {shown}" if shown is not None else None,
+    )
+
+
+render.when_opened("Record your verdicts on this message", "people_record", record_verdicts)
+review.history_section(store, run_id, detail.message_id)
 review.judge_against_people(store, run_id, shown, rule)
 
 st.subheader("Agreement of two judges (whole run)")
