@@ -295,3 +295,16 @@ def test_growth_prefetches_the_k_sliders_slices_as_the_page_would_compute_them(
     at.slider(key="growth_k").set_value(n - 1).run()  # drawn from the slice made ahead
     no_exception(at)
     assert any(f"k = {n - 1} samples per task" in str(c.spec) for c in at.get("vega_lite_chart"))
+
+
+def test_leaks_draws_the_domain_and_profile_tables_only_when_opened(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
+    no_exception(at)
+    firsts = lambda: [t.columns[0] for t in shown_tables(at)]  # noqa: E731
+    assert "domain" not in firsts() and "profile" in firsts()[:1]  # folded: not drawn
+    at.session_state["leaks_groups"] = True  # what opening the section does
+    at.run()
+    no_exception(at)
+    assert firsts().count("domain") == 1 and firsts().count("profile") == 2
+    assert "Each message's raw text is on Audit." in " ".join(c.value for c in at.caption)
+    assert not [e for e in at.expander if e.label == "Raw text"]

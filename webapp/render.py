@@ -188,12 +188,15 @@ def when_opened(label: str, key: str, draw: Callable[[], object]) -> None:
             draw()
 
 
-def show_message(message: str, evidence: list[Evidence] | None = None, key: str = "") -> None:
-    """The message with its evidence highlighted, the colours' legend, and the raw text."""
+def show_message(message: str, evidence: list[Evidence] | None = None, alone: bool = True) -> None:
+    """The message with its evidence highlighted; ``alone``: with the colours' legend and the raw
+    text (a list of messages says the legend once and leaves the raw text to Audit: a browser
+    draws every folded raw text all the same)."""
     st.markdown(highlighted(message, evidence or []))
-    st.caption(EVIDENCE_LEGEND)
-    with st.expander("Raw text"):
-        plain_text(message)
+    if alone:
+        st.caption(EVIDENCE_LEGEND)
+        with st.expander("Raw text"):
+            plain_text(message)
 
 
 # Draw a chart on a canvas, not as SVG: a heatmap of 1,470 cells made about 25,000 DOM changes in

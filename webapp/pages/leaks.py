@@ -235,9 +235,12 @@ def attribute_tables() -> None:
     )
     st.subheader("Recipients that receive most")
     static(readable(paged(by_recipient, "recipients", 10), GROUP_COLUMNS))
-    with st.expander("By domain, and by profile"):
+
+    def by_domain_and_profile() -> None:
         for frame, key in ((by_domain, "domains"), (by_profile, "profiles")):
             static(readable(paged(frame, key), GROUP_COLUMNS))
+
+    render.when_opened("By domain, and by profile", "leaks_groups", by_domain_and_profile)
     st.caption(
         "pairs leaked %: share of (attribute, task) pairs leaked in at least one sample; leak"
         " rate per message %: leaks / samples; completeness %: needed attributes stated / needed"
@@ -300,6 +303,7 @@ def show_pair(target) -> None:
         f"({render.escape_md(str(target['task']))}): label {target['label']}, "
         f"{target['leaks']} of {target['samples']} samples revealed it."
     )
+    st.caption(render.EVIDENCE_LEGEND + " Each message's raw text is on Audit.")
     kind = EVIDENCE_KINDS.get(str(target["label"]), AMBIGUOUS)
     for row in rows:
         with st.container(border=True):
@@ -313,6 +317,7 @@ def show_pair(target) -> None:
                 [Evidence(row.evidence, str(target["key"]), kind)]
                 if row.evidence and row.revealed
                 else [],
+                alone=False,
             )
             st.page_link(
                 "webapp/pages/audit.py",
