@@ -152,7 +152,8 @@ def heatmap_layout(only_private: bool):
             ],
         )
         .add_params(pick)
-        .properties(width=alt.Step(18), height=alt.Step(18), usermeta=render.CANVAS)
+        # as wide as the page (49 tasks at 18 px each ran off its right edge, legend and all)
+        .properties(height=alt.Step(18), usermeta=render.CANVAS)
     )
 
 
@@ -166,7 +167,6 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool):
         on_select="rerun",
         key="heat",
         selection_mode="cell",
-        width="content",
     )
     st.caption(
         f"{cells['row'].nunique()} attributes (rows, most leaked first) x"
