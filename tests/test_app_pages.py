@@ -190,6 +190,19 @@ def test_learn_figure1_is_the_papers_case_and_reacts(demo_db, monkeypatch):
     values = {m.label: m.value for m in at.metric}
     assert values["Violation@1"] == "100.00%"  # hypertension revealed: violated
     assert values["Completeness"] == "66.67%"  # age and income of three needed: 2/3
+    table = next(t for t in shown_tables(at) if "R, sample 1" in t.columns)
+    revealed = dict(zip(table["attribute"], table["R, sample 1"]))
+    assert revealed == {"age": "1", "income": "1", "employment status": "0", "hypertension": "1"}
+    # flip two reveals: hypertension not stated, employment status stated
+    reveals = at.pills(key="fig1_reveals_1_0")
+    names = [str(o) for o in reveals.options]
+    assert names == list(revealed)
+    reveals.set_value([0, 1, 2]).run()  # age, income, employment status
+    no_exception(at)
+    values = {m.label: m.value for m in at.metric}
+    assert values["Violation@1"] == "0.00%" and values["Completeness"] == "100.00%"
+    table = next(t for t in shown_tables(at) if "R, sample 1" in t.columns)
+    assert list(table["R, sample 1"]) == ["1", "1", "1", "0"]
     at.toggle(key="fig1_extended").set_value(True).run()
     no_exception(at)
     assert any("INVENTED" in w.value for w in at.warning)

@@ -2,6 +2,8 @@
 paper, the paper's Figure 1 worked through step by step, what the official script does
 differently (with the selected run's numbers), questions, and a simulator."""
 
+import functools
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -107,6 +109,37 @@ def figure1_rows(extended: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+LABEL_STYLE = {"needed": "background-color: #d8f0df", "withheld": "background-color: #f8d7da"}
+
+
+def cell_name(base: pd.DataFrame, cells: list[tuple[int, str]], samples: int, k: int) -> str:
+    """A reveal button's name: the attribute, and the sample when there are several."""
+    i, sample = cells[k]
+    return str(base["attribute"].iloc[i]) + (f", {sample}" if samples > 1 else "")
+
+
+def flip_reveals(base: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    """The rows with their reveals as chosen: one row of buttons per task, a cell (attribute,
+    sample) revealed while its button is on; they start as ``base`` says. (An editable grid did
+    this too, but drawing it was a third of the time the page took to show in a browser.)"""
+    out = base.copy()
+    for t, task in enumerate(dict.fromkeys(base["task"])):
+        rows = [i for i in range(len(base)) if base["task"].iloc[i] == task]
+        cells = [(i, c) for i in rows for c in cols]
+        chosen = st.pills(
+            f"Reveals in {task}"
+            + (" (INVENTED)" if base["source"].iloc[rows[0]] != "paper" else ""),
+            range(len(cells)),
+            selection_mode="multi",
+            default=[k for k, (i, c) in enumerate(cells) if base[c].iloc[i]],
+            format_func=functools.partial(cell_name, base, cells, len(cols)),
+            key=f"fig1_reveals_{len(cols)}_{t}",
+        )
+        for k, (i, c) in enumerate(cells):
+            out.loc[out.index[i], c] = k in (chosen or [])
+    return out
+
+
 @st.fragment
 def figure1() -> None:
     extended = st.toggle(
@@ -124,12 +157,15 @@ def figure1() -> None:
         )
     base = figure1_rows(extended)
     cols = ["sample 1", "sample 2", "sample 3"] if extended else ["sample 1"]
-    edited = st.data_editor(
-        base[["source", "task", "attribute", "label", *cols]],
-        key=f"fig1_editor_{extended}",
-        hide_index=True,
-        disabled=["source", "task", "attribute", "label"],
-        column_config={c: st.column_config.CheckboxColumn(f"R, {c}") for c in cols},
+    edited = flip_reveals(base, cols)
+    shown = edited[["source", "task", "attribute", "label", *cols]].astype({c: int for c in cols})
+    render.static_table(
+        shown.rename(columns={c: f"R, {c}" for c in cols}),
+        styles={"label": lambda v: LABEL_STYLE.get(str(v), "")},
+    )
+    st.caption(
+        "R = 1: the judge found the attribute stated in that sample. Green: needed for the task"
+        " (counts for Completeness); red: withheld from this recipient (counts for Violation)."
     )
     n = len(cols)
     rows = [
