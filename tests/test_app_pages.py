@@ -321,3 +321,25 @@ def test_leaks_draws_the_domain_and_profile_tables_only_when_opened(demo_db, mon
     assert firsts().count("domain") == 1 and firsts().count("profile") == 2
     assert "Each message's raw text is on Audit." in " ".join(c.value for c in at.caption)
     assert not [e for e in at.expander if e.label == "Raw text"]
+
+
+def test_leaks_makes_the_other_colouring_ahead_and_its_toggle_shows_it(demo_db, monkeypatch):
+    from webapp import state
+
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
+    no_exception(at)
+    ahead = [
+        f
+        for k, f in state._prefetched.items()
+        if k[:2] == ("heat", demo_db) and k[3] == 1 and k[6:] == ((), False, 30)
+    ]
+    assert len(ahead) == 1  # every labelled cell, by label: what the toggle shows next
+    made = ahead[0].result(timeout=120)
+    assert set(made["label"]) > {"private"}
+    at.toggle(key="heat_private").set_value(False).run()
+    no_exception(at)
+    (shown,) = chart_frames(at)
+    cols = ["key", "context", "label", "leaks", "samples", "row_order", "column_order"]
+    pd.testing.assert_frame_equal(
+        shown[cols].reset_index(drop=True), made[cols].reset_index(drop=True), check_dtype=False
+    )

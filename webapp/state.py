@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -442,10 +442,36 @@ def heat_cells(
 ):
     """The heatmap's cells for the ``top`` most leaked attributes only (what is on screen), with
     compact row and column labels that keep the distinguishing end of long names, unique, and
-    their places (row_order: most leaked attribute first; column_order: most leaked task)."""
+    their places (row_order: most leaked attribute first; column_order: most leaked task).
+    Made in the background when :func:`prefetch_heat_cells` started them."""
+    key = ("heat", path, db_version, run_id, judge_id, opts, filters, only_private, top)
+    with _prefetch_lock:
+        started = _prefetched.get(key)
+    if started is not None:
+        return started.result()
+    return _heat_cells(_view(path, db_version, run_id, judge_id, opts, filters), only_private, top)
+
+
+def prefetch_heat_cells(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    opts: MetricOptions,
+    filters: tuple,
+    only_private: bool,
+    top: int,
+) -> None:
+    """Start making these heatmap cells in the background (the other colouring of the heatmap
+    on screen, which its toggle shows next), unless started already."""
+    key = ("heat", path, db_version, run_id, judge_id, opts, filters, only_private, top)
+    view = _view(path, db_version, run_id, judge_id, opts, filters)
+    _start(key, _heat_cells, view, only_private, top)
+
+
+def _heat_cells(view, only_private: bool, top: int):
     from cimem.analysis.breakdowns import heatmap_table, most_leaked_keys
 
-    view = _view(path, db_version, run_id, judge_id, opts, filters)
     keys = most_leaked_keys(view, only_private, top)
     cells = heatmap_table(view[view["key"].isin(keys)], only_private=only_private)
     by_ctx = cells.groupby("context")["leaks"].sum().sort_values(ascending=False, kind="stable")
@@ -573,8 +599,9 @@ def _curve(run_cube: LeakCube, opts, order, samples, method, tasks, trials):
 
 
 GROWTH_DRAWS = 32  # random task orders per profile for the expected ratio (its error is shown)
-# Whole-grid curves started in the background before anyone asks (prefetch_growth), by the key
-# _growth_slice caches them under; one worker, so a prefetch never takes both cores.
+# Work started in the background before anyone asks (prefetch_growth's curves, by the key
+# _growth_slice caches them under; prefetch_heat_cells's cells): one worker, so a prefetch never
+# takes both cores.
 _prefetch_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cimem-prefetch")
 _prefetch_lock = threading.Lock()
 _prefetched: dict[tuple, Future] = {}
@@ -612,12 +639,19 @@ def prefetch_growth(
             with _prefetch_lock:
                 if key in _prefetched:
                     continue
-                while len(_prefetched) >= PREFETCH_KEPT:
-                    _prefetched.pop(next(iter(_prefetched))).cancel()
-                run_cube = cube(choices.db, choices.v, r, judge)
-                _prefetched[key] = _prefetch_pool.submit(
-                    _curve, run_cube, choices.opts, order, samples, method, tasks, trials
-                )
+            run_cube = cube(choices.db, choices.v, r, judge)
+            _start(key, _curve, run_cube, choices.opts, order, samples, method, tasks, trials)
+
+
+def _start(key: tuple, make: Callable, *args) -> None:
+    """Run make(*args) on the one background worker, kept under ``key`` (unless there already);
+    the oldest unused results are forgotten."""
+    with _prefetch_lock:
+        if key in _prefetched:
+            return
+        while len(_prefetched) >= PREFETCH_KEPT:
+            _prefetched.pop(next(iter(_prefetched))).cancel()
+        _prefetched[key] = _prefetch_pool.submit(make, *args)
 
 
 def wait_for_prefetch(timeout: float) -> bool:

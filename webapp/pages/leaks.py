@@ -44,6 +44,9 @@ filters = tuple(
 if state.matching_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters) == 0:
     st.info("No pair matches these filters.")
     st.stop()
+# made before anything below is drawn: the browser drawing the heatmap slows work done meanwhile
+state.leak_tables(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
+state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
 
 
 def static(frame: pd.DataFrame) -> None:
@@ -74,6 +77,9 @@ def pick(chosen: tuple[str, str] | None) -> None:
         st.rerun()
 
 
+TOP = 30  # attributes on the heatmap at first
+
+
 @st.fragment
 def heatmap() -> None:
     """Its own part of the page: the toggle and the slider redraw the heatmap only."""
@@ -85,7 +91,7 @@ def heatmap() -> None:
         key="heat_private",
         help="Off: every labelled cell, coloured by its label",
     )
-    top = c2.slider("Attributes shown (most leaked first)", 5, 80, 30, step=5, key="heat_top")
+    top = c2.slider("Attributes shown (most leaked first)", 5, 80, TOP, step=5, key="heat_top")
     cells = state.heat_cells(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters, only_private, top)
     if cells.empty:
         st.info("No private cell with samples here.")
@@ -329,3 +335,9 @@ def show_pair(target) -> None:
 heatmap()
 messages()
 attribute_tables()
+# made while you read: the heatmap's other colouring, which its toggle shows next
+other = not st.session_state.get("heat_private", True)
+state.prefetch_heat_cells(
+    ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters, other, st.session_state.get("heat_top", TOP)
+)
+render.prepare(heatmap_layout, other)
