@@ -444,9 +444,7 @@ def heat_cells(
     compact row and column labels that keep the distinguishing end of long names, unique, and
     their places (row_order: most leaked attribute first; column_order: most leaked task).
     Made in the background when :func:`prefetch_heat_cells` started them."""
-    key = ("heat", path, db_version, run_id, judge_id, opts, filters, only_private, top)
-    with _prefetch_lock:
-        started = _prefetched.get(key)
+    started = _ahead(("heat", path, db_version, run_id, judge_id, opts, filters, only_private, top))
     if started is not None:
         return started.result()
     return _heat_cells(_view(path, db_version, run_id, judge_id, opts, filters), only_private, top)
@@ -572,9 +570,9 @@ def _growth_slice(
     tasks: tuple | None,
     trials: tuple | None,
 ):
-    key = (path, db_version, run_id, judge_id, opts, order, samples, method, tasks, trials)
-    with _prefetch_lock:
-        started = _prefetched.get(key)
+    started = _ahead(
+        (path, db_version, run_id, judge_id, opts, order, samples, method, tasks, trials)
+    )
     if started is not None:  # under way or done in the background: the same call
         return started.result()
     return _curve(
@@ -636,11 +634,15 @@ def prefetch_growth(
                 tasks,
                 trials,
             )
-            with _prefetch_lock:
-                if key in _prefetched:
-                    continue
-            run_cube = cube(choices.db, choices.v, r, judge)
-            _start(key, _curve, run_cube, choices.opts, order, samples, method, tasks, trials)
+            if _ahead(key) is None:  # (looking up the cube costs a little: not for nothing)
+                run_cube = cube(choices.db, choices.v, r, judge)
+                _start(key, _curve, run_cube, choices.opts, order, samples, method, tasks, trials)
+
+
+def _ahead(key: tuple) -> Future | None:
+    """The work started in the background under ``key``, done or under way, if any."""
+    with _prefetch_lock:
+        return _prefetched.get(key)
 
 
 def _start(key: tuple, make: Callable, *args) -> None:
@@ -655,7 +657,7 @@ def _start(key: tuple, make: Callable, *args) -> None:
 
 
 def wait_for_prefetch(timeout: float) -> bool:
-    """Wait until every curve started in the background is made (the server's own first visit
+    """Wait until everything started in the background is made (the server's own first visit
     is not over before that); False when ``timeout`` seconds were not enough."""
     with _prefetch_lock:
         pending = list(_prefetched.values())

@@ -5,8 +5,8 @@ fresh server's scripts took 0.4-1.7 s per page on the first visit and 0.1-0.2 s 
 
 The visit speaks Streamlit's own protocol over the server's websocket (what a browser sends:
 "run this page"), so it runs exactly the scripts a visitor would, widgets at their defaults and the
-default database. The server is ready when those scripts have finished and the curves they
-started in the background are made. It is an optimisation: when it fails the server serves as
+default database. The server is ready when those scripts have finished and the work they
+started in the background is made. It is an optimisation: when it fails the server serves as
 before, and the console says why. ``CIMEM_WARM_VISIT=0`` turns it off.
 """
 
@@ -119,10 +119,11 @@ def _run() -> None:
     except Exception as exc:  # an optimisation: the server serves as before
         print(f"cimem: the warm visit failed ({type(exc).__name__})", file=sys.stderr, flush=True)
         return
-    # the pages started curves in the background (Growth's next slices): ready when they are made
+    # the pages started work in the background (Growth's next slices, Leaks' other colouring):
+    # ready when it is made
     state = sys.modules.get("webapp.state")
     if state is not None and not state.wait_for_prefetch(timeout=PAGE_TIMEOUT_S):
-        print("cimem: background curves still being made", file=sys.stderr, flush=True)
+        print("cimem: background work still being made", file=sys.stderr, flush=True)
     print(f"cimem: ready: {report.summary()}", file=sys.stderr, flush=True)
 
 

@@ -219,13 +219,12 @@ def heatmap_table(pairs: pd.DataFrame, only_private: bool = True) -> pd.DataFram
     cols = ["key", "recipient", "task", "leaks", "samples", "label", "profiles", "frequency"]
     if data.empty:
         return pd.DataFrame(columns=[*cols, "context"])
-    codes = [data[c].cat.codes.to_numpy().astype(np.int64) for c in ("key", "recipient", "task")]
-    sizes = [len(data[c].cat.categories) + 1 for c in ("key", "recipient", "task")]
-    group_id = (codes[0] * sizes[1] + codes[1]) * sizes[2] + codes[2]
-    uniq, first, inverse = np.unique(group_id, return_index=True, return_inverse=True)
-    n = len(uniq)
-    leaks = np.bincount(inverse, weights=data["leaks"].to_numpy(), minlength=n).astype(np.int64)
-    samples = np.bincount(inverse, weights=data["samples"].to_numpy(), minlength=n)
+    codes, cats = _codes(data, ["key", "recipient", "task"])
+    # a missing name (code -1) is a group of its own
+    inverse, first = _group_rows([c + 1 for c in codes], [len(c) + 1 for c in cats])
+    n = len(first)
+    leaks = _sum(inverse, n, data["leaks"].to_numpy())
+    samples = _sum(inverse, n, data["samples"].to_numpy())
     profile_of = data["profile_pos"].to_numpy().astype(np.int64)
     profiles = np.bincount(
         np.unique(inverse * (profile_of.max() + 1) + profile_of) // (profile_of.max() + 1),
@@ -238,7 +237,7 @@ def heatmap_table(pairs: pd.DataFrame, only_private: bool = True) -> pd.DataFram
             "recipient": firsts["recipient"].to_numpy(),
             "task": firsts["task"].to_numpy(),
             "leaks": leaks,
-            "samples": samples.astype(np.int64),
+            "samples": samples,
             "label": firsts["label"].to_numpy(),
             "profiles": profiles,
             "frequency": leaks / samples,

@@ -45,8 +45,8 @@ if state.matching_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters) == 0
     st.info("No pair matches these filters.")
     st.stop()
 # made before anything below is drawn: the browser drawing the heatmap slows work done meanwhile
-state.leak_tables(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
-state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
+tables = state.leak_tables(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
+leaky = state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
 
 
 def static(frame: pd.DataFrame) -> None:
@@ -225,11 +225,10 @@ def readable(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
 
 
 @st.fragment
-def attribute_tables() -> None:
-    """Its own part of the page: paging a table reruns the tables only."""
-    attrs, by_recipient, by_domain, by_profile = state.leak_tables(
-        ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters
-    )
+def attribute_tables(tables: tuple) -> None:
+    """Its own part of the page: paging a table reruns the tables only (the filters, and so
+    ``tables``, change only with the whole page)."""
+    attrs, by_recipient, by_domain, by_profile = tables
     st.subheader("Attributes leaked most")
     page = paged(attrs, "attrs")
     shown = readable(page, ATTR_COLUMNS)
@@ -255,10 +254,9 @@ def attribute_tables() -> None:
 
 
 @st.fragment
-def messages() -> None:
+def messages(leaky: pd.DataFrame) -> None:
     """The messages behind the heatmap cell last chosen (or the pair picked here)."""
     st.subheader("Messages behind a leak")
-    leaky = state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
     target = None
     chosen = st.session_state.get("leak_pick")  # (attribute key, task context) or None
     if chosen is not None:
@@ -333,8 +331,8 @@ def show_pair(target) -> None:
 
 
 heatmap()
-messages()
-attribute_tables()
+messages(leaky)
+attribute_tables(tables)
 # made while you read: the heatmap's other colouring, which its toggle shows next
 other = not st.session_state.get("heat_private", True)
 state.prefetch_heat_cells(
