@@ -263,14 +263,15 @@ def slider(label: str):
 
 
 def choose(widget: str, label: str, option: Callable[[int], int], inside: str | None = None):
-    """Open a selectbox or multiselect by its label and click an option (rep picks which);
+    """Open a selectbox or multiselect by its label and click an option (rep picks which; a
+    multiselect's "Select all" is not an option here: :func:`choose_all` is that change);
     ``inside``: the label of the expander that holds it, opened first (not timed)."""
 
     def change(page, rep: int) -> float:
         if inside is not None:
             main_area(page).get_by_text(inside, exact=True).first.click()
         box = main_area(page).locator(f'[data-testid="{widget}"]').filter(has_text=label).first
-        options = page.get_by_role("option")
+        options = page.get_by_role("option").filter(has_not_text=SELECT_ALL)
         for _ in range(5):  # a click right after a rerun can land before the widget listens
             box.locator("input").first.click()
             try:
@@ -288,6 +289,29 @@ def choose(widget: str, label: str, option: Callable[[int], int], inside: str | 
     return change
 
 
+SELECT_ALL = "Select all"  # a multiselect's first option in its dropdown
+
+
+def choose_all(label: str):
+    """Open a multiselect by its label and click "Select all" (every option at once)."""
+
+    def change(page, rep: int) -> float:
+        box = main_area(page).locator('[data-testid="stMultiSelect"]').filter(has_text=label).first
+        option = page.get_by_role("option", name=SELECT_ALL, exact=True)
+        for _ in range(5):  # a click right after a rerun can land before the widget listens
+            box.locator("input").first.click()
+            try:
+                option.wait_for(timeout=3000)
+                break
+            except Exception:
+                page.keyboard.press("Escape")
+        ms = timed(page, lambda: option.click())
+        page.keyboard.press("Escape")
+        return ms
+
+    return change
+
+
 PAGES = [
     Page("", "Overview", "Overview", {"metric mode": radio(sidebar, "definition")}),
     Page(
@@ -296,6 +320,7 @@ PAGES = [
         "Leaks",
         {
             "domain filter": choose("stMultiSelect", "Domain", lambda r: 0),
+            "domain: select all": choose_all("Domain"),
             "toggle": toggle("Private cells only"),
         },
     ),

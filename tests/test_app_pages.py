@@ -319,8 +319,44 @@ def test_leaks_draws_the_domain_and_profile_tables_only_when_opened(demo_db, mon
     at.run()
     no_exception(at)
     assert firsts().count("domain") == 1 and firsts().count("profile") == 2
-    assert "Each message's raw text is on Audit." in " ".join(c.value for c in at.caption)
+
+
+def test_leaks_shows_a_pairs_messages_once_chosen(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
+    no_exception(at)
+    captions = lambda: " ".join(c.value for c in at.caption)  # noqa: E731
+    (pair,) = [s for s in at.selectbox if s.label == "Pair"]
+    assert pair.value is None and "Each message's raw text is on Audit." not in captions()
+    assert "leaked pairs here. Choose one" in captions()
+    pair.set_value(0).run()
+    no_exception(at)
+    assert "Each message's raw text is on Audit." in captions()
+    assert "revealed it" in " ".join(m.value for m in at.markdown)
     assert not [e for e in at.expander if e.label == "Raw text"]
+
+
+def test_leaks_heatmap_keeps_one_layout_and_colours_its_cells(demo_db, monkeypatch):
+    from webapp.render import LABEL_COLOURS
+
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
+    no_exception(at)
+    (chart,) = at.get("vega_lite_chart")
+    by_frequency = json.loads(chart.proto.spec)
+    (cells,) = chart_frames(at)
+    leaked = cells[cells["leaks"] > 0]
+    assert len(leaked) and (cells.loc[cells["leaks"] == 0, "fill"] == "#ffffff").all()
+    assert (leaked["fill"] != "#ffffff").all()
+    # the darker the red, the more often it leaked: green and blue fall as frequency rises
+    darkest = leaked.sort_values("frequency")["fill"].iloc[[0, -1]].tolist()
+    assert int(darkest[1][3:5], 16) <= int(darkest[0][3:5], 16)
+    at.toggle(key="heat_private").set_value(False).run()
+    no_exception(at)
+    (chart,) = at.get("vega_lite_chart")
+    assert json.loads(chart.proto.spec) == by_frequency  # new data, the same chart
+    (cells,) = chart_frames(at)
+    assert set(cells["fill"].astype(str)) <= set(LABEL_COLOURS.values())
+    for label, colour in LABEL_COLOURS.items():
+        assert (cells.loc[cells["label"].astype(str) == label, "fill"].astype(str) == colour).all()
 
 
 def test_leaks_makes_the_other_colouring_ahead_and_its_toggle_shows_it(demo_db, monkeypatch):

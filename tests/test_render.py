@@ -76,8 +76,11 @@ def test_a_static_table_escapes_every_text_cell_and_header_and_breaks_long_keys(
             texts.append(data)
 
     Reader().feed(out)
-    # the data's <img> and <b> are text, never elements; "_" may break (<wbr>)
-    assert set(tags) == {"div", "table", "thead", "tbody", "tr", "th", "td", "wbr"}
+    # the data's <img> and <b> are text, never elements; "_" may break (<wbr>); one style
+    # sheet, the table's own, ahead of it
+    assert set(tags) == {"style", "div", "table", "thead", "tbody", "tr", "th", "td", "wbr"}
+    assert tags.count("style") == 1 and out.startswith(render._STYLE)
+    assert '<td class="right">1,234</td>' in out and '<th class="right">n</th>' in out
     assert "<b>note</b>" in texts
     # cells in order (a blank cell has no text): counts with separators, a missing rate "-"
     assert texts[texts.index("key") + 5 :] == [

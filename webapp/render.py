@@ -65,15 +65,20 @@ def _cell_text(value: object, digits: int | None, numeric: bool) -> str:
     return str(value)
 
 
-# One table style for every static table, in the theme's text colour (light or dark alike).
-_TABLE = "border-collapse:collapse;font-size:14px;line-height:1.5;margin-bottom:1rem"
-_TH = (
-    "padding:4px 8px;font-weight:400;color:color-mix(in srgb,currentColor 70%,transparent);"
-    "border-bottom:1px solid color-mix(in srgb,currentColor 15%,transparent);vertical-align:bottom"
-)
-_TD = (
-    "padding:4px 8px;border-bottom:1px solid color-mix(in srgb,currentColor 10%,transparent);"
-    "vertical-align:top"
+# One table style for every static table, in the theme's text colour (light or dark alike), as one
+# style sheet by class: the same style written into every cell made a 20-row table 31 KB, which
+# the browser sanitises and parses on every rerun.
+_STYLE = (
+    "<style>"
+    ".cimem-table{border-collapse:collapse;font-size:14px;line-height:1.5;margin-bottom:1rem}"
+    ".cimem-table th{padding:4px 8px;font-weight:400;text-align:left;vertical-align:bottom;"
+    "color:color-mix(in srgb,currentColor 70%,transparent);"
+    "border-bottom:1px solid color-mix(in srgb,currentColor 15%,transparent)}"
+    ".cimem-table td{padding:4px 8px;text-align:left;vertical-align:top;"
+    "border-bottom:1px solid color-mix(in srgb,currentColor 10%,transparent)}"
+    ".cimem-table th.right{text-align:right}"
+    ".cimem-table td.right{text-align:right;white-space:nowrap}"
+    "</style>"
 )
 
 
@@ -90,16 +95,17 @@ def table_html(
 
     >>> table_html(pd.DataFrame({"name": ["<b>x_y</b>"], "n": [1234]}), breakable=("name",))
     ... # doctest: +ELLIPSIS
-    '...<th ...>name</th><th ...right...>n</th>...<td ...>&lt;b&gt;x_<wbr>y&lt;/b&gt;</td><td ...>1,234</td>...'
+    '<style>...<th>name</th><th class="right">n</th>...<td>&lt;b&gt;x_<wbr>y&lt;/b&gt;</td><td class="right">1,234</td>...'
     """
     digits = digits or {}
     styles = styles or {}
     numeric: dict[Hashable, bool] = {c: frame[c].dtype.kind in "iuf" for c in frame.columns}
-
-    def align(col: Hashable) -> str:  # headers may wrap; a number stays on one line
-        return ";text-align:right" if numeric[col] else ";text-align:left"
-
-    head = "".join(f'<th style="{_TH}{align(c)}">{html.escape(str(c))}</th>' for c in frame.columns)
+    # headers may wrap; a number is right-aligned and stays on one line
+    opened = {c: '<td class="right"' if numeric[c] else "<td" for c in frame.columns}
+    head = "".join(
+        ('<th class="right">' if numeric[c] else "<th>") + html.escape(str(c)) + "</th>"
+        for c in frame.columns
+    )
     rows = []
     for values in frame.itertuples(index=False, name=None):
         cells = []
@@ -107,14 +113,13 @@ def table_html(
             text = html.escape(_cell_text(value, digits.get(str(col)), numeric[col]))
             if col in breakable:
                 text = text.replace("_", "_<wbr>")
-            extra = html.escape(styles[col](value)) if col in styles else ""
-            nowrap = ";white-space:nowrap" if numeric[col] else ""
-            cells.append(f'<td style="{_TD}{align(col)}{nowrap};{extra}">{text}</td>')
+            extra = f' style="{html.escape(styles[col](value))}"' if col in styles else ""
+            cells.append(f"{opened[col]}{extra}>{text}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (
-        '<div style="overflow-x:auto"><table class="cimem-table" style="'
-        + _TABLE
-        + f'"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+        _STYLE
+        + '<div style="overflow-x:auto"><table class="cimem-table">'
+        + f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
 
@@ -220,8 +225,9 @@ def chart(c: alt.Chart, name: str, key: str) -> None:
 
 def downloads(spec: Callable[[], dict], name: str, key: str) -> None:
     """SVG and PNG buttons for a chart; ``spec`` gives its Vega-Lite dict, called only when a
-    download is clicked (building and checking it costs a rerun real time on every chart)."""
-    cols = st.columns([1, 1, 6])
+    download is clicked (building and checking it costs a rerun real time on every chart). One
+    row, not columns: a browser redraws every element of a page on each rerun, blocks too."""
+    row = st.container(horizontal=True)
 
     def svg() -> bytes:
         import vl_convert as vlc
@@ -233,7 +239,7 @@ def downloads(spec: Callable[[], dict], name: str, key: str) -> None:
 
         return vlc.vegalite_to_png(spec(), scale=2)
 
-    cols[0].download_button(
+    row.download_button(
         "SVG",
         svg,
         file_name=f"{name}.svg",
@@ -241,7 +247,7 @@ def downloads(spec: Callable[[], dict], name: str, key: str) -> None:
         key=f"{key}-svg",
         on_click="ignore",
     )
-    cols[1].download_button(
+    row.download_button(
         "PNG", png, file_name=f"{name}.png", mime="image/png", key=f"{key}-png", on_click="ignore"
     )
 
@@ -258,11 +264,6 @@ def layout(make: Callable[..., alt.TopLevelMixin], *args: Hashable) -> dict:
     """The Vega-Lite dict of ``make(*args)``, a chart whose data are named datasets
     (``alt.NamedData``), made once per (make, args) and handed out as a fresh copy."""
     return copy.deepcopy(_made(make, args))
-
-
-def prepare(make: Callable[..., alt.TopLevelMixin], *args: Hashable) -> None:
-    """Make a :func:`layout` now that a widget may soon ask for (building one costs 30-40 ms)."""
-    _made(make, args)
 
 
 def _made(make: Callable[..., alt.TopLevelMixin], args: tuple) -> dict:
@@ -282,14 +283,50 @@ def _made(make: Callable[..., alt.TopLevelMixin], args: tuple) -> dict:
 
 
 def chart_from_layout(
-    spec: dict, datasets: dict[str, pd.DataFrame], name: str, downloads_key: str, **options
+    spec: dict,
+    datasets: dict[str, pd.DataFrame],
+    name: str,
+    downloads_key: str,
+    download_layout: Callable[[], dict] | None = None,
+    legend: str | None = None,
+    **options,
 ):
     """Draw a :func:`layout` with its named datasets, and SVG and PNG downloads (``name``.svg,
-    keys from ``downloads_key``); ``options`` go to ``st.vega_lite_chart`` (a selection, a
-    width). Returns what it returns."""
+    keys from ``downloads_key``; of ``download_layout()`` when given, made only when clicked);
+    ``legend``: HTML drawn between the chart and its downloads (never above the chart: an
+    element above it that is redrawn moves the chart, and the browser lays it out again).
+    ``options`` go to ``st.vega_lite_chart`` (a selection, a width). Returns what it returns."""
     drawn = st.vega_lite_chart({**spec, "datasets": datasets}, **{"width": "stretch", **options})
-    downloads(functools.partial(with_rows, spec, datasets), name, downloads_key)
+    if legend is not None:
+        st.html(legend)
+
+    def for_download() -> dict:
+        return with_rows(spec if download_layout is None else download_layout(), datasets)
+
+    downloads(for_download, name, downloads_key)
     return drawn
+
+
+# The Leaks heatmap's colours: the leak frequency's, exactly white at 0 then from a light red up
+# (any leak at all is visible); the labels', when every labelled cell is shown.
+LEAK_STOPS = [0, 0.001, 0.25, 1]
+LEAK_COLOURS = ["#ffffff", "#fcbba1", "#ef3b2c", "#67000d"]
+LABEL_COLOURS = {"share": "#4c9f70", "private": "#d1495b", "ambiguous": "#c0c0c0"}
+
+
+def ramp_colours(values, stops: list[float], colours: list[str]) -> list[str]:
+    """Each value's colour on a piecewise-linear RGB ramp (``colours`` at ``stops``, clipped at
+    both ends; a missing value takes the first colour): what Vega-Lite's rgb interpolation draws,
+    made on the server so that one chart layout serves several colourings (a browser compiles a
+    new layout in about 250 ms, new data in a fraction of that).
+
+    >>> ramp_colours([0, 0.5, 2, float("nan")], [0, 1], ["#000000", "#ffffff"])
+    ['#000000', '#808080', '#ffffff', '#000000']
+    """
+    rgb = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in colours], dtype=float)
+    at = np.nan_to_num(np.asarray(values, dtype=float), nan=stops[0])
+    channels = np.stack([np.interp(at, stops, rgb[:, k]) for k in range(3)], axis=1)
+    return [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in np.rint(channels).astype(int).tolist()]
 
 
 def with_rows(spec: dict, datasets: dict[str, pd.DataFrame]) -> dict:

@@ -169,8 +169,9 @@ def version() -> float:
 def changed() -> None:
     """Call after a write: forget cached results (the big shared ones too)."""
     st.cache_data.clear()
-    for shared in (cube, pairs, _view, review_queue, sample_queue, _growth_slice):
-        shared.clear()
+    shared: tuple = (cube, pairs, _view, leak_tables, group_tables, leaky_pairs)
+    for made in (*shared, review_queue, sample_queue, _growth_slice):
+        made.clear()
 
 
 # ----------------------------------------------------------------------------- endpoints
@@ -407,7 +408,9 @@ def matching_pairs(path: str, db_version: float, run_id, judge_id, opts, filters
     return len(_view(path, db_version, run_id, judge_id, opts, filters))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+# The Leaks page's tables and leaked pairs are shared read-only, like the view they come from:
+# st.cache_data would pickle each new filter's tables and copy them out on every rerun.
+@st.cache_resource(show_spinner=False, max_entries=64)
 def leak_tables(
     path: str,
     db_version: float,
@@ -416,17 +419,29 @@ def leak_tables(
     opts: MetricOptions,
     filters: tuple,
 ):
-    """The Leaks page's tables for one filter selection: attributes, recipients (with tasks),
-    domains, profiles."""
+    """The Leaks page's tables always on screen, for one filter selection: attributes, and
+    recipients (with tasks). Shared: read only."""
     from cimem.analysis.breakdowns import attribute_table, group_table
 
     view = _view(path, db_version, run_id, judge_id, opts, filters)
-    return (
-        attribute_table(view),
-        group_table(view, ["recipient", "task"]),
-        group_table(view, ["domain"]),
-        group_table(view, ["profile"]),
-    )
+    return attribute_table(view), group_table(view, ["recipient", "task"])
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def group_tables(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    opts: MetricOptions,
+    filters: tuple,
+):
+    """The Leaks page's folded tables (made when opened), for one filter selection: domains and
+    profiles. Shared: read only."""
+    from cimem.analysis.breakdowns import group_table
+
+    view = _view(path, db_version, run_id, judge_id, opts, filters)
+    return group_table(view, ["domain"]), group_table(view, ["profile"])
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -483,8 +498,29 @@ def _heat_cells(view, only_private: bool, top: int):
     out = cells[keep].reset_index(drop=True)
     out["row_order"] = cells["_r"].to_numpy()
     out["column_order"] = cells["_c"].to_numpy()
-    out["label"] = out["label"].astype(str)
+    # repeated names sent once each (Arrow dictionaries): a heatmap's rows carry their attribute
+    # and task in full for the tooltip, and were a third of a megabyte as plain strings
+    for col in ("row", "column", "key", "context", "label"):
+        out[col] = out[col].astype(str).astype("category")
     return out
+
+
+def make_leaks_page(
+    path: str,
+    db_version: float,
+    run_id: int,
+    judge_id: int | None,
+    opts: MetricOptions,
+    filters: tuple,
+    only_private: bool,
+    top: int,
+) -> None:
+    """Make (and cache) what the Leaks page draws for these filters: the tables, the leaked
+    pairs and the heatmap's cells (nothing when no pair matches)."""
+    if matching_pairs(path, db_version, run_id, judge_id, opts, filters):
+        leak_tables(path, db_version, run_id, judge_id, opts, filters)
+        leaky_pairs(path, db_version, run_id, judge_id, opts, filters)
+        heat_cells(path, db_version, run_id, judge_id, opts, filters, only_private, top)
 
 
 def compact_labels(names: list[str], width: int) -> dict[str, str]:
@@ -506,9 +542,9 @@ def compact_labels(names: list[str], width: int) -> dict[str, str]:
     return out
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_resource(show_spinner=False, max_entries=64)
 def leaky_pairs(path: str, db_version: float, run_id, judge_id, opts: MetricOptions, filters):
-    """The pairs with a leak (most leaks first), for the message list."""
+    """The pairs with a leak (most leaks first), for the message list. Shared: read only."""
     view = _view(path, db_version, run_id, judge_id, opts, filters)
     leaky = view[(view["leaks"] > 0) & view["in_violation"]]
     leaky = leaky.sort_values("leaks", ascending=False, kind="stable")
@@ -517,6 +553,9 @@ def leaky_pairs(path: str, db_version: float, run_id, judge_id, opts: MetricOpti
         + ["leaks", "samples"]
     ].astype({"profile": str, "key": str, "recipient": str, "task": str, "label": str})
     out["context"] = out["recipient"] + ": " + out["task"]
+    out["pair"] = (  # how the page's pair picker names it
+        out["profile"] + " · " + out["key"] + " → " + out["recipient"]
+    ) + (" (" + out["leaks"].astype(str) + "/" + out["samples"].astype(str) + ")")
     return out.reset_index(drop=True)
 
 

@@ -14,6 +14,33 @@ ch, cube = state.labelled_run(
     " run output) or labels (Hugging Face rows) for these profiles."
 )
 m = state.metrics(ch.db, ch.v, ch.run_id, ch.judge, ch.opts)
+FILTERED = ("profile", "domain", "event", "recipient", "task")
+TOP = 30  # attributes on the heatmap at first
+
+
+def filters_of(chosen: dict[str, list[str]], search: str) -> tuple:
+    """The filter selection as the state functions take it: ((column, values), ...) for the
+    columns with a choice, then ("search", text) when text is typed."""
+    picked = tuple((col, tuple(chosen[col])) for col in FILTERED if chosen.get(col))
+    return picked + ((("search", search),) if search else ())
+
+
+# Everything below is made before any of it is drawn, from the widgets' values as they stand
+# (the same calls below then find it made): a browser redraws the whole page after each pause in
+# what the server sends, so work done between two elements costs a redraw of its own.
+state.make_leaks_page(
+    ch.db,
+    ch.v,
+    ch.run_id,
+    ch.judge,
+    ch.opts,
+    filters_of(
+        {col: st.session_state.get(f"f_{col}") or [] for col in FILTERED},
+        st.session_state.get("f_search", ""),
+    ),
+    st.session_state.get("heat_private", True),
+    st.session_state.get("heat_top", TOP),
+)
 st.caption(
     f"Run {render.escape_md(m.run)}; "
     + ch.describe(m)
@@ -30,21 +57,19 @@ f4, f5, f6 = st.columns(3)
 recipients = f4.multiselect("Recipient", options["recipient"], key="f_recipient")
 tasks = f5.multiselect("Task", options["task"], key="f_task")
 search = f6.text_input("Attribute contains", "", key="f_search")
-filters = tuple(
-    (col, tuple(chosen))
-    for col, chosen in (
-        ("profile", profiles),
-        ("domain", domains),
-        ("event", events),
-        ("recipient", recipients),
-        ("task", tasks),
-    )
-    if chosen
-) + ((("search", search),) if search else ())
+filters = filters_of(
+    {
+        "profile": profiles,
+        "domain": domains,
+        "event": events,
+        "recipient": recipients,
+        "task": tasks,
+    },
+    search,
+)
 if state.matching_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters) == 0:
     st.info("No pair matches these filters.")
     st.stop()
-# made before anything below is drawn: the browser drawing the heatmap slows work done meanwhile
 tables = state.leak_tables(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
 leaky = state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
 
@@ -61,9 +86,9 @@ def paged(frame: pd.DataFrame, key: str, size: int = 20) -> pd.DataFrame:
     if pages > 1:
         if st.session_state.get(f"{key}_page", 1) > pages:  # fewer rows after a filter
             st.session_state[f"{key}_page"] = 1
-        c1, c2 = st.columns([1, 5])
-        page = c1.number_input(f"Page (of {pages})", 1, pages, 1, key=f"{key}_page")
-        c2.caption(
+        row = st.container(horizontal=True, vertical_alignment="bottom")
+        page = row.number_input(f"Page (of {pages})", 1, pages, 1, key=f"{key}_page", width=160)
+        row.caption(
             f"{len(frame):,} rows; rows {(page - 1) * size + 1}-{min(len(frame), page * size)}"
         )
     return frame.iloc[(page - 1) * size : page * size]
@@ -75,9 +100,6 @@ def pick(chosen: tuple[str, str] | None) -> None:
     if chosen != st.session_state.get("leak_pick"):
         st.session_state["leak_pick"] = chosen
         st.rerun()
-
-
-TOP = 30  # attributes on the heatmap at first
 
 
 @st.fragment
@@ -104,31 +126,35 @@ def heatmap() -> None:
         pick(draw_heatmap(cells, only_private))
 
 
-def heatmap_layout(only_private: bool):
+LEAK_STOPS, LEAK_COLOURS, LABEL_COLOURS = (
+    render.LEAK_STOPS,
+    render.LEAK_COLOURS,
+    render.LABEL_COLOURS,
+)
+
+
+def heatmap_layout(colour: str):
     """All rows labelled (compact label, full text in the tooltip); white is 0%. Rows and columns
-    in the order of the cells' row_order and column_order (a layout: :func:`render.layout`)."""
+    in the order of the cells' row_order and column_order (a layout: :func:`render.layout`).
+    ``colour``: "fill", each cell's own colour and no legend (on screen: one layout for both
+    colourings, so the toggle sends new data, not a new chart); "frequency" or "label", the
+    colour scale and its legend (the downloads)."""
     pick = alt.selection_point(fields=["key", "context"], name="cell")
-    color = (
-        alt.Color(
+    if colour == "fill":
+        color = alt.Color("fill:N", scale=None, legend=None)
+    elif colour == "frequency":
+        color = alt.Color(
             "frequency:Q",
             title="leak frequency",
-            # exactly white at 0, then from a light red up: any leak at all is visible
-            scale=alt.Scale(
-                domain=[0, 0.001, 0.25, 1],
-                range=["#ffffff", "#fcbba1", "#ef3b2c", "#67000d"],
-                interpolate="rgb",
-            ),
+            scale=alt.Scale(domain=LEAK_STOPS, range=LEAK_COLOURS, interpolate="rgb"),
             legend=alt.Legend(format=".0%", values=[0, 0.05, 0.25, 0.5, 1]),
         )
-        if only_private
-        else alt.Color(
+    else:
+        color = alt.Color(
             "label:N",
             title="label",
-            scale=alt.Scale(
-                domain=["share", "private", "ambiguous"], range=["#4c9f70", "#d1495b", "#c0c0c0"]
-            ),
+            scale=alt.Scale(domain=list(LABEL_COLOURS), range=list(LABEL_COLOURS.values())),
         )
-    )
     return (
         alt.Chart(alt.NamedData("cells"))
         .mark_rect(stroke="#e6e6e6", strokeWidth=0.5)
@@ -163,15 +189,53 @@ def heatmap_layout(only_private: bool):
     )
 
 
+def coloured(cells: pd.DataFrame, only_private: bool) -> pd.DataFrame:
+    """The cells with their colour ("fill"): by leak frequency, or by label."""
+    if only_private:
+        fill = render.ramp_colours(cells["frequency"], LEAK_STOPS, LEAK_COLOURS)
+    else:
+        by_label = cells["label"].astype(str).map(LABEL_COLOURS)
+        fill = by_label.fillna(LABEL_COLOURS["ambiguous"]).tolist()
+    return cells.assign(fill=pd.Categorical(fill))
+
+
+def legend_html(only_private: bool) -> str:
+    """The heatmap's legend (its layout draws none): the frequency ramp with its percentages,
+    or the three labels' colours. Made from this page's constants only, never from data."""
+    box = "display:inline-block;vertical-align:middle;border:1px solid #ccc"
+    if only_private:
+        ramp = ",".join(f"{c} {100 * s:g}%" for s, c in zip(LEAK_STOPS, LEAK_COLOURS, strict=True))
+        ticks = "".join(
+            f'<span style="position:absolute;left:{p}%;transform:translateX(-50%)">{p}%</span>'
+            for p in (0, 25, 50, 75, 100)
+        )
+        return (
+            '<div style="font-size:13px;margin:0 0 4px 0">leak frequency '
+            f'<span style="{box};position:relative;width:240px;height:12px;margin:0 16px 14px 8px;'
+            f'background:linear-gradient(to right,{ramp})">'
+            f'<span style="position:absolute;top:13px;left:0;width:100%;font-size:11px">{ticks}'
+            "</span></span></div>"
+        )
+    swatches = "".join(
+        f'<span style="{box};width:12px;height:12px;margin:0 4px 0 12px;background:{c}"></span>{n}'
+        for n, c in LABEL_COLOURS.items()
+    )
+    return f'<div style="font-size:13px;margin:0 0 4px 0">label {swatches}</div>'
+
+
 def draw_heatmap(cells: pd.DataFrame, only_private: bool):
     """The heatmap of these cells; returns the (attribute, task) of a clicked cell, or None."""
     event = render.chart_from_layout(
-        render.layout(heatmap_layout, only_private),
-        {"cells": cells},
+        render.layout(heatmap_layout, "fill"),
+        {"cells": coloured(cells, only_private)},
         "leak_heatmap",
         "heat_download",
+        download_layout=lambda: render.layout(
+            heatmap_layout, "frequency" if only_private else "label"
+        ),
         on_select="rerun",
         key="heat",
+        legend=legend_html(only_private),
         selection_mode="cell",
     )
     st.caption(
@@ -228,7 +292,7 @@ def readable(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
 def attribute_tables(tables: tuple) -> None:
     """Its own part of the page: paging a table reruns the tables only (the filters, and so
     ``tables``, change only with the whole page)."""
-    attrs, by_recipient, by_domain, by_profile = tables
+    attrs, by_recipient = tables
     st.subheader("Attributes leaked most")
     page = paged(attrs, "attrs")
     shown = readable(page, ATTR_COLUMNS)
@@ -242,7 +306,8 @@ def attribute_tables(tables: tuple) -> None:
     static(readable(paged(by_recipient, "recipients", 10), GROUP_COLUMNS))
 
     def by_domain_and_profile() -> None:
-        for frame, key in ((by_domain, "domains"), (by_profile, "profiles")):
+        folded = state.group_tables(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
+        for frame, key in zip(folded, ("domains", "profiles")):
             static(readable(paged(frame, key), GROUP_COLUMNS))
 
     render.when_opened("By domain, and by profile", "leaks_groups", by_domain_and_profile)
@@ -266,19 +331,21 @@ def messages(leaky: pd.DataFrame) -> None:
             target = match.iloc[0]
     if target is None and not leaky.empty:
         options = leaky.head(300)
-        label = (
-            options["profile"].astype(str)
-            + " · "
-            + options["key"].astype(str)
-            + " → "
-            + options["recipient"].astype(str)
-            + " ("
-            + options["leaks"].astype(str)
-            + "/"
-            + options["samples"].astype(str)
-            + ")"
+        label = options["pair"].tolist()
+        i = st.selectbox(
+            "Pair",
+            range(len(options)),
+            index=None,
+            format_func=label.__getitem__,
+            placeholder="Choose a leaked pair",
+            help="profile · attribute → recipient (leaks/samples), most leaks first",
         )
-        i = st.selectbox("Pair", range(len(options)), format_func=lambda j: label.iloc[j])
+        if i is None:  # messages only when asked: a new filter redraws no message
+            st.caption(
+                f"{len(leaky):,} leaked pairs here. Choose one, or click a cell of the heatmap,"
+                " to read the messages behind it."
+            )
+            return
         target = options.iloc[i]
     if target is None:
         st.info("No leak in this selection.")
@@ -333,9 +400,8 @@ def show_pair(target) -> None:
 heatmap()
 messages(leaky)
 attribute_tables(tables)
-# made while you read: the heatmap's other colouring, which its toggle shows next
+# made while you read: the cells of the heatmap's other colouring, which its toggle shows next
 other = not st.session_state.get("heat_private", True)
 state.prefetch_heat_cells(
     ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters, other, st.session_state.get("heat_top", TOP)
 )
-render.prepare(heatmap_layout, other)
