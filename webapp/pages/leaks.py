@@ -25,53 +25,63 @@ def filters_of(chosen: dict[str, list[str]], search: str) -> tuple:
     return picked + ((("search", search),) if search else ())
 
 
-# Everything below is made before any of it is drawn, from the widgets' values as they stand
-# (the same calls below then find it made): a browser redraws the whole page after each pause in
-# what the server sends, so work done between two elements costs a redraw of its own.
-state.make_leaks_page(
-    ch.db,
-    ch.v,
-    ch.run_id,
-    ch.judge,
-    ch.opts,
-    filters_of(
-        {col: st.session_state.get(f"f_{col}") or [] for col in FILTERED},
-        st.session_state.get("f_search", ""),
-    ),
-    st.session_state.get("heat_private", True),
-    st.session_state.get("heat_top", TOP),
-)
 st.caption(
     f"Run {render.escape_md(m.run)}; "
     + ch.describe(m)
     + ". A leak: a withheld attribute that the judge found in a sample. Percentages are leaks"
     " / samples; a dash means there is nothing to count (no such pair)."
 )
-options = state.filter_options(ch.db, ch.v, ch.run_id, ch.judge, ch.opts)
 
-f1, f2, f3 = st.columns(3)
-profiles = f1.multiselect("Profile", options["profile"], key="f_profile")
-domains = f2.multiselect("Domain", options["domain"], key="f_domain")
-events = f3.multiselect("Event", options["event"], key="f_event")
-f4, f5, f6 = st.columns(3)
-recipients = f4.multiselect("Recipient", options["recipient"], key="f_recipient")
-tasks = f5.multiselect("Task", options["task"], key="f_task")
-search = f6.text_input("Attribute contains", "", key="f_search")
-filters = filters_of(
-    {
-        "profile": profiles,
-        "domain": domains,
-        "event": events,
-        "recipient": recipients,
-        "task": tasks,
-    },
-    search,
-)
-if state.matching_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters) == 0:
-    st.info("No pair matches these filters.")
-    st.stop()
-tables = state.leak_tables(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
-leaky = state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
+
+@st.fragment
+def explore() -> None:
+    """The filters and everything they feed, one part of the page: a filter change reruns it
+    alone, not the sidebar, the title and the caption."""
+    # Everything below is made before any of it is drawn, from the widgets' values as they
+    # stand (the same calls below then find it made): a browser redraws the whole page after
+    # each pause in what the server sends, so work done between two elements costs a redraw.
+    state.make_leaks_page(
+        ch.db,
+        ch.v,
+        ch.run_id,
+        ch.judge,
+        ch.opts,
+        filters_of(
+            {col: st.session_state.get(f"f_{col}") or [] for col in FILTERED},
+            st.session_state.get("f_search", ""),
+        ),
+        st.session_state.get("heat_private", True),
+        st.session_state.get("heat_top", TOP),
+    )
+    options = state.filter_options(ch.db, ch.v, ch.run_id, ch.judge, ch.opts)
+    f1, f2, f3 = st.columns(3)
+    profiles = f1.multiselect("Profile", options["profile"], key="f_profile")
+    domains = f2.multiselect("Domain", options["domain"], key="f_domain")
+    events = f3.multiselect("Event", options["event"], key="f_event")
+    f4, f5, f6 = st.columns(3)
+    recipients = f4.multiselect("Recipient", options["recipient"], key="f_recipient")
+    tasks = f5.multiselect("Task", options["task"], key="f_task")
+    search = f6.text_input("Attribute contains", "", key="f_search")
+    filters = filters_of(
+        {
+            "profile": profiles,
+            "domain": domains,
+            "event": events,
+            "recipient": recipients,
+            "task": tasks,
+        },
+        search,
+    )
+    if state.matching_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters) == 0:
+        st.info("No pair matches these filters.")
+        return
+    heatmap(filters)
+    messages(state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters))
+    attribute_tables(state.leak_tables(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters), filters)
+    # made while you read: the cells of the heatmap's other colouring, which its toggle shows
+    other = not st.session_state.get("heat_private", True)
+    top = st.session_state.get("heat_top", TOP)
+    state.prefetch_heat_cells(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters, other, top)
 
 
 def static(frame: pd.DataFrame) -> None:
@@ -103,7 +113,7 @@ def pick(chosen: tuple[str, str] | None) -> None:
 
 
 @st.fragment
-def heatmap() -> None:
+def heatmap(filters: tuple) -> None:
     """Its own part of the page: the toggle and the slider redraw the heatmap only."""
     st.subheader("Attribute x task")
     c1, c2 = st.columns([2, 3])
@@ -289,9 +299,9 @@ def readable(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
 
 
 @st.fragment
-def attribute_tables(tables: tuple) -> None:
+def attribute_tables(tables: tuple, filters: tuple) -> None:
     """Its own part of the page: paging a table reruns the tables only (the filters, and so
-    ``tables``, change only with the whole page)."""
+    ``tables``, change only with the filters' part, :func:`explore`)."""
     attrs, by_recipient = tables
     st.subheader("Attributes leaked most")
     page = paged(attrs, "attrs")
@@ -397,11 +407,4 @@ def show_pair(target) -> None:
             )
 
 
-heatmap()
-messages(leaky)
-attribute_tables(tables)
-# made while you read: the cells of the heatmap's other colouring, which its toggle shows next
-other = not st.session_state.get("heat_private", True)
-state.prefetch_heat_cells(
-    ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters, other, st.session_state.get("heat_top", TOP)
-)
+explore()
