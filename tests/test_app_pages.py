@@ -89,7 +89,22 @@ def key_elements(at, page: str) -> None:
         heads = [h.value for h in at.subheader]
         assert "(a) Violation as tasks accumulate" in heads
         assert "(b) Violation as samples accumulate" in heads
-        assert len(at.get("vega_lite_chart")) >= 2
+        charts = len(at.get("vega_lite_chart"))
+        assert charts >= 2
+        # one attribute: folded, drawn once opened (its leak frequency per task, its hazard)
+        assert not any("leak frequency p = c/n" in str(c.spec) for c in at.get("vega_lite_chart"))
+        at.session_state["growth_one"] = True  # what opening the section does
+        at.run()
+        no_exception(at)
+        specs = [str(c.spec) for c in at.get("vega_lite_chart")]
+        opened = any("leak frequency p = c/n" in s for s in specs) and any(
+            "hazard" in s for s in specs
+        )
+        assert (
+            opened
+            and len(specs) == charts + 2
+            or any("private in a task" in i.value for i in at.info)
+        )
     elif page.endswith("learn.py"):
         assert any("Figure 1" in h.value for h in at.header)
 
