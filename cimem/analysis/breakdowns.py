@@ -203,9 +203,9 @@ def most_leaked_keys(pairs: pd.DataFrame, only_private: bool, top: int) -> list[
     leaks = np.bincount(
         key.codes.to_numpy(), weights=data["leaks"].to_numpy(), minlength=len(key.categories)
     )
-    present = np.bincount(key.codes.to_numpy(), minlength=len(key.categories)) > 0
-    names = np.asarray(key.categories.astype(str))
-    ranked = sorted(np.flatnonzero(present), key=lambda i: (-leaks[i], names[i]))
+    present = np.flatnonzero(np.bincount(key.codes.to_numpy(), minlength=len(key.categories)))
+    names = np.asarray(key.categories[present].astype(str), dtype=object)
+    ranked = np.lexsort((names, -leaks[present]))  # most leaks first, then by name
     return [str(names[i]) for i in ranked[:top]]
 
 
