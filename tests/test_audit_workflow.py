@@ -627,3 +627,23 @@ def test_the_history_of_peoples_verdicts_is_drawn_only_when_opened(demo_copy, mo
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert [list(g["reviewer"]) for g in grids()] == [["ana"]]
+
+
+def test_any_message_opens_from_its_profile_task_and_trial(demo_copy, monkeypatch):
+    from cimem.analysis.cube import cube_from_store
+
+    at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", message="5")
+    assert shown_message(at) == 5
+    [s for s in at.selectbox if s.label == "Profile"][0].set_value(1).run()  # the second
+    (context,) = [s for s in at.selectbox if s.label == "Context"]
+    ctx = context.value  # the first task of that profile
+    [n for n in at.number_input if n.label == "Trial"][0].set_value(1).run()
+    at.button(key="open_picked").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    with Store.open(demo_copy) as store:
+        cube = cube_from_store(store, 1, None)
+        profile_ids, ctx_local, _ = cube.store_ids()
+        want = store.find_message(1, int(profile_ids[1]), int(ctx_local[ctx]), 1)
+    assert want is not None and want != 5 and shown_message(at) == want
+    head = next(m.value for m in at.markdown if m.value.startswith("**Message "))
+    assert cube.profile_names[1] in head.replace("\\", "") and "trial 1" in head
