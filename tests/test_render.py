@@ -142,3 +142,26 @@ def test_a_layout_is_drawn_with_its_named_datasets_and_its_downloads(tmp_path):
     assert full["datasets"] == {"rows": [{"x": 1.0}, {"x": None}, {"x": 3.0}]}
     svg = vl_convert.vegalite_to_svg(full)
     assert 'aria-label="x: 1"' in svg and 'aria-label="x: 3"' in svg  # the points are drawn
+
+
+def test_a_download_draws_its_own_layout_and_the_legend_sits_under_the_chart(monkeypatch):
+    """The heatmap on screen takes each cell's colour from its data (no legend in the chart);
+    its downloads draw the layout with the colour scale and its legend, from the same rows."""
+    import pandas as pd
+
+    made: dict = {}
+    drawn: list = []
+    monkeypatch.setattr(render, "downloads", lambda spec, name, key: made.setdefault(name, spec))
+    monkeypatch.setattr(render.st, "vega_lite_chart", lambda spec, **kw: drawn.append("chart"))
+    monkeypatch.setattr(render.st, "html", lambda body: drawn.append(body))
+    on_screen = {"mark": "rect", "encoding": {"color": {"field": "fill", "scale": None}}}
+    with_scale = {"mark": "rect", "encoding": {"color": {"field": "frequency"}}}
+    rows = pd.DataFrame({"fill": ["#ffffff"], "frequency": [0.0]})
+    render.chart_from_layout(
+        on_screen, {"cells": rows}, "heat", "k", download_layout=lambda: with_scale, legend="<i>"
+    )
+    assert drawn == ["chart", "<i>"]
+    assert made["heat"]() == {
+        **with_scale,
+        "datasets": {"cells": [{"fill": "#ffffff", "frequency": 0.0}]},
+    }

@@ -136,13 +136,6 @@ def heatmap(filters: tuple) -> None:
         pick(draw_heatmap(cells, only_private))
 
 
-LEAK_STOPS, LEAK_COLOURS, LABEL_COLOURS = (
-    render.LEAK_STOPS,
-    render.LEAK_COLOURS,
-    render.LABEL_COLOURS,
-)
-
-
 def heatmap_layout(colour: str):
     """All rows labelled (compact label, full text in the tooltip); white is 0%. Rows and columns
     in the order of the cells' row_order and column_order (a layout: :func:`render.layout`).
@@ -156,14 +149,16 @@ def heatmap_layout(colour: str):
         color = alt.Color(
             "frequency:Q",
             title="leak frequency",
-            scale=alt.Scale(domain=LEAK_STOPS, range=LEAK_COLOURS, interpolate="rgb"),
+            scale=alt.Scale(domain=render.LEAK_STOPS, range=render.LEAK_COLOURS, interpolate="rgb"),
             legend=alt.Legend(format=".0%", values=[0, 0.05, 0.25, 0.5, 1]),
         )
     else:
         color = alt.Color(
             "label:N",
             title="label",
-            scale=alt.Scale(domain=list(LABEL_COLOURS), range=list(LABEL_COLOURS.values())),
+            scale=alt.Scale(
+                domain=list(render.LABEL_COLOURS), range=list(render.LABEL_COLOURS.values())
+            ),
         )
     return (
         alt.Chart(alt.NamedData("cells"))
@@ -202,10 +197,10 @@ def heatmap_layout(colour: str):
 def coloured(cells: pd.DataFrame, only_private: bool) -> pd.DataFrame:
     """The cells with their colour ("fill"): by leak frequency, or by label."""
     if only_private:
-        fill = render.ramp_colours(cells["frequency"], LEAK_STOPS, LEAK_COLOURS)
+        fill = render.ramp_colours(cells["frequency"], render.LEAK_STOPS, render.LEAK_COLOURS)
     else:
-        by_label = cells["label"].astype(str).map(LABEL_COLOURS)
-        fill = by_label.fillna(LABEL_COLOURS["ambiguous"]).tolist()
+        by_label = cells["label"].astype(str).map(render.LABEL_COLOURS)
+        fill = by_label.fillna(render.LABEL_COLOURS["ambiguous"]).tolist()
     return cells.assign(fill=pd.Categorical(fill))
 
 
@@ -214,7 +209,9 @@ def legend_html(only_private: bool) -> str:
     or the three labels' colours. Made from this page's constants only, never from data."""
     box = "display:inline-block;vertical-align:middle;border:1px solid #ccc"
     if only_private:
-        ramp = ",".join(f"{c} {100 * s:g}%" for s, c in zip(LEAK_STOPS, LEAK_COLOURS, strict=True))
+        ramp = ",".join(
+            f"{c} {100 * s:g}%" for s, c in zip(render.LEAK_STOPS, render.LEAK_COLOURS, strict=True)
+        )
         ticks = "".join(
             f'<span style="position:absolute;left:{p}%;transform:translateX(-50%)">{p}%</span>'
             for p in (0, 25, 50, 75, 100)
@@ -228,7 +225,7 @@ def legend_html(only_private: bool) -> str:
         )
     swatches = "".join(
         f'<span style="{box};width:12px;height:12px;margin:0 4px 0 12px;background:{c}"></span>{n}'
-        for n, c in LABEL_COLOURS.items()
+        for n, c in render.LABEL_COLOURS.items()
     )
     return f'<div style="font-size:13px;margin:0 0 4px 0">label {swatches}</div>'
 
