@@ -336,6 +336,29 @@ def test_leaks_draws_the_domain_and_profile_tables_only_when_opened(demo_db, mon
     assert firsts().count("domain") == 1 and firsts().count("profile") == 2
 
 
+def test_leaks_with_every_domain_chosen_shows_what_no_filter_shows(demo_db, monkeypatch):
+    from webapp import state
+
+    filtered: list[tuple] = []  # the filters a view was made for
+    made = state.filtered_pairs
+    monkeypatch.setattr(state, "filtered_pairs", lambda t, f: filtered.append(f) or made(t, f))
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
+    no_exception(at)
+    cells, tables = chart_frames(at), shown_tables(at)
+    (domains,) = [m for m in at.multiselect if m.label == "Domain"]
+    assert len(domains.options) > 1
+    domains.set_value(domains.options).run()  # what "Select all" does
+    no_exception(at)
+    pd.testing.assert_frame_equal(chart_frames(at)[0], cells[0])
+    for shown, before in zip(shown_tables(at), tables, strict=True):
+        pd.testing.assert_frame_equal(shown, before)
+    assert not [f for f in filtered if f]  # the page's own, no filter: no view made for it
+    domains.set_value(domains.options[:1]).run()  # one domain is a filter of its own
+    no_exception(at)
+    assert filtered[-1] == (("domain", tuple(domains.options[:1])),)
+    assert len(chart_frames(at)[0]) < len(cells[0])
+
+
 def test_leaks_shows_a_pairs_messages_once_chosen(demo_db, monkeypatch):
     at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
     no_exception(at)

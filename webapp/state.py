@@ -404,6 +404,40 @@ def filter_options(path: str, db_version: float, run_id, judge_id, opts: MetricO
     }
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _full_columns(
+    path: str, db_version: float, run_id, judge_id, opts: MetricOptions
+) -> dict[str, frozenset[str]]:
+    """Per filter column without a missing value: every value it has."""
+    table = pairs(path, db_version, run_id, judge_id, opts)
+    return {
+        col: frozenset(str(x) for x in table[col].unique())
+        for col in ("profile", "domain", "event", "recipient", "task")
+        if table[col].notna().all()
+    }
+
+
+def drop_full_choices(filters: tuple, full: dict[str, frozenset[str]]) -> tuple:
+    """The filters less those that choose every value of a column with no missing value: such a
+    filter keeps every pair ("Select all" of the domains is the whole run), and without it the
+    page finds what it has made already.
+
+    >>> full = {"domain": frozenset({"a", "b"}), "task": frozenset({"t", "u"})}
+    >>> drop_full_choices((("domain", ("b", "a")), ("task", ("t",)), ("search", "x")), full)
+    (('task', ('t',)), ('search', 'x'))
+    >>> drop_full_choices((("event", ("e",)),), full)  # a column with a missing value: kept
+    (('event', ('e',)),)
+    """
+    return tuple(
+        (col, chosen) for col, chosen in filters if not (col in full and full[col] <= set(chosen))
+    )
+
+
+def effective_filters(path: str, db_version: float, run_id, judge_id, opts, filters) -> tuple:
+    """The Leaks page's filters as they act on this run (:func:`drop_full_choices`)."""
+    return drop_full_choices(filters, _full_columns(path, db_version, run_id, judge_id, opts))
+
+
 def matching_pairs(path: str, db_version: float, run_id, judge_id, opts, filters: tuple) -> int:
     return len(_view(path, db_version, run_id, judge_id, opts, filters))
 

@@ -40,16 +40,17 @@ def explore() -> None:
     # Everything below is made before any of it is drawn, from the widgets' values as they
     # stand (the same calls below then find it made): a browser redraws the whole page after
     # each pause in what the server sends, so work done between two elements costs a redraw.
+    as_they_stand = filters_of(
+        {col: st.session_state.get(f"f_{col}") or [] for col in FILTERED},
+        st.session_state.get("f_search", ""),
+    )
     state.make_leaks_page(
         ch.db,
         ch.v,
         ch.run_id,
         ch.judge,
         ch.opts,
-        filters_of(
-            {col: st.session_state.get(f"f_{col}") or [] for col in FILTERED},
-            st.session_state.get("f_search", ""),
-        ),
+        state.effective_filters(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, as_they_stand),
         st.session_state.get("heat_private", True),
         st.session_state.get("heat_top", TOP),
     )
@@ -62,7 +63,7 @@ def explore() -> None:
     recipients = f4.multiselect("Recipient", options["recipient"], key="f_recipient")
     tasks = f5.multiselect("Task", options["task"], key="f_task")
     search = f6.text_input("Attribute contains", "", key="f_search")
-    filters = filters_of(
+    chosen = filters_of(
         {
             "profile": profiles,
             "domain": domains,
@@ -72,6 +73,7 @@ def explore() -> None:
         },
         search,
     )
+    filters = state.effective_filters(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, chosen)
     if state.matching_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters) == 0:
         st.info("No pair matches these filters.")
         return
