@@ -352,11 +352,68 @@ def test_leaks_with_every_domain_chosen_shows_what_no_filter_shows(demo_db, monk
     pd.testing.assert_frame_equal(chart_frames(at)[0], cells[0])
     for shown, before in zip(shown_tables(at), tables, strict=True):
         pd.testing.assert_frame_equal(shown, before)
-    assert not [f for f in filtered if f]  # the page's own, no filter: no view made for it
+    # no view made for every domain (the views made ahead are one domain's each)
+    assert not [f for f in filtered if f and f != (("domain", f[0][1][:1]),)]
     domains.set_value(domains.options[:1]).run()  # one domain is a filter of its own
     no_exception(at)
-    assert filtered[-1] == (("domain", tuple(domains.options[:1])),)
-    assert len(chart_frames(at)[0]) < len(cells[0])
+    assert len(chart_frames(at)[0]) < len(cells[0])  # (made ahead: see the test below)
+
+
+def test_leaks_makes_each_domains_page_ahead_and_a_pick_shows_it(demo_db, monkeypatch):
+    from cimem.analysis.breakdowns import attribute_table, pair_table
+    from cimem.analysis.cube import cube_from_store
+    from webapp import state, warm
+
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
+    no_exception(at)
+    (domains,) = [m for m in at.multiselect if m.label == "Domain"]
+    assert 1 < len(domains.options) <= state.ONE_VALUE_PAGES
+    ahead = {
+        k[6]: (k, f)
+        for k, f in state._prefetched.items()
+        if k[:2] == ("leaks", demo_db) and k[3] == 1
+    }
+    assert set(ahead) >= {(("domain", (d,)),) for d in domains.options}
+    assert state.wait_for_prefetch(timeout=120)
+    one = (("domain", (domains.options[-1],)),)
+    key, started = ahead[one]
+    made = started.result()
+    # what the page would make itself
+    store = warm.root(demo_db).cursor()
+    view = state.filtered_pairs(pair_table(cube_from_store(store, 1, None), key[5]), one)
+    pd.testing.assert_frame_equal(made.view, view)
+    pd.testing.assert_frame_equal(made.tables[0], attribute_table(view))
+    assert made.heat_for == (True, 30) and set(made.cells["key"]) <= set(view["key"])
+
+    filtered: list[tuple] = []
+    make = state.filtered_pairs
+    monkeypatch.setattr(state, "filtered_pairs", lambda t, f: filtered.append(f) or make(t, f))
+    domains.set_value([domains.options[-1]]).run()
+    no_exception(at)
+    assert one not in filtered  # the page made ahead was drawn
+    cols = ["key", "context", "leaks", "samples", "row_order", "column_order"]
+    (shown,) = chart_frames(at)
+    pd.testing.assert_frame_equal(
+        shown[cols].reset_index(drop=True),
+        made.cells[cols].reset_index(drop=True),
+        check_dtype=False,
+        check_categorical=False,
+    )
+    assert len(shown_tables(at)[0]) == min(20, len(made.tables[0]))  # its first page
+
+
+def test_leaks_makes_no_page_ahead_for_a_column_of_many_values(demo_db, monkeypatch):
+    from webapp import state
+
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
+    no_exception(at)
+    key = next(k for k in state._prefetched if k[:2] == ("leaks", demo_db) and k[3] == 1)
+    path, version, run, judge, opts = key[1:6]
+    tasks = state.filter_options(path, version, run, judge, opts)["task"]
+    assert len(tasks) > state.ONE_VALUE_PAGES
+    before = set(state._prefetched)
+    state.prefetch_leaks_pages(path, version, run, judge, opts, "task", True, 30)
+    assert set(state._prefetched) == before
 
 
 def test_leaks_shows_a_pairs_messages_once_chosen(demo_db, monkeypatch):

@@ -80,10 +80,15 @@ def explore() -> None:
     heatmap(filters)
     messages(state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters))
     attribute_tables(state.leak_tables(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters), filters)
-    # made while you read: the cells of the heatmap's other colouring, which its toggle shows
-    other = not st.session_state.get("heat_private", True)
+    # made while you read: the cells of the heatmap's other colouring, which its toggle shows,
+    # and with no filter set, each domain's page (the filter most often set first)
+    private = st.session_state.get("heat_private", True)
     top = st.session_state.get("heat_top", TOP)
-    state.prefetch_heat_cells(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters, other, top)
+    state.prefetch_heat_cells(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters, not private, top)
+    if not filters:
+        state.prefetch_leaks_pages(
+            ch.db, ch.v, ch.run_id, ch.judge, ch.opts, "domain", private, top
+        )
 
 
 def static(frame: pd.DataFrame) -> None:
