@@ -8,7 +8,9 @@ sidebar) and its widget changes, each from the click until the page has settled 
 finished, no stale element left, no DOM change for 0.5 s), median of 3 with the range; each step
 also says when the server's script finished (the rest is the browser drawing). Baseline, measured
 in the same run: a bare Streamlit page (a title, a radio and a line), its two first loads and a
-change of its radio; first loads are also given as multiples of the bare page's.
+change of its radio; first loads are also given as multiples of the bare page's. Then each widget
+change's CPU (the server's process and every chromium process, from /proc on Linux): waiting times
+on a shared machine moved by a fifth between runs of the same code, CPU time far less.
 Targets: first load <= 2 s, revisit <= 1 s, widget change <= 300 ms.
 
     python bench/browser.py                  # builds /tmp/cimem-bench/browser_3x60.duckdb once
@@ -379,18 +381,58 @@ def fmt(values: list[float]) -> str:
     return f"{unit(med)} ({unit(min(values))}-{unit(max(values))})"
 
 
-def record(into: list, what: str, step: Callable[[], float]) -> None:
-    """Time one step; a step that does not settle is counted as a timeout, and the rest go on."""
+def cpu_ms(server: int | None) -> tuple[float, float] | None:
+    """CPU milliseconds used so far by the app server (process ``server``) and by every chromium
+    process, from /proc (None where there is none)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    if server is None or not Path("/proc/self/stat").exists():
+        return None
+
+    def used(pid: str) -> float:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) * 1000 / tick  # utime + stime
+        except (OSError, IndexError, ValueError):
+            return 0.0  # ended since it was listed
+
+    browser = 0.0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                program = (entry / "cmdline").read_bytes().split(b"\0", 1)[0]
+            except OSError:
+                continue
+            if program.endswith(b"chromium") or b"/chromium/" in program:
+                browser += used(entry.name)
+    return used(str(server)), browser
+
+
+def record(
+    into: list,
+    what: str,
+    step: Callable[[], float],
+    cpu_into: list | None = None,
+    server: int | None = None,
+) -> None:
+    """Time one step; a step that does not settle is counted as a timeout, and the rest go on.
+    With ``cpu_into``: also the CPU the server and the browser used for it (server, browser)."""
     from playwright.sync_api import Error
 
+    before = cpu_ms(server) if cpu_into is not None else None
     try:
         ms = step()
     except (Error, RuntimeError) as exc:
         print(f"  {what}: did not settle ({str(exc).splitlines()[0]})", file=sys.stderr)
         into.append(float("inf"))
         return
+    after = cpu_ms(server) if before is not None else None
+    cpu = ""
+    if before is not None and after is not None and cpu_into is not None:
+        used = (after[0] - before[0], after[1] - before[1])
+        cpu_into.append(used)
+        cpu = f"; CPU {sum(used):.0f} ms, server {used[0]:.0f} ms"
     script = last_script_ms[0]
-    until = f" (script done at {script:.0f} ms)" if script is not None else ""
+    until = f" (script done at {script:.0f} ms{cpu})" if script is not None else ""
     print(f"  {what}: {ms:.0f} ms{until}", file=sys.stderr, flush=True)
     into.append(ms)
 
@@ -450,7 +492,7 @@ def measure(db: Path, pages: list[Page], reps: int) -> dict:
     from playwright.sync_api import sync_playwright
 
     results: dict = {
-        p.nav: {"first": [], "cached": [], "revisit": [], "changes": {}} for p in pages
+        p.nav: {"first": [], "cached": [], "revisit": [], "changes": {}, "cpu": {}} for p in pages
     }
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -481,6 +523,8 @@ def measure(db: Path, pages: list[Page], reps: int) -> dict:
                             out["changes"].setdefault(name, []),
                             f"{p.nav} {name}",
                             lambda page=page, rep=rep, change=change: change(page, rep),
+                            out["cpu"].setdefault(name, []),
+                            proc.pid,
                         )
                     ctx.close()
                 finally:
@@ -539,6 +583,27 @@ def main() -> None:
             f"| {p.nav} | {fmt(r['first'])} | {ratio:.1f} | {fmt(r['cached'])}"
             f" | {fmt(r['revisit'])} | {changes} |"
         )
+    cpu_table(pages, results)
+
+
+def cpu_table(pages: list[Page], results: dict) -> None:
+    """Each widget change's CPU, median: steadier than the time a person waits on a machine
+    shared with other work (both are needed: waiting also includes what runs in parallel)."""
+    rows = [
+        (p.nav, name, used) for p in pages for name, used in results[p.nav]["cpu"].items() if used
+    ]
+    if not rows:
+        return
+    print(
+        "\nCPU per widget change, median (server process + every chromium process; the"
+        " server's part):\n"
+    )
+    print("| page | widget change | CPU | server |")
+    print("|---|---|---|---|")
+    for nav, name, used in rows:
+        total = statistics.median(a + b for a, b in used)
+        server = statistics.median(a for a, _ in used)
+        print(f"| {nav} | {name} | {total:.0f} ms | {server:.0f} ms |")
 
 
 if __name__ == "__main__":
