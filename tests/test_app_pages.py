@@ -73,6 +73,9 @@ def key_elements(at, page: str) -> None:
         assert "None" not in table.astype(str).to_numpy()
     elif page.endswith("leaks.py"):
         assert "Attribute x task" in [h.value for h in at.subheader]
+        for box in at.multiselect:  # a filter with nothing to choose says why
+            if box.label in ("Profile", "Domain", "Event", "Recipient", "Task"):
+                assert bool(box.options) != ("names no" in (box.help or ""))
         for chart in at.get("vega_lite_chart"):  # the heatmap, when there are leaks to draw
             spec = json.loads(chart.proto.spec)
             assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"

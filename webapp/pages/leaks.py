@@ -55,13 +55,21 @@ def explore() -> None:
         st.session_state.get("heat_top", TOP),
     )
     options = state.filter_options(ch.db, ch.v, ch.run_id, ch.judge, ch.opts)
+
+    def listed(box, label: str, col: str) -> list[str]:
+        """A filter's list; with no value to choose, its help says why (it is drawn disabled)."""
+        empty = f"This run's file names no {label.lower()}, so there is nothing to filter by."
+        return box.multiselect(
+            label, options[col], key=f"f_{col}", help=None if options[col] else empty
+        )
+
     f1, f2, f3 = st.columns(3)
-    profiles = f1.multiselect("Profile", options["profile"], key="f_profile")
-    domains = f2.multiselect("Domain", options["domain"], key="f_domain")
-    events = f3.multiselect("Event", options["event"], key="f_event")
+    profiles = listed(f1, "Profile", "profile")
+    domains = listed(f2, "Domain", "domain")
+    events = listed(f3, "Event", "event")
     f4, f5, f6 = st.columns(3)
-    recipients = f4.multiselect("Recipient", options["recipient"], key="f_recipient")
-    tasks = f5.multiselect("Task", options["task"], key="f_task")
+    recipients = listed(f4, "Recipient", "recipient")
+    tasks = listed(f5, "Task", "task")
     search = f6.text_input("Attribute contains", "", key="f_search")
     chosen = filters_of(
         {
