@@ -502,7 +502,7 @@ def heat_cells(
     compact row and column labels that keep the distinguishing end of long names, unique, and
     their places (row_order: most leaked attribute first; column_order: most leaked task).
     Made in the background when :func:`prefetch_heat_cells` started them."""
-    started = _ahead(("heat", path, db_version, run_id, judge_id, opts, filters, only_private, top))
+    started = _claim(("heat", path, db_version, run_id, judge_id, opts, filters, only_private, top))
     if started is not None:
         return started.result()
     made = _made_ahead(path, db_version, run_id, judge_id, opts, filters)
@@ -575,8 +575,8 @@ def _make_page(table, filters: tuple, only_private: bool, top: int) -> LeaksPage
 
 def _made_ahead(path: str, db_version: float, run_id, judge_id, opts, filters) -> LeaksPage | None:
     """The Leaks page for these filters if :func:`prefetch_leaks_pages` made it (waits for it
-    when it is under way)."""
-    started = _ahead(("leaks", path, db_version, run_id, judge_id, opts, filters))
+    when it is under way; None when it had not begun: :func:`_claim`)."""
+    started = _claim(("leaks", path, db_version, run_id, judge_id, opts, filters))
     return None if started is None else started.result()
 
 
@@ -603,8 +603,9 @@ def prefetch_leaks_pages(
     if len(values) > ONE_VALUE_PAGES:
         return
     table = pairs(path, db_version, run_id, judge_id, opts)
+    full = _full_columns(path, db_version, run_id, judge_id, opts)
     for value in values:
-        filters = effective_filters(path, db_version, run_id, judge_id, opts, ((column, (value,)),))
+        filters = drop_full_choices(((column, (value,)),), full)
         if filters:  # (a column of one value: choosing it is no filter, and that page is made)
             key = ("leaks", path, db_version, run_id, judge_id, opts, filters)
             _start(key, _make_page, table, filters, only_private, top)
@@ -720,7 +721,7 @@ def _growth_slice(
     tasks: tuple | None,
     trials: tuple | None,
 ):
-    started = _ahead(
+    started = _claim(
         (path, db_version, run_id, judge_id, opts, order, samples, method, tasks, trials)
     )
     if started is not None:  # under way or done in the background: the same call
@@ -793,6 +794,19 @@ def _ahead(key: tuple) -> Future | None:
     """The work started in the background under ``key``, done or under way, if any."""
     with _prefetch_lock:
         return _prefetched.get(key)
+
+
+def _claim(key: tuple) -> Future | None:
+    """The work started in the background under ``key`` for a caller that needs it now: under
+    way or done; None when there is none, or when it had not begun, which is then taken off the
+    queue (made at once by the caller, it does not wait behind the work queued before it: a
+    Leaks page queues ten domains' pages)."""
+    with _prefetch_lock:
+        started = _prefetched.get(key)
+        if started is not None and started.cancel():
+            del _prefetched[key]
+            return None
+        return started
 
 
 def _start(key: tuple, make: Callable, *args) -> None:
