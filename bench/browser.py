@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -266,8 +267,7 @@ def slider(label: str):
 
 def choose(widget: str, label: str, option: Callable[[int], int], inside: str | None = None):
     """Open a selectbox or multiselect by its label and click an option (rep picks which; a
-    multiselect's "Select all" is not an option here: :func:`choose_all` is that change);
-    ``inside``: the label of the expander that holds it, opened first (not timed)."""
+    multiselect's "Select all" is not one); ``inside``: the label of the expander that holds it, opened first (not timed)."""
 
     def change(page, rep: int) -> float:
         if inside is not None:
@@ -294,22 +294,15 @@ def choose(widget: str, label: str, option: Callable[[int], int], inside: str | 
 SELECT_ALL = "Select all"  # a multiselect's first option in its dropdown
 
 
-def choose_all(label: str):
-    """Open a multiselect by its label and click "Select all" (every option at once)."""
+def pill(label: str, option: Callable[[int], int]):
+    """Click a pill of the row of pills labelled ``label`` (rep picks which)."""
 
     def change(page, rep: int) -> float:
-        box = main_area(page).locator('[data-testid="stMultiSelect"]').filter(has_text=label).first
-        option = page.get_by_role("option", name=SELECT_ALL, exact=True)
-        for _ in range(5):  # a click right after a rerun can land before the widget listens
-            box.locator("input").first.click()
-            try:
-                option.wait_for(timeout=3000)
-                break
-            except Exception:
-                page.keyboard.press("Escape")
-        ms = timed(page, lambda: option.click())
-        page.keyboard.press("Escape")
-        return ms
+        row = main_area(page).locator('[data-testid="stButtonGroup"]').filter(has_text=label)
+        pills = row.first.get_by_role("button").filter(has_text=re.compile(r"\w"))  # not help
+        if not pills.count():
+            raise RuntimeError(f"no pill of {label!r} appeared")
+        return timed(page, pills.nth(option(rep) % pills.count()).click)
 
     return change
 
@@ -321,8 +314,8 @@ PAGES = [
         "Leaks",
         "Leaks",
         {
-            "domain filter": choose("stMultiSelect", "Domain", lambda r: 0),
-            "domain: select all": choose_all("Domain"),
+            "domain filter": pill("Domain", lambda r: 0),
+            "profile filter": choose("stMultiSelect", "Profile", lambda r: 0),
             "toggle": toggle("Private cells only"),
         },
     ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pandas as pd
 import pyarrow as pa
@@ -76,6 +77,12 @@ def key_elements(at, page: str) -> None:
         for box in at.multiselect:  # a filter with nothing to choose says why
             if box.label in ("Profile", "Domain", "Event", "Recipient", "Task"):
                 assert bool(box.options) != ("names no" in (box.help or ""))
+        # the domains as pills when there are a few to choose from, else as a list
+        pills = [b for b in at.button_group if b.label == "Domain"]
+        listed = [m for m in at.multiselect if m.label == "Domain"]
+        assert len(pills) + len(listed) == 1
+        assert all(1 < len(b.options) <= 12 for b in pills)
+        assert all(not 1 < len(m.options) <= 12 for m in listed)
         for chart in at.get("vega_lite_chart"):  # the heatmap, when there are leaks to draw
             spec = json.loads(chart.proto.spec)
             assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
@@ -339,6 +346,13 @@ def test_leaks_draws_the_domain_and_profile_tables_only_when_opened(demo_db, mon
     assert firsts().count("domain") == 1 and firsts().count("profile") == 2
 
 
+def domain_pills(at):
+    """The Leaks page's Domain pills and the domains they stand for (a pill's text is markdown,
+    escaped)."""
+    (pills,) = [b for b in at.button_group if b.label == "Domain"]
+    return pills, [re.sub(r"\\(.)", r"\1", o).replace("\u2060", "") for o in pills.options]
+
+
 def test_leaks_with_every_domain_chosen_shows_what_no_filter_shows(demo_db, monkeypatch):
     from webapp import state
 
@@ -348,16 +362,16 @@ def test_leaks_with_every_domain_chosen_shows_what_no_filter_shows(demo_db, monk
     at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
     no_exception(at)
     cells, tables = chart_frames(at), shown_tables(at)
-    (domains,) = [m for m in at.multiselect if m.label == "Domain"]
-    assert len(domains.options) > 1
-    domains.set_value(domains.options).run()  # what "Select all" does
+    domains, names = domain_pills(at)
+    assert len(names) > 1
+    domains.set_value(names).run()  # every pill clicked
     no_exception(at)
     pd.testing.assert_frame_equal(chart_frames(at)[0], cells[0])
     for shown, before in zip(shown_tables(at), tables, strict=True):
         pd.testing.assert_frame_equal(shown, before)
     # no view made for every domain (the views made ahead are one domain's each)
     assert not [f for f in filtered if f and f != (("domain", f[0][1][:1]),)]
-    domains.set_value(domains.options[:1]).run()  # one domain is a filter of its own
+    domains.set_value(names[:1]).run()  # one domain is a filter of its own
     no_exception(at)
     assert len(chart_frames(at)[0]) < len(cells[0])  # (made ahead: see the test below)
 
@@ -369,16 +383,16 @@ def test_leaks_makes_each_domains_page_ahead_and_a_pick_shows_it(demo_db, monkey
 
     at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
     no_exception(at)
-    (domains,) = [m for m in at.multiselect if m.label == "Domain"]
-    assert 1 < len(domains.options) <= state.ONE_VALUE_PAGES
+    domains, names = domain_pills(at)
+    assert 1 < len(names) <= state.ONE_VALUE_PAGES
     ahead = {
         k[6]: (k, f)
         for k, f in state._prefetched.items()
         if k[:2] == ("leaks", demo_db) and k[3] == 1
     }
-    assert set(ahead) >= {(("domain", (d,)),) for d in domains.options}
+    assert set(ahead) >= {(("domain", (d,)),) for d in names}
     assert state.wait_for_prefetch(timeout=120)
-    one = (("domain", (domains.options[-1],)),)
+    one = (("domain", (names[-1],)),)
     key, started = ahead[one]
     made = started.result()
     # what the page would make itself
@@ -391,7 +405,7 @@ def test_leaks_makes_each_domains_page_ahead_and_a_pick_shows_it(demo_db, monkey
     filtered: list[tuple] = []
     make = state.filtered_pairs
     monkeypatch.setattr(state, "filtered_pairs", lambda t, f: filtered.append(f) or make(t, f))
-    domains.set_value([domains.options[-1]]).run()
+    domains.set_value([names[-1]]).run()
     no_exception(at)
     assert one not in filtered  # the page made ahead was drawn
     cols = ["key", "context", "leaks", "samples", "row_order", "column_order"]

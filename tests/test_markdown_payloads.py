@@ -1,6 +1,6 @@
 """A real browser: names from data carrying markdown images and links (a run, a judge, a profile,
-a recipient) and a ?db= value carrying them load no external resource and show as the text they
-are, on every page."""
+a recipient, a domain) and a ?db= value carrying them load no external resource and show as the
+text they are, on every page."""
 
 from __future__ import annotations
 
@@ -51,6 +51,8 @@ def served(tmp_path_factory):
     with logging_server() as (url, log):
         obj = small_profile(payload(url, "profile"))
         obj["contexts"][0]["recipient"] = payload(url, "recipient")
+        # a domain's name is a pill's text on Leaks
+        obj["information_attributes"]["diagnosis"]["information_domain"] = payload(url, "domain")
         db = tmp / "app.duckdb"
         with Store.open(db) as s:
             run = ingest_file(s, write_jsonl(tmp / "p.jsonl", [obj])).run_id
@@ -84,8 +86,8 @@ def test_no_page_fetches_a_payload_and_names_show_literally(served):
         page.goto(f"{base}/leaks?{query}")
         page.get_by_role("heading", name="Leaks", exact=True).first.wait_for(timeout=60000)
         # the Leaks caption names the run and the judge, the message list the profile and
-        # the recipient: literally, brackets and all
-        for what in ("run", "judge", "profile", "recipient"):
+        # the recipient, a Domain pill the domain: literally, brackets and all
+        for what in ("run", "judge", "profile", "recipient", "domain"):
             wait_shown(page, payload(url, what))
         # the Audit table: the name's memory statement and the judge's evidence quoting it show
         # literally

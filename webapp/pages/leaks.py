@@ -63,24 +63,29 @@ def explore() -> None:
             label, options[col], key=f"f_{col}", help=None if options[col] else empty
         )
 
-    f1, f2, f3 = st.columns(3)
-    profiles = listed(f1, "Profile", "profile")
-    domains = listed(f2, "Domain", "domain")
-    events = listed(f3, "Event", "event")
-    f4, f5, f6 = st.columns(3)
-    recipients = listed(f4, "Recipient", "recipient")
-    tasks = listed(f5, "Task", "task")
-    search = f6.text_input("Attribute contains", "", key="f_search")
-    chosen = filters_of(
-        {
-            "profile": profiles,
-            "domain": domains,
-            "event": events,
-            "recipient": recipients,
-            "task": tasks,
-        },
-        search,
-    )
+    # A domain list as short as the benchmark's ten is a row of pills: all in sight, one click
+    # each (a list opens, then takes a click, and costs the browser about twice the work); the
+    # bound is that of the pages made ahead, so every pill's page is made while you read.
+    as_pills = 1 < len(options["domain"]) <= state.ONE_VALUE_PAGES
+    picked: dict[str, list[str]] = {}
+    if as_pills:
+        picked["domain"] = (
+            st.pills(
+                "Domain",
+                options["domain"],
+                selection_mode="multi",
+                format_func=render.escape_md,  # a pill's text is read as markdown
+                key="f_domain",
+                help="Click domains to keep only their attributes; click again to drop one.",
+            )
+            or []
+        )
+    lists = [col for col in FILTERED if col not in picked]
+    boxes = [*st.columns(3), *st.columns([2, 1] if as_pills else 3)]  # the lists, then the text
+    for box, col in zip(boxes, lists, strict=False):
+        picked[col] = listed(box, col.capitalize(), col)
+    search = boxes[len(lists)].text_input("Attribute contains", "", key="f_search")
+    chosen = filters_of(picked, search)
     filters = state.effective_filters(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, chosen)
     if state.matching_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters) == 0:
         st.info("No pair matches these filters.")
