@@ -23,6 +23,7 @@ CHANGES = {
     "webapp/pages/learn.py": ("slider", "sim_p"),
     "webapp/pages/data.py": None,
 }
+OPENED_FIRST = {"webapp/pages/learn.py": "learn_sim"}  # a folded section holding the widget
 
 
 def main() -> None:
@@ -56,6 +57,9 @@ def main() -> None:
             assert not at.exception, [e.value for e in at.exception]
             widget = ""
             if change is not None:
+                if page in OPENED_FIRST:  # not timed
+                    at.session_state[OPENED_FIRST[page]] = True
+                    at.run()
                 kind, key = change
                 element = getattr(at, kind)(key=key) if key else getattr(at, kind)[0]
                 if kind == "multiselect":

@@ -133,9 +133,16 @@ def test_audit_message_from_link_and_live_rejudge(demo_db, monkeypatch):
     assert any("status ok" in c.value for c in at.caption)
 
 
-def test_learn_simulator_reacts(demo_db, monkeypatch):
+def test_learn_simulator_is_folded_then_reacts(demo_db, monkeypatch):
     at = open_page(demo_db, PAGES[4], monkeypatch)
     simulated = lambda: [m.value for m in at.metric if m.label == "simulated Violation"]  # noqa: E731
+    # folded on first load (its sliders and charts cost the page's first load most of its time)
+    assert [e for e in at.expander if e.label == "Open the simulator"] and not simulated()
+    assert not at.get("vega_lite_chart")
+    at.session_state["learn_sim"] = True  # what opening it does
+    at.run()
+    no_exception(at)
+    assert len(at.get("vega_lite_chart")) == 2
     before = simulated()
     at.slider(key="sim_p").set_value(0.1).run()
     no_exception(at)

@@ -392,6 +392,6 @@ def simulator() -> None:
     )
 
 
-simulator()
+render.when_opened("Open the simulator", "learn_sim", simulator)
 
 review.explain_correction()  # its own section: the audit and the correction in plain words
