@@ -285,7 +285,8 @@ def slider(label: str, inside: str | None = None):
 
 def choose(widget: str, label: str, option: Callable[[int], int], inside: str | None = None):
     """Open a selectbox or multiselect by its label and click an option (rep picks which; a
-    multiselect's "Select all" is not one); ``inside``: the label of the expander that holds it, opened first (not timed)."""
+    multiselect's "Select all" is not one); ``inside``: the label of the expander that holds it,
+    opened first (not timed)."""
 
     def change(page, rep: int) -> float:
         if inside is not None:
