@@ -104,6 +104,31 @@ def test_growth_draws_several_runs(server, browser):
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+def test_leaks_heatmap_labels_every_row_and_a_click_lists_the_cells_messages(server, browser):
+    base, _ = server
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.goto(f"{base}/leaks?runs=1")
+    grid = page.locator("div.heatgrid")
+    grid.locator("td[data-i]").first.wait_for(timeout=120000)
+    rows = grid.locator("th.row")
+    assert rows.count() > 5 and all(t.strip() for t in rows.all_inner_texts())
+    assert grid.locator("th.column").count() > 5
+    cell = grid.locator("td[data-i]").first
+    tip = cell.get_attribute("title") or ""
+    assert tip.startswith("attribute: ") and " samples (" in tip
+    raw_text = page.get_by_text("Each message's raw text is on Audit.")
+    assert raw_text.count() == 0  # no message until a cell or a pair is chosen
+    cell.click()
+    raw_text.first.wait_for(timeout=60000)  # the messages behind the cell, under the heatmap
+    attribute = tip.split("\n")[0].removeprefix("attribute: ")
+    assert attribute in page.locator('[data-testid="stMain"]').inner_text()
+    grid.locator("td.picked").wait_for(timeout=30000)
+    grid.locator("td.picked").click()  # the chosen cell again: the choice is cleared
+    grid.locator("td.picked").wait_for(state="detached", timeout=60000)
+    page.get_by_text("leaked pairs here. Choose one").first.wait_for(timeout=60000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
 def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
     """The auditor's loop in a real browser: the queue filtered to disagreements, Next keeps the
     filter, one verdict set and saved, and Overview shows raw against corrected numbers."""

@@ -89,6 +89,12 @@ def test_no_page_fetches_a_payload_and_names_show_literally(served):
         # the recipient, a Domain pill the domain: literally, brackets and all
         for what in ("run", "judge", "profile", "recipient", "domain"):
             wait_shown(page, payload(url, what))
+        # the heatmap's task columns: the recipient's name as text, whole in the tooltip
+        heads = page.locator("div.heatgrid th.column")
+        heads.first.wait_for(timeout=60000)
+        titles = heads.evaluate_all("els => els.map((e) => e.title)")
+        assert any(payload(url, "recipient") in t for t in titles)
+        assert any(t.startswith("recipient![i]") for t in heads.all_inner_texts())
         # the Audit table: the name's memory statement and the judge's evidence quoting it show
         # literally
         page.goto(f"{base}/audit?{query}&message={named}")

@@ -144,24 +144,17 @@ def test_a_layout_is_drawn_with_its_named_datasets_and_its_downloads(tmp_path):
     assert 'aria-label="x: 1"' in svg and 'aria-label="x: 3"' in svg  # the points are drawn
 
 
-def test_a_download_draws_its_own_layout_and_the_legend_sits_under_the_chart(monkeypatch):
-    """The heatmap on screen takes each cell's colour from its data (no legend in the chart);
-    its downloads draw the layout with the colour scale and its legend, from the same rows."""
+def test_a_chart_from_a_layout_downloads_that_layout_with_its_rows(monkeypatch):
+    """The chart is drawn with its named datasets; its downloads, made only when clicked, draw
+    the same layout from the same rows."""
     import pandas as pd
 
     made: dict = {}
     drawn: list = []
     monkeypatch.setattr(render, "downloads", lambda spec, name, key: made.setdefault(name, spec))
-    monkeypatch.setattr(render.st, "vega_lite_chart", lambda spec, **kw: drawn.append("chart"))
-    monkeypatch.setattr(render.st, "html", lambda body: drawn.append(body))
-    on_screen = {"mark": "rect", "encoding": {"color": {"field": "fill", "scale": None}}}
-    with_scale = {"mark": "rect", "encoding": {"color": {"field": "frequency"}}}
-    rows = pd.DataFrame({"fill": ["#ffffff"], "frequency": [0.0]})
-    render.chart_from_layout(
-        on_screen, {"cells": rows}, "heat", "k", download_layout=lambda: with_scale, legend="<i>"
-    )
-    assert drawn == ["chart", "<i>"]
-    assert made["heat"]() == {
-        **with_scale,
-        "datasets": {"cells": [{"fill": "#ffffff", "frequency": 0.0}]},
-    }
+    monkeypatch.setattr(render.st, "vega_lite_chart", lambda spec, **kw: drawn.append(spec))
+    layout = {"mark": "point", "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+    rows = pd.DataFrame({"x": [0.5]})
+    render.chart_from_layout(layout, {"rows": rows}, "curve", "k")
+    assert drawn[0]["datasets"]["rows"] is rows and drawn[0]["mark"] == "point"
+    assert made["curve"]() == {**layout, "datasets": {"rows": [{"x": 0.5}]}}

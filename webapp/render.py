@@ -204,11 +204,6 @@ def show_message(message: str, evidence: list[Evidence] | None = None, alone: bo
             plain_text(message)
 
 
-# Draw a chart on a canvas, not as SVG: a heatmap of 1,470 cells made about 25,000 DOM changes in
-# the browser (a quarter of a second); its tooltips and click selection work the same.
-CANVAS = {"embedOptions": {"renderer": "canvas"}}
-
-
 def unvalidated(c: ChartT) -> ChartT:
     """The chart, serialised without JSON-schema validation: Streamlit serialises every chart on
     every rerun, and validation costs a few hundred milliseconds per chart (the app's charts are
@@ -283,27 +278,13 @@ def _made(make: Callable[..., alt.TopLevelMixin], args: tuple) -> dict:
 
 
 def chart_from_layout(
-    spec: dict,
-    datasets: dict[str, pd.DataFrame],
-    name: str,
-    downloads_key: str,
-    download_layout: Callable[[], dict] | None = None,
-    legend: str | None = None,
-    **options,
+    spec: dict, datasets: dict[str, pd.DataFrame], name: str, downloads_key: str, **options
 ):
     """Draw a :func:`layout` with its named datasets, and SVG and PNG downloads (``name``.svg,
-    keys from ``downloads_key``; of ``download_layout()`` when given, made only when clicked);
-    ``legend``: HTML drawn between the chart and its downloads (never above the chart: an
-    element above it that is redrawn moves the chart, and the browser lays it out again).
-    ``options`` go to ``st.vega_lite_chart`` (a selection, a width). Returns what it returns."""
+    keys from ``downloads_key``). ``options`` go to ``st.vega_lite_chart`` (a selection, a
+    width). Returns what it returns."""
     drawn = st.vega_lite_chart({**spec, "datasets": datasets}, **{"width": "stretch", **options})
-    if legend is not None:
-        st.html(legend)
-
-    def for_download() -> dict:
-        return with_rows(spec if download_layout is None else download_layout(), datasets)
-
-    downloads(for_download, name, downloads_key)
+    downloads(lambda: with_rows(spec, datasets), name, downloads_key)
     return drawn
 
 

@@ -7,6 +7,7 @@ import streamlit as st
 
 from cimem.analysis.audit import AMBIGUOUS, EVIDENCE_KINDS, Evidence
 from webapp import render, state
+from webapp.heatgrid import heat_grid
 
 st.title("Leaks")
 ch, cube = state.labelled_run(
@@ -153,19 +154,15 @@ def heatmap(filters: tuple) -> None:
             f" {cells['key'].nunique()} withheld attributes revealed one."
         )
     else:
-        pick(draw_heatmap(cells, only_private))
+        draw_heatmap(cells, only_private)
 
 
 def heatmap_layout(colour: str):
-    """All rows labelled (compact label, full text in the tooltip); white is 0%. Rows and columns
-    in the order of the cells' row_order and column_order (a layout: :func:`render.layout`).
-    ``colour``: "fill", each cell's own colour and no legend (on screen: one layout for both
-    colourings, so the toggle sends new data, not a new chart); "frequency" or "label", the
-    colour scale and its legend (the downloads)."""
-    pick = alt.selection_point(fields=["key", "context"], name="cell")
-    if colour == "fill":
-        color = alt.Color("fill:N", scale=None, legend=None)
-    elif colour == "frequency":
+    """The heatmap as a chart, for its downloads (on screen it is a table,
+    :mod:`webapp.heatgrid`): every row labelled, rows and columns in the order of the cells'
+    row_order and column_order, coloured by ``colour``: "frequency" (the leak frequency's
+    scale, white at 0%) or "label". A layout: :func:`render.layout`."""
+    if colour == "frequency":
         color = alt.Color(
             "frequency:Q",
             title="leak frequency",
@@ -197,20 +194,8 @@ def heatmap_layout(colour: str):
                 axis=alt.Axis(labelLimit=260, labelOverlap=False, labelFontSize=11),
             ),
             color=color,
-            opacity=alt.condition(pick, alt.value(1.0), alt.value(0.45)),
-            tooltip=[
-                alt.Tooltip("key:N", title="attribute"),
-                alt.Tooltip("context:N", title="task"),
-                alt.Tooltip("label:N", title="label"),
-                alt.Tooltip("leaks:Q", title="leaks"),
-                alt.Tooltip("samples:Q", title="samples"),
-                alt.Tooltip("frequency:Q", title="leak frequency", format=".1%"),
-                alt.Tooltip("profiles:Q", title="profiles"),
-            ],
         )
-        .add_params(pick)
-        # as wide as the page (49 tasks at 18 px each ran off its right edge, legend and all)
-        .properties(height=alt.Step(18), usermeta=render.CANVAS)
+        .properties(height=alt.Step(18), width=alt.Step(18))
     )
 
 
@@ -225,7 +210,7 @@ def coloured(cells: pd.DataFrame, only_private: bool) -> pd.DataFrame:
 
 
 def legend_html(only_private: bool) -> str:
-    """The heatmap's legend (its layout draws none): the frequency ramp with its percentages,
+    """The heatmap's legend (the table draws none): the frequency ramp with its percentages,
     or the three labels' colours. Made from this page's constants only, never from data."""
     box = "display:inline-block;vertical-align:middle;border:1px solid #ccc"
     if only_private:
@@ -250,34 +235,28 @@ def legend_html(only_private: bool) -> str:
     return f'<div style="font-size:13px;margin:0 0 4px 0">label {swatches}</div>'
 
 
-def draw_heatmap(cells: pd.DataFrame, only_private: bool):
-    """The heatmap of these cells; returns the (attribute, task) of a clicked cell, or None."""
-    event = render.chart_from_layout(
-        render.layout(heatmap_layout, "fill"),
-        {"cells": coloured(cells, only_private)},
+def draw_heatmap(cells: pd.DataFrame, only_private: bool) -> None:
+    """The heatmap of these cells, its legend and downloads. A click on a cell chooses it (the
+    messages below follow), a click on the chosen cell clears the choice."""
+    chosen = st.session_state.get("leak_pick")
+    fills = coloured(cells, only_private)
+    clicked = heat_grid(fills, chosen, "heat")
+    st.html(legend_html(only_private))
+    layout = "frequency" if only_private else "label"
+    render.downloads(
+        lambda: render.with_rows(render.layout(heatmap_layout, layout), {"cells": fills}),
         "leak_heatmap",
         "heat_download",
-        download_layout=lambda: render.layout(
-            heatmap_layout, "frequency" if only_private else "label"
-        ),
-        on_select="rerun",
-        key="heat",
-        legend=legend_html(only_private),
-        selection_mode="cell",
     )
     st.caption(
         f"{cells['row'].nunique()} attributes (rows, most leaked first) x"
         f" {cells['column'].nunique()} tasks (columns, recipient: purpose, most leaked first),"
-        " pooled over the filtered profiles. Long names are shortened in the middle; hover a cell"
-        " for the full text. Click a cell to list the messages behind it, below."
+        " pooled over the filtered profiles. Long names are cut short; hover a name for its full"
+        " text, and a cell for its counts. Click a cell to list the messages behind it, below;"
+        " click it again to clear."
     )
-    try:
-        points = event.selection["cell"]
-        if points:
-            return points[0]["key"], points[0]["context"]
-    except (AttributeError, KeyError, TypeError, IndexError):
-        pass
-    return None
+    if clicked is not None:
+        pick(None if clicked == chosen else clicked)
 
 
 ATTR_COLUMNS = {

@@ -1,0 +1,54 @@
+"""The Leaks heatmap table's data: rows and columns in their order, each cell's colour, label
+and counts, names from data passed as they are (the table sets them as text)."""
+
+import pandas as pd
+
+from webapp.heatgrid import grid_data
+
+HOSTILE = "<img src=x onerror=alert(1)> **bold** [link](http://example.invalid)"
+
+
+def cells() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "row": ["income", "income", HOSTILE],
+            "key": ["income_full", "income_full", HOSTILE],
+            "row_order": [1, 1, 0],
+            "column": ["Bank: loan", HOSTILE, "Bank: loan"],
+            "context": ["Bank: apply for a loan", HOSTILE, "Bank: apply for a loan"],
+            "column_order": [0, 3, 0],
+            "fill": pd.Categorical(["#ffffff", "#67000d", "#fcbba1"]),
+            "label": pd.Categorical(["private", "private", "share"]),
+            "leaks": [0, 5, 1],
+            "samples": [5, 5, 10],
+            "profiles": [1, 1, 2],
+        }
+    )
+
+
+def test_rows_and_columns_follow_their_order_and_keep_their_full_names():
+    data = grid_data(cells(), None)
+    assert data["rows"] == [[HOSTILE, HOSTILE], ["income", "income_full"]]
+    assert data["cols"] == [["Bank: loan", "Bank: apply for a loan"], [HOSTILE, HOSTILE]]
+    assert data["picked"] is None
+
+
+def test_each_cell_has_its_place_colour_label_and_counts():
+    data = grid_data(cells(), ("income_full", HOSTILE))
+    shown = [
+        (i, j, data["colours"][c], data["labels"][lab], n, s, p)
+        for i, j, c, lab, n, s, p in data["cells"]
+    ]
+    assert shown == [
+        (1, 0, "#ffffff", "private", 0, 5, 1),
+        (1, 1, "#67000d", "private", 5, 5, 1),
+        (0, 0, "#fcbba1", "share", 1, 10, 2),
+    ]
+    assert data["picked"] == ["income_full", HOSTILE]
+
+
+def test_the_data_is_plain_json():
+    import json
+
+    data = grid_data(cells(), ("a", "b"))
+    assert json.loads(json.dumps(data)) == data

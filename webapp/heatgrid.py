@@ -1,0 +1,75 @@
+"""The Leaks heatmap drawn as an HTML table in the page, with no chart library.
+
+As a Vega chart it was a fifth of the Leaks page's first load in a browser: the chart library's
+code, then the chart's compilation. As a table, every row and every column is labelled (a long
+name is cut with an ellipsis, and its tooltip gives it whole), each cell's tooltip gives its
+counts, and a click on a cell reports it. The names are set as text, never read as HTML.
+"""
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+_HERE = Path(__file__).parent
+_GRID = st.components.v2.component(
+    "cimem_heatgrid",
+    js=(_HERE / "heatgrid.js").read_text(encoding="utf-8"),
+    css=(_HERE / "heatgrid.css").read_text(encoding="utf-8"),
+)
+
+
+def grid_data(cells: pd.DataFrame, picked: tuple[str, str] | None) -> dict:
+    """What the table is drawn from, compact (a cell is seven numbers): the rows' and the
+    columns' (shown, full) names in their order, each cell as (row, column, colour, label,
+    leaks, samples, profiles) with its colour and label by their place in ``colours`` and
+    ``labels``, and the cell ``picked`` (attribute key, task context) to outline.
+
+    ``cells``: the heatmap's cells with their ``fill`` colour (one per (row, column)).
+
+    >>> cells = pd.DataFrame({"row": ["a"], "key": ["a_key"], "row_order": [0],
+    ...     "column": ["t"], "context": ["t: full"], "column_order": [0], "fill": ["#fff"],
+    ...     "label": ["private"], "leaks": [1], "samples": [4], "profiles": [2]})
+    >>> grid_data(cells, None)["cells"]
+    [[0, 0, 0, 0, 1, 4, 2]]
+    """
+    rows = cells.drop_duplicates("row").sort_values("row_order")
+    cols = cells.drop_duplicates("column").sort_values("column_order")
+    row_at = {name: i for i, name in enumerate(rows["row"])}
+    col_at = {name: j for j, name in enumerate(cols["column"])}
+    fills = cells["fill"].astype(str)
+    labels = cells["label"].astype(str)
+    colours = sorted(set(fills))
+    label_names = sorted(set(labels))
+    colour_at = {c: i for i, c in enumerate(colours)}
+    label_at = {name: i for i, name in enumerate(label_names)}
+    return {
+        "rows": [[str(r), str(k)] for r, k in zip(rows["row"], rows["key"], strict=True)],
+        "cols": [[str(c), str(x)] for c, x in zip(cols["column"], cols["context"], strict=True)],
+        "cells": [
+            [row_at[r], col_at[c], colour_at[f], label_at[lab], int(n), int(s), int(p)]
+            for r, c, f, lab, n, s, p in zip(
+                cells["row"],
+                cells["column"],
+                fills,
+                labels,
+                cells["leaks"],
+                cells["samples"],
+                cells["profiles"],
+                strict=True,
+            )
+        ],
+        "colours": colours,
+        "labels": label_names,
+        "picked": list(picked) if picked else None,
+    }
+
+
+def heat_grid(
+    cells: pd.DataFrame, picked: tuple[str, str] | None, key: str
+) -> tuple[str, str] | None:
+    """Draw the table; returns the (attribute key, task context) of the cell just clicked, in
+    the rerun the click made, else None."""
+    result = _GRID(data=grid_data(cells, picked), key=key, on_cell_change=lambda: None)
+    clicked = getattr(result, "cell", None)
+    return (str(clicked[0]), str(clicked[1])) if clicked else None
