@@ -293,16 +293,20 @@ def choose(widget: str, label: str, option: Callable[[int], int], inside: str | 
             main_area(page).get_by_text(inside, exact=True).first.click()
         box = main_area(page).locator(f'[data-testid="{widget}"]').filter(has_text=label).first
         options = page.get_by_role("option").filter(has_not_text=SELECT_ALL)
+        shown = 0
         for _ in range(5):  # a click right after a rerun can land before the widget listens
             box.locator("input").first.click()
             try:
                 options.first.wait_for(timeout=3000)
-                break
+                shown = options.count()  # once: a redraw can close the list in between
             except Exception:
-                page.keyboard.press("Escape")
-        if not options.count():
+                shown = 0
+            if shown:
+                break
+            page.keyboard.press("Escape")
+        if not shown:
             raise RuntimeError(f"no option of {label!r} appeared")
-        pick = options.nth(option(rep) % options.count())
+        pick = options.nth(option(rep) % shown)
         ms = timed(page, lambda: pick.click())
         page.keyboard.press("Escape")
         return ms
