@@ -486,11 +486,15 @@ def test_leaks_shows_a_pairs_messages_once_chosen(demo_db, monkeypatch):
 
 
 def test_leaks_heatmap_is_one_table_that_colours_its_cells(demo_db, monkeypatch):
-    from webapp.render import LABEL_COLOURS
+    from webapp.render import LABEL_COLOURS, LEAK_COLOURS, NO_CELL_COLOUR
 
     at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
     no_exception(at)
     (cells,) = heat_grids(at)
+    # a place with no cell has a colour of its own, told apart from 0% and every label
+    (grid,) = at.get("bidi_component")
+    assert json.loads(grid.proto.json)["blank"] == NO_CELL_COLOUR
+    assert NO_CELL_COLOUR not in [*LEAK_COLOURS, *LABEL_COLOURS.values()]
     leaked = cells[cells["leaks"] > 0]
     assert len(leaked) and (cells.loc[cells["leaks"] == 0, "fill"] == "#ffffff").all()
     assert (leaked["fill"] != "#ffffff").all()

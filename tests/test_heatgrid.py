@@ -27,14 +27,14 @@ def cells() -> pd.DataFrame:
 
 
 def test_rows_and_columns_follow_their_order_and_keep_their_full_names():
-    data = grid_data(cells(), None)
+    data = grid_data(cells(), None, "#eee")
     assert data["rows"] == [[HOSTILE, HOSTILE], ["income", "income_full"]]
     assert data["cols"] == [["Bank: loan", "Bank: apply for a loan"], [HOSTILE, HOSTILE]]
-    assert data["picked"] is None
+    assert data["picked"] is None and data["blank"] == "#eee"
 
 
 def test_each_cell_has_its_place_colour_label_and_counts():
-    data = grid_data(cells(), ("income_full", HOSTILE))
+    data = grid_data(cells(), ("income_full", HOSTILE), "#eee")
     shown = [
         (i, j, data["colours"][c], data["labels"][lab], n, s, p)
         for i, j, c, lab, n, s, p in data["cells"]
@@ -50,5 +50,5 @@ def test_each_cell_has_its_place_colour_label_and_counts():
 def test_the_data_is_plain_json():
     import json
 
-    data = grid_data(cells(), ("a", "b"))
+    data = grid_data(cells(), ("a", "b"), "#eee")
     assert json.loads(json.dumps(data)) == data

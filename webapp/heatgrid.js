@@ -1,7 +1,7 @@
 // The Leaks heatmap: a table of coloured cells, built from data with textContent and title only
 // (names from data are never read as HTML). Called again with each new data: it rebuilds.
 export default function ({ data, parentElement, setTriggerValue }) {
-  const { rows, cols, cells, colours, labels, picked } = data;
+  const { rows, cols, cells, colours, labels, picked, blank } = data;
   const table = document.createElement("table");
   const widths = document.createElement("colgroup");
   widths.appendChild(document.createElement("col")).className = "names";
@@ -21,7 +21,11 @@ export default function ({ data, parentElement, setTriggerValue }) {
     th.className = "row";
     th.title = full;
     th.textContent = short;
-    return cols.map(() => tr.insertCell());
+    return cols.map(() => {
+      const td = tr.insertCell();
+      td.style.background = blank;
+      return td;
+    });
   });
   for (const [i, j, colour, label, leaks, samples, profiles] of cells) {
     const td = grid[i][j];

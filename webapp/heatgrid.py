@@ -19,18 +19,19 @@ _GRID = st.components.v2.component(
 )
 
 
-def grid_data(cells: pd.DataFrame, picked: tuple[str, str] | None) -> dict:
+def grid_data(cells: pd.DataFrame, picked: tuple[str, str] | None, blank: str) -> dict:
     """What the table is drawn from, compact (a cell is seven numbers): the rows' and the
     columns' (shown, full) names in their order, each cell as (row, column, colour, label,
     leaks, samples, profiles) with its colour and label by their place in ``colours`` and
-    ``labels``, and the cell ``picked`` (attribute key, task context) to outline.
+    ``labels``, the cell ``picked`` (attribute key, task context) to outline, and the colour of
+    a place with no cell, ``blank``.
 
     ``cells``: the heatmap's cells with their ``fill`` colour (one per (row, column)).
 
     >>> cells = pd.DataFrame({"row": ["a"], "key": ["a_key"], "row_order": [0],
     ...     "column": ["t"], "context": ["t: full"], "column_order": [0], "fill": ["#fff"],
     ...     "label": ["private"], "leaks": [1], "samples": [4], "profiles": [2]})
-    >>> grid_data(cells, None)["cells"]
+    >>> grid_data(cells, None, "#eee")["cells"]
     [[0, 0, 0, 0, 1, 4, 2]]
     """
     rows = cells.drop_duplicates("row").sort_values("row_order")
@@ -62,14 +63,15 @@ def grid_data(cells: pd.DataFrame, picked: tuple[str, str] | None) -> dict:
         "colours": colours,
         "labels": label_names,
         "picked": list(picked) if picked else None,
+        "blank": blank,
     }
 
 
 def heat_grid(
-    cells: pd.DataFrame, picked: tuple[str, str] | None, key: str
+    cells: pd.DataFrame, picked: tuple[str, str] | None, key: str, blank: str
 ) -> tuple[str, str] | None:
     """Draw the table; returns the (attribute key, task context) of the cell just clicked, in
     the rerun the click made, else None."""
-    result = _GRID(data=grid_data(cells, picked), key=key, on_cell_change=lambda: None)
+    result = _GRID(data=grid_data(cells, picked, blank), key=key, on_cell_change=lambda: None)
     clicked = getattr(result, "cell", None)
     return (str(clicked[0]), str(clicked[1])) if clicked else None

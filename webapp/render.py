@@ -293,6 +293,9 @@ def chart_from_layout(
 LEAK_STOPS = [0, 0.001, 0.25, 1]
 LEAK_COLOURS = ["#ffffff", "#fcbba1", "#ef3b2c", "#67000d"]
 LABEL_COLOURS = {"share": "#4c9f70", "private": "#d1495b", "ambiguous": "#c0c0c0"}
+# A heatmap cell with nothing to colour (the attribute is not withheld in that task, or has no
+# label): a light grey, told apart from 0% (white) and from "ambiguous", in light and dark themes.
+NO_CELL_COLOUR = "#ececec"
 
 
 def ramp_colours(values, stops: list[float], colours: list[str]) -> list[str]:

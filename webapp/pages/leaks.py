@@ -226,13 +226,21 @@ def legend_html(only_private: bool) -> str:
             f'<span style="{box};position:relative;width:240px;height:12px;margin:0 16px 14px 8px;'
             f'background:linear-gradient(to right,{ramp})">'
             f'<span style="position:absolute;top:13px;left:0;width:100%;font-size:11px">{ticks}'
-            "</span></span></div>"
+            f"</span></span>{swatch(render.NO_CELL_COLOUR)}not withheld in that task</div>"
         )
-    swatches = "".join(
-        f'<span style="{box};width:12px;height:12px;margin:0 4px 0 12px;background:{c}"></span>{n}'
-        for n, c in render.LABEL_COLOURS.items()
+    swatches = "".join(f"{swatch(c)}{n}" for n, c in render.LABEL_COLOURS.items())
+    return (
+        '<div style="font-size:13px;margin:0 0 4px 0">label '
+        f"{swatches}{swatch(render.NO_CELL_COLOUR)}no label</div>"
     )
-    return f'<div style="font-size:13px;margin:0 0 4px 0">label {swatches}</div>'
+
+
+def swatch(colour: str) -> str:
+    """A legend's square of one colour (from this page's constants)."""
+    return (
+        '<span style="display:inline-block;vertical-align:middle;border:1px solid #ccc;'
+        f'width:12px;height:12px;margin:0 4px 0 12px;background:{colour}"></span>'
+    )
 
 
 def draw_heatmap(cells: pd.DataFrame, only_private: bool) -> None:
@@ -240,7 +248,7 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool) -> None:
     messages below follow), a click on the chosen cell clears the choice."""
     chosen = st.session_state.get("leak_pick")
     fills = coloured(cells, only_private)
-    clicked = heat_grid(fills, chosen, "heat")
+    clicked = heat_grid(fills, chosen, "heat", blank=render.NO_CELL_COLOUR)
     st.html(legend_html(only_private))
     layout = "frequency" if only_private else "label"
     render.downloads(
