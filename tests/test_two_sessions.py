@@ -60,7 +60,28 @@ def runs_seen(at: AppTest) -> dict[int, tuple[str, int, int]]:
 
 
 @pytest.mark.slow
+def one_runtime_each(monkeypatch) -> None:
+    """AppTest sets one global Runtime for the length of a run and clears it when the run ends,
+    so a second AppTest running in another thread can lose it mid-run (a served app has one
+    runtime for all its sessions). A run that finds none gets a stand-in, which knows the
+    page's custom element (the Leaks heatmap's table)."""
+    from unittest.mock import MagicMock
+
+    from streamlit.components.v2.component_manager import BidiComponentManager
+    from streamlit.runtime import Runtime
+
+    from webapp import heatgrid
+
+    stand_in = MagicMock(spec=Runtime)
+    stand_in.bidi_component_registry = BidiComponentManager()
+    stand_in.bidi_component_registry.ensure_definition_if_missing_or_placeholder(
+        component_key=heatgrid.NAME, html=None, css=heatgrid.CSS, js=heatgrid.JS
+    )
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: cls._instance or stand_in))
+
+
 def test_a_reader_keeps_browsing_while_another_session_imports(fabricated, tmp_path, monkeypatch):
+    one_runtime_each(monkeypatch)
     data = fabricated.parent  # the data folder: the fabricated file and this test's database
     db = data / "two_sessions.duckdb"
     with Store.open(db) as s:

@@ -12,11 +12,10 @@ import pandas as pd
 import streamlit as st
 
 _HERE = Path(__file__).parent
-_GRID = st.components.v2.component(
-    "cimem_heatgrid",
-    js=(_HERE / "heatgrid.js").read_text(encoding="utf-8"),
-    css=(_HERE / "heatgrid.css").read_text(encoding="utf-8"),
-)
+NAME = "cimem_heatgrid"
+JS = (_HERE / "heatgrid.js").read_text(encoding="utf-8")
+CSS = (_HERE / "heatgrid.css").read_text(encoding="utf-8")
+_GRID = st.components.v2.component(NAME, js=JS, css=CSS)
 
 
 def grid_data(cells: pd.DataFrame, picked: tuple[str, str] | None, blank: str) -> dict:
