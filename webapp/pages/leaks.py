@@ -161,7 +161,8 @@ def heatmap_layout(colour: str):
     """The heatmap as a chart, for its downloads (on screen it is a table,
     :mod:`webapp.heatgrid`): every row labelled, rows and columns in the order of the cells'
     row_order and column_order, coloured by ``colour``: "frequency" (the leak frequency's
-    scale, white at 0%) or "label". A layout: :func:`render.layout`."""
+    scale, white at 0%) or "label"; a place with no cell grey, as on screen. A layout:
+    :func:`render.layout`."""
     if colour == "frequency":
         color = alt.Color(
             "frequency:Q",
@@ -195,7 +196,18 @@ def heatmap_layout(colour: str):
             ),
             color=color,
         )
-        .properties(height=alt.Step(18), width=alt.Step(18))
+        .properties(
+            height=alt.Step(18),
+            width=alt.Step(18),
+            title=alt.TitleParams(
+                "grey: " + ("not withheld in that task" if colour == "frequency" else "no label"),
+                orient="bottom",
+                anchor="start",
+                fontSize=11,
+                fontWeight="normal",
+            ),
+        )
+        .configure_view(fill=render.NO_CELL_COLOUR)  # a place with no cell, as on screen
     )
 
 
