@@ -127,6 +127,17 @@ def test_leaks_heatmap_labels_every_row_and_a_click_lists_the_cells_messages(ser
     grid.locator("td.picked").wait_for(state="detached", timeout=60000)
     page.get_by_text("leaked pairs here. Choose one").first.wait_for(timeout=60000)
     assert page.locator('[data-testid="stException"]').count() == 0
+    # a narrow window scrolls the table rather than squeeze its columns, names kept in sight
+    page.set_viewport_size({"width": 480, "height": 1000})
+    page.wait_for_timeout(500)
+    width = grid.locator("td[data-i]").first.evaluate("e => e.getBoundingClientRect().width")
+    columns = grid.locator("th.column").count()
+    assert width >= 12 and grid.evaluate("e => e.scrollWidth") >= 250 + 12 * columns
+    grid.evaluate("e => { e.scrollLeft = 200; }")
+    name = grid.locator("th.row").first
+    assert name.evaluate("e => e.getBoundingClientRect().left") >= grid.evaluate(
+        "e => e.getBoundingClientRect().left"
+    )
 
 
 def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):

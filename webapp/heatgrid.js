@@ -3,6 +3,8 @@
 export default function ({ data, parentElement, setTriggerValue }) {
   const { rows, cols, cells, colours, labels, picked, blank } = data;
   const table = document.createElement("table");
+  // never narrower than 13 px a column (a narrow window scrolls it rather than squeeze it)
+  table.style.minWidth = `${250 + 13 * cols.length}px`;
   const widths = document.createElement("colgroup");
   widths.appendChild(document.createElement("col")).className = "names";
   table.appendChild(widths);
