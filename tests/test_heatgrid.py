@@ -3,7 +3,7 @@ and counts, names from data passed as they are (the table sets them as text)."""
 
 import pandas as pd
 
-from webapp.heatgrid import grid_data
+from webapp.heatgrid import clicked_cell, grid_data
 
 HOSTILE = "<img src=x onerror=alert(1)> **bold** [link](http://example.invalid)"
 
@@ -52,3 +52,10 @@ def test_the_data_is_plain_json():
 
     data = grid_data(cells(), ("a", "b"), "#eee")
     assert json.loads(json.dumps(data)) == data
+
+
+def test_a_click_is_read_only_as_two_names():
+    """What a click reports comes from the browser: anything but two strings is no click."""
+    assert clicked_cell(["income_full", HOSTILE]) == ("income_full", HOSTILE)
+    for sent in (None, 5, "income", ["a"], ["a", "b", "c"], ["a", None], {"0": "a", "1": "b"}):
+        assert clicked_cell(sent) is None

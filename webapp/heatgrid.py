@@ -72,5 +72,17 @@ def heat_grid(
     """Draw the table; returns the (attribute key, task context) of the cell just clicked, in
     the rerun the click made, else None."""
     result = _GRID(data=grid_data(cells, picked, blank), key=key, on_cell_change=lambda: None)
-    clicked = getattr(result, "cell", None)
-    return (str(clicked[0]), str(clicked[1])) if clicked else None
+    return clicked_cell(getattr(result, "cell", None))
+
+
+def clicked_cell(value: object) -> tuple[str, str] | None:
+    """The (attribute key, task context) a click reported, or None for anything else: the
+    value comes from the browser, which a visitor can make send whatever they like.
+
+    >>> clicked_cell(["income", "Bank: loan"]), clicked_cell(5), clicked_cell(["a", 1])
+    (('income', 'Bank: loan'), None, None)
+    """
+    if isinstance(value, list | tuple) and len(value) == 2:
+        if all(isinstance(part, str) for part in value):
+            return value[0], value[1]
+    return None
