@@ -138,6 +138,7 @@ def test_leaks_heatmap_labels_every_row_and_a_click_lists_the_cells_messages(ser
     assert name.evaluate("e => e.getBoundingClientRect().left") >= grid.evaluate(
         "e => e.getBoundingClientRect().left"
     )
+    page.close()
 
 
 def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
@@ -156,8 +157,10 @@ def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
     )
     assert "qf=disagree" in page.url and "message=" in page.url
     page.get_by_text("Record your verdicts on this message", exact=True).click()
-    page.get_by_text("revealed", exact=True).first.click()
-    page.get_by_role("button", name="Save my verdicts").click()
+    save = page.get_by_role("button", name="Save my verdicts")
+    save.wait_for(timeout=60000)  # the section drawn: its rows are there to click, none else
+    page.locator('[data-testid="stForm"]').get_by_text("revealed", exact=True).first.click()
+    save.click()
     page.get_by_text("Stored 1 verdict(s)", exact=False).first.wait_for(timeout=60000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.goto(f"{base}/?runs=1")
