@@ -278,14 +278,12 @@ def _made(make: Callable[..., alt.TopLevelMixin], args: tuple) -> dict:
 
 
 def chart_from_layout(
-    spec: dict, datasets: dict[str, pd.DataFrame], name: str, downloads_key: str, **options
-):
-    """Draw a :func:`layout` with its named datasets, and SVG and PNG downloads (``name``.svg,
-    keys from ``downloads_key``). ``options`` go to ``st.vega_lite_chart`` (a selection, a
-    width). Returns what it returns."""
-    drawn = st.vega_lite_chart({**spec, "datasets": datasets}, **{"width": "stretch", **options})
+    spec: dict, datasets: dict[str, pd.DataFrame], name: str, downloads_key: str
+) -> None:
+    """Draw a :func:`layout` with its named datasets, as wide as the page, and SVG and PNG
+    downloads (``name``.svg, keys from ``downloads_key``)."""
+    st.vega_lite_chart({**spec, "datasets": datasets}, width="stretch")
     downloads(lambda: with_rows(spec, datasets), name, downloads_key)
-    return drawn
 
 
 # The Leaks heatmap's colours: the leak frequency's, exactly white at 0 then from a light red up

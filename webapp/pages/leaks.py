@@ -221,10 +221,12 @@ def coloured(cells: pd.DataFrame, only_private: bool) -> pd.DataFrame:
     return cells.assign(fill=pd.Categorical(fill))
 
 
+LEGEND_BOX = "display:inline-block;vertical-align:middle;border:1px solid #ccc"
+
+
 def legend_html(only_private: bool) -> str:
     """The heatmap's legend (the table draws none): the frequency ramp with its percentages,
     or the three labels' colours. Made from this page's constants only, never from data."""
-    box = "display:inline-block;vertical-align:middle;border:1px solid #ccc"
     if only_private:
         ramp = ",".join(
             f"{c} {100 * s:g}%" for s, c in zip(render.LEAK_STOPS, render.LEAK_COLOURS, strict=True)
@@ -235,7 +237,8 @@ def legend_html(only_private: bool) -> str:
         )
         return (
             '<div style="font-size:13px;margin:0 0 4px 0">leak frequency '
-            f'<span style="{box};position:relative;width:240px;height:12px;margin:0 16px 14px 8px;'
+            f'<span style="{LEGEND_BOX};position:relative;width:240px;height:12px;'
+            "margin:0 16px 14px 8px;"
             f'background:linear-gradient(to right,{ramp})">'
             f'<span style="position:absolute;top:13px;left:0;width:100%;font-size:11px">{ticks}'
             f"</span></span>{swatch(render.NO_CELL_COLOUR)}not withheld in that task</div>"
@@ -250,8 +253,8 @@ def legend_html(only_private: bool) -> str:
 def swatch(colour: str) -> str:
     """A legend's square of one colour (from this page's constants)."""
     return (
-        '<span style="display:inline-block;vertical-align:middle;border:1px solid #ccc;'
-        f'width:12px;height:12px;margin:0 4px 0 12px;background:{colour}"></span>'
+        f'<span style="{LEGEND_BOX};width:12px;height:12px;margin:0 4px 0 12px;'
+        f'background:{colour}"></span>'
     )
 
 
