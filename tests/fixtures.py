@@ -163,7 +163,7 @@ def hold_database(path) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert proc.stdout.readline().strip() == "open"
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "open"
     return proc
 
 

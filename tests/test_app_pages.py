@@ -198,6 +198,26 @@ def test_growth_draws_every_selected_run_named(demo_db, monkeypatch):
     assert set(chart_frames(at)[0]["k"].dropna()) == {1}
 
 
+def test_growth_labels_the_papers_point_away_from_the_curves(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[2], monkeypatch, runs="1,2,3")
+    at.slider(key="growth_k").set_value(1).run()  # chart (a) at k = 1 holds (T = 1, k = 1)
+    at.slider(key="growth_t").set_value(1).run()  # chart (b) at T = 1 holds it too
+    no_exception(at)
+    for frame, x in zip(chart_frames(at), ("T", "k")):
+        curves, points = frame[frame["label"].isna()], frame[frame["label"].notna()]
+        assert len(points) == 1, frame
+        for _, p in points.iterrows():
+            assert p["label"] == "GPT-5, paper (T=1, k=1): 0.1%"
+            # the curves rise to the right: the label goes where they cannot reach it
+            side = curves[x] > p[x] if p["align"] == "left" else curves[x] < p[x]
+            there = curves.loc[side, "violation"]
+            assert not there.empty
+            if p["dy"] < 0:  # above the point
+                assert there.max() <= p["violation"]
+            else:
+                assert there.min() >= p["violation"]
+
+
 def one_trial(obj: dict) -> dict:
     for ctx in obj["contexts"]:
         for key in [k for k in ctx if k.endswith("_trial=1")]:

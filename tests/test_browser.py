@@ -141,6 +141,38 @@ def test_leaks_heatmap_labels_every_row_and_a_click_lists_the_cells_messages(ser
     page.close()
 
 
+def test_leaks_heatmap_by_keyboard(server, browser):
+    """One cell is in the tab order; the arrows move between cells; Enter chooses one, and the
+    focus stays on it when the page has redrawn."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.goto(f"{base}/leaks?runs=1")
+    grid = page.locator("div.heatgrid")
+    grid.locator("td[data-i]").first.wait_for(timeout=120000)
+    assert grid.locator('td[tabindex="0"]').count() == 1
+    focused = lambda: grid.locator("td[data-i]:focus")  # noqa: E731
+    grid.locator('td[tabindex="0"]').focus()
+    start = focused().get_attribute("title")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    moved = focused().get_attribute("title") or ""
+    assert focused().count() == 1 and moved != start and moved.startswith("attribute: ")
+    assert grid.locator('td[tabindex="0"]').get_attribute("title") == moved
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowUp")  # back on the first cell, the most leaked row's
+    chosen = focused().get_attribute("title") or ""
+    assert chosen == start
+    page.keyboard.press("Enter")
+    page.get_by_text("Each message's raw text is on Audit.").first.wait_for(timeout=60000)
+    grid.locator("td.picked").wait_for(timeout=30000)
+    assert grid.locator("td.picked").get_attribute("title") == chosen
+    assert focused().get_attribute("title") == chosen  # rebuilt, still on the chosen cell
+    attribute = chosen.split("\n")[0].removeprefix("attribute: ")
+    assert attribute in page.locator('[data-testid="stMain"]').inner_text()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.close()
+
+
 def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
     """The auditor's loop in a real browser: the queue filtered to disagreements, Next keeps the
     filter, one verdict set and saved, and Overview shows raw against corrected numbers."""

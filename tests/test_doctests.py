@@ -1,4 +1,5 @@
-"""The `>>>` examples in cimem's docstrings are collected and run by the suite.
+"""The `>>>` examples in the docstrings of cimem and of the app's helpers (webapp, not its
+pages, which are scripts) are collected and run by the suite.
 
 pytest's doctest collection fails silently when a module stops being collected (a wrong
 ``testpaths``, a dropped ``--doctest-modules``, a rename): this test notices it.
@@ -21,10 +22,17 @@ EXPECTED = {
     "cimem.analysis.report.pareto_front",
     "cimem.cli.common.parse_where",
     "cimem.store.enums",
+    "webapp.heatgrid.clicked_cell",
+    "webapp.heatgrid.grid_data",
+    "webapp.render.label_place",
+    "webapp.render.ramp_colours",
+    "webapp.render.table_html",
+    "webapp.state.drop_full_choices",
+    "webapp.state.is_local",
 }
 
 
-def test_the_doctests_of_cimem_are_collected():
+def test_the_doctests_of_cimem_and_webapp_are_collected():
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
         cwd=REPO,
@@ -33,6 +41,6 @@ def test_the_doctests_of_cimem_are_collected():
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    doctests = set(re.findall(r"^cimem/\S+\.py::(\S+)$", proc.stdout, re.M))
+    doctests = set(re.findall(r"^(?:cimem|webapp)/\S+\.py::(\S+)$", proc.stdout, re.M))
     assert EXPECTED <= doctests, sorted(EXPECTED - doctests)
     assert len(doctests) >= len(EXPECTED)

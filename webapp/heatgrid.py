@@ -3,7 +3,8 @@
 As a Vega chart it was a fifth of the Leaks page's first load in a browser: the chart library's
 code, then the chart's compilation. As a table, every row and every column is labelled (a long
 name is cut with an ellipsis, and its tooltip gives it whole), each cell's tooltip gives its
-counts, and a click on a cell reports it. The names are set as text, never read as HTML.
+counts, and a click on a cell reports it (by keyboard: one cell in the tab order, the arrow
+keys, Enter). The names are set as text, never read as HTML.
 """
 
 from pathlib import Path

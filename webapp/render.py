@@ -323,3 +323,20 @@ def pct(x) -> str:
         return "n/a" if x is None or x != x else f"{100 * x:.2f}%"
     except TypeError:
         return "n/a"
+
+
+def label_place(x: float, above: bool) -> tuple[str, int, int]:
+    """Where a point's label goes so that it does not run over the curves, which only rise to
+    the right: above them, to the left of the point (the curves there are lower); below them,
+    to its right (they are higher there). Near an edge it turns the other way, up or down.
+    ``x`` is the point's place across the chart (0 left edge, 1 right edge). Returns the
+    text's alignment and its offsets in pixels.
+
+    >>> label_place(0.8, above=True), label_place(0.0, above=True)
+    (('right', -10, -4), ('left', 10, -12))
+    >>> label_place(0.2, above=False), label_place(1.0, above=False)
+    (('left', 10, 4), ('right', -10, 16))
+    """
+    if above:
+        return ("right", -10, -4) if x > 0.35 else ("left", 10, -12)
+    return ("left", 10, 4) if x < 0.65 else ("right", -10, 16)

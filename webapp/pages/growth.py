@@ -197,7 +197,12 @@ def line_chart(
             + pts.mark_point(shape="diamond", size=140, color="black", filled=True).encode(
                 tooltip=["label:N", alt.Tooltip("violation:Q", title="published %")]
             )
-            + pts.mark_text(dx=10, dy=-8, align="left", fontSize=12).encode(text="label:N")
+            + pts.mark_text(
+                fontSize=12,
+                align=alt.ExprRef("datum.align"),
+                dx=alt.ExprRef("datum.dx"),
+                dy=alt.ExprRef("datum.dy"),
+            ).encode(text="label:N")
         )
     return layers.properties(height=400)
 
@@ -248,14 +253,23 @@ def curve_rows(v: View, r: int, g, axis: str, at: int) -> list[dict]:
     return rows
 
 
-def paper_points(v: View, axis: str, at: int) -> pd.DataFrame:
+def paper_points(v: View, axis: str, at: int, curves: pd.DataFrame, x_max: int) -> pd.DataFrame:
+    """The paper's points on this chart, each with where its label goes (:func:`render.label_place`)."""
     if not v.show_paper:
         return pd.DataFrame()
-    pts = [
-        {"T": t, "k": k, "violation": pv, "label": f"GPT-5, paper (T={t}, k={k}): {pv}%"}
-        for t, k, pv in FIGURE2
-        if (k if axis == "T" else t) == at and t <= v.max_t and k <= v.max_n
-    ]
+    pts = []
+    for t, k, pv in FIGURE2:
+        x = k if axis == "k" else t
+        if (k if axis == "T" else t) != at or t > v.max_t or k > v.max_n:
+            continue
+        here = curves.loc[curves[axis] == x, "violation"]
+        align, dx, dy = render.label_place(
+            (x - 1) / max(1, x_max - 1), above=here.empty or pv >= here.max()
+        )
+        label = f"GPT-5, paper (T={t}, k={k}): {pv}%"
+        pts.append(
+            {"T": t, "k": k, "violation": pv, "label": label, "align": align, "dx": dx, "dy": dy}
+        )
     return pd.DataFrame(pts)
 
 
@@ -323,9 +337,9 @@ def growth_chart(
         return None
     if note and note_if_drawn:
         st.info(note)
-    paper = paper_points(v, axis, at)
     x_max = v.max_t if axis == "T" else v.max_n
     data = pd.DataFrame(rows)
+    paper = paper_points(v, axis, at, data, x_max)
     styles = tuple(c for c in STYLES if c in set(data["curve"]))
     spec = render.layout(line_chart, axis, x_title, x_max, styles, not paper.empty, tuple(ALL_RUNS))
     datasets = {"rows": data, **({"paper": paper} if not paper.empty else {})}

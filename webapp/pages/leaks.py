@@ -276,7 +276,7 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool) -> None:
         f" {cells['column'].nunique()} tasks (columns, recipient: purpose, most leaked first),"
         " pooled over the filtered profiles. Long names are cut short; hover a name for its full"
         " text, and a cell for its counts. Click a cell to list the messages behind it, below;"
-        " click it again to clear."
+        " click it again to clear. By keyboard: Tab to the heatmap, the arrow keys, Enter."
     )
     if clicked is not None:
         pick(None if clicked == chosen else clicked)
