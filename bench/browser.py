@@ -56,24 +56,32 @@ OBSERVER = """
   };
   window.WebSocket.prototype = Socket.prototype;
   Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
-  const watch = () => {
-    new MutationObserver((muts) => {
-      const now = performance.now();
-      for (const m of muts) {
-        if (m.type === 'attributes' && m.attributeName === 'data-test-script-state') {
-          // a run shorter than one observer callback shows only in the record's old value
-          if (m.oldValue === 'running') window.__bench.states.push([now, 'running']);
-          window.__bench.states.push([now, m.target.getAttribute('data-test-script-state')]);
-        } else {
-          const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
-          if (el && el.closest && el.closest('[data-testid="stHeader"]')) continue;
-          window.__bench.last = now;
-        }
+  const observer = new MutationObserver((muts) => {
+    const now = performance.now();
+    for (const m of muts) {
+      if (m.type === 'attributes' && m.attributeName === 'data-test-script-state') {
+        // a run shorter than one observer callback shows only in the record's old value
+        if (m.oldValue === 'running') window.__bench.states.push([now, 'running']);
+        window.__bench.states.push([now, m.target.getAttribute('data-test-script-state')]);
+      } else {
+        const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+        if (el && el.closest && el.closest('[data-testid="stHeader"]')) continue;
+        window.__bench.last = now;
       }
-    }).observe(document.documentElement,
-               {attributes: true, attributeOldValue: true, childList: true, subtree: true,
-                characterData: true});
+    }
+  });
+  const options = {attributes: true, attributeOldValue: true, childList: true, subtree: true,
+                   characterData: true};
+  // a custom element (the Leaks heatmap) draws inside a shadow root, which a document's
+  // observer does not see: each new shadow root is observed too
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (...args) {
+    const root = attach.apply(this, args);
+    observer.observe(root, options);
+    window.__bench.shadows = (window.__bench.shadows || 0) + 1;
+    return root;
   };
+  const watch = () => observer.observe(document.documentElement, options);
   if (document.documentElement) watch(); else document.addEventListener('DOMContentLoaded', watch);
 }
 """

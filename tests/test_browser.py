@@ -85,23 +85,53 @@ def test_xss_payload_is_shown_as_text(server, browser):
 
 def test_growth_draws_several_runs(server, browser):
     base, _ = server
-    page = browser.new_page(viewport={"width": 1440, "height": 1200})
+    page = browser.new_page(viewport={"width": 1440, "height": 1200}, accept_downloads=True)
     page.goto(f"{base}/growth?runs=1,2,3")
     page.get_by_role("heading", name="(a) Violation as tasks accumulate").wait_for(timeout=120000)
     page.get_by_role("heading", name="(b) Violation as samples accumulate").wait_for(timeout=120000)
-    charts = page.locator('[data-testid="stVegaLiteChart"]')
-    charts.nth(1).wait_for(timeout=60000)
+    charts = page.locator("div.linechart")
+    charts.nth(1).locator("svg path").first.wait_for(timeout=60000)
     text = page.locator('[data-testid="stMain"]').inner_text()
-    for name in ("1: demo: over-sharer", "2: demo: cautious", "3: demo: erratic"):
+    runs = ("1: demo: over-sharer", "2: demo: cautious", "3: demo: erratic")
+    for name in runs:
         assert name in text  # each run named in the caption of the curves
+    # chart (a): a line per run and curve, each run named in its legend, the axes titled
+    first = charts.first
+    legend = first.locator("div.legend").inner_text()
+    assert all(name in legend for name in runs) and "observed" in legend
+    assert first.locator("svg[role=img] g.lines path").count() >= 6
+    assert "Violation (%)" in first.locator("svg[role=img]").text_content()
+    # a point's tooltip names its run, curve, place and value
+    tip = first.locator("div.tip")
+    assert not tip.is_visible()
+    spot = first.locator("svg[role=img] g.targets circle").nth(3).bounding_box()
+    assert spot is not None
+    page.mouse.move(spot["x"] + spot["width"] / 2, spot["y"] + spot["height"] / 2)
+    tip.wait_for(state="visible", timeout=5000)
+    said = tip.inner_text()
+    assert any(name in said for name in runs) and "Violation %: " in said and "tasks T: " in said
+    # its SVG download draws the same curves (Vega-Lite on the server)
+    with page.expect_download(timeout=60000) as download:
+        page.get_by_role("button", name="SVG").first.click()
+    assert download.value.suggested_filename.startswith("growth_tasks_k")
+    svg = open(download.value.path(), encoding="utf-8").read()
+    assert "<svg" in svg and all(name in svg for name in runs)
     # move the k slider of chart (a): the fragment reruns and redraws, no exception
     box = page.locator('[data-testid="stSlider"]').filter(has_text="Samples per task k").first
     box.locator('input[type="range"]').first.focus()
     page.keyboard.press("ArrowLeft")
     box.get_by_text("4", exact=True).wait_for(timeout=60000)
-    page.wait_for_timeout(1500)
-    assert charts.count() >= 2
+    page.get_by_text("tasks T (k = 4 samples per task)").wait_for(timeout=60000)  # redrawn
+    assert charts.count() == 2
     assert page.locator('[data-testid="stException"]').count() == 0
+    # a narrower window redraws the charts to its width
+    plot = first.locator("svg[role=img]")
+    wide = float(plot.get_attribute("width") or 0)
+    page.set_viewport_size({"width": 700, "height": 1000})
+    fits = "el => +el.getAttribute('width') <= el.parentElement.clientWidth"
+    page.wait_for_function(fits, arg=plot.element_handle(), timeout=10000)
+    assert float(plot.get_attribute("width") or 0) < wide
+    page.close()
 
 
 def test_leaks_heatmap_labels_every_row_and_a_click_lists_the_cells_messages(server, browser):

@@ -24,6 +24,7 @@ EXPECTED = {
     "cimem.store.enums",
     "webapp.heatgrid.clicked_cell",
     "webapp.heatgrid.grid_data",
+    "webapp.linechart.chart_data",
     "webapp.render.label_place",
     "webapp.render.ramp_colours",
     "webapp.render.table_html",

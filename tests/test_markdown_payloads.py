@@ -95,6 +95,15 @@ def test_no_page_fetches_a_payload_and_names_show_literally(served):
         titles = heads.evaluate_all("els => els.map((e) => e.title)")
         assert any(payload(url, "recipient") in t for t in titles)
         assert any(t.startswith("recipient![i]") for t in heads.all_inner_texts())
+        # Growth's charts: the run's name as text in the legend and in each point's tooltip
+        page.goto(f"{base}/growth?{query}")
+        legend = page.locator("div.linechart div.legend").first
+        legend.wait_for(timeout=60000)
+        assert payload(url, "run") in legend.inner_text()
+        tips = page.locator("div.linechart g.targets circle").evaluate_all(
+            "els => els.map((e) => e.dataset.tip)"
+        )
+        assert tips and all(t.startswith(f"1: {payload(url, 'run')}\n") for t in tips)
         # the Audit table: the name's memory statement and the judge's evidence quoting it show
         # literally
         page.goto(f"{base}/audit?{query}&message={named}")

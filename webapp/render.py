@@ -277,15 +277,6 @@ def _made(make: Callable[..., alt.TopLevelMixin], args: tuple) -> dict:
     return made
 
 
-def chart_from_layout(
-    spec: dict, datasets: dict[str, pd.DataFrame], name: str, downloads_key: str
-) -> None:
-    """Draw a :func:`layout` with its named datasets, as wide as the page, and SVG and PNG
-    downloads (``name``.svg, keys from ``downloads_key``)."""
-    st.vega_lite_chart({**spec, "datasets": datasets}, width="stretch")
-    downloads(lambda: with_rows(spec, datasets), name, downloads_key)
-
-
 # The Leaks heatmap's colours: the leak frequency's, exactly white at 0 then from a light red up
 # (any leak at all is visible); the labels', when every labelled cell is shown.
 LEAK_STOPS = [0, 0.001, 0.25, 1]

@@ -10,7 +10,7 @@ import streamlit as st
 
 from cimem.analysis.growth import EXPECTED_RATIO, RATIO_OF_EXPECTATIONS
 from cimem.demo.reference import FIGURE2, FIGURE2_NOTE
-from webapp import render, state
+from webapp import linechart, render, state
 
 OBSERVED, THEORY, BOUND = "observed", "1-(1-p)^k (independent samples)", "union bound T·V(1)"
 STYLES = {OBSERVED: [1, 0], THEORY: [6, 4], BOUND: [2, 3]}
@@ -148,12 +148,13 @@ def standard_error(slices: dict) -> None:
         )
 
 
-def line_chart(
+def download_layout(
     x: str, x_title: str, x_max: int, styles: tuple[str, ...], with_paper: bool, runs: tuple
 ):
-    """One colour per run (``runs``: every run, so each keeps its colour on both charts, drawn
-    or not), one dash per curve, integer x axis; the Figure 2 points labelled. The curves are
-    the dataset "rows", the paper's points "paper" (a layout: :func:`render.layout`)."""
+    """The Vega-Lite chart that a growth chart's SVG and PNG downloads draw: one colour per run
+    (``runs``: every run, so each keeps its colour on both charts, drawn or not), one dash per
+    curve, integer x axis; the Figure 2 points labelled. The curves are the dataset "rows", the
+    paper's points "paper" (a layout: :func:`render.layout`)."""
     axis = alt.Axis(tickMinStep=1, format="d", values=_ticks(x_max))
     base = alt.Chart(alt.NamedData("rows")).encode(
         x=alt.X(f"{x}:Q", title=x_title, axis=axis, scale=alt.Scale(domain=[1, max(2, x_max)])),
@@ -340,13 +341,58 @@ def growth_chart(
     x_max = v.max_t if axis == "T" else v.max_n
     data = pd.DataFrame(rows)
     paper = paper_points(v, axis, at, data, x_max)
-    styles = tuple(c for c in STYLES if c in set(data["curve"]))
-    spec = render.layout(line_chart, axis, x_title, x_max, styles, not paper.empty, tuple(ALL_RUNS))
-    datasets = {"rows": data, **({"paper": paper} if not paper.empty else {})}
-    render.chart_from_layout(spec, datasets, name, key)
+    draw(axis, at, x_title, x_max, data, paper, name, key)
     standard_error(slices)
     paper_note(v, axis, at, paper)
     return paper
+
+
+def draw(
+    axis: str,
+    at: int,
+    x_title: str,
+    x_max: int,
+    data: pd.DataFrame,
+    paper: pd.DataFrame,
+    name: str,
+    key: str,
+) -> None:
+    """One growth chart drawn in the page (:mod:`webapp.linechart`), with SVG and PNG downloads
+    that Vega-Lite draws from the same rows when one is clicked."""
+    styles = tuple(c for c in STYLES if c in set(data["curve"]))
+    enc = linechart.Encoding(
+        x=axis,
+        x_title=x_title,
+        x_tip="tasks T" if axis == "T" else "samples k",
+        y="violation",
+        y_title="Violation (%)",
+        y_tip="Violation %",
+        colour="run",
+        dash="curve",
+        colour_title="run",
+        dash_title="line",
+        extra="se",
+        extra_tip="± standard error (points)",
+        fixed=("samples k", at) if axis == "T" else ("tasks T", at),
+    )
+    shown = linechart.chart_data(
+        data,
+        enc,
+        colours=dict(zip(ALL_RUNS, PALETTE, strict=False)),
+        dashes={c: STYLES[c] for c in styles},
+        x_ticks=_ticks(x_max),
+        x_domain=(1, max(2, x_max)),
+        marks=paper,
+    )
+    linechart.line_chart(shown, key=f"{key}-chart")
+
+    def spec() -> dict:
+        layout = render.layout(
+            download_layout, axis, x_title, x_max, styles, not paper.empty, tuple(ALL_RUNS)
+        )
+        return render.with_rows(layout, {"rows": data, **({"paper": paper} if len(paper) else {})})
+
+    render.downloads(spec, name, key)
 
 
 @st.fragment

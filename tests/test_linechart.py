@@ -1,0 +1,100 @@
+"""Growth's line charts' data: one series per (run, curve) with its points in x order, legends
+of only what is drawn (a run keeps its colour), the paper's points with their labels, names from
+data passed as they are (the chart sets them as text), plain JSON."""
+
+import json
+import math
+
+import pandas as pd
+
+from webapp.linechart import Encoding, chart_data
+
+HOSTILE = "<img src=x onerror=alert(1)> **bold** [link](http://example.invalid)"
+ENC = Encoding(
+    x="T",
+    x_title="tasks T (k = 2 samples per task)",
+    x_tip="tasks T",
+    y="violation",
+    y_title="Violation (%)",
+    y_tip="Violation %",
+    colour="run",
+    dash="curve",
+    colour_title="run",
+    dash_title="line",
+    extra="se",
+    extra_tip="± standard error (points)",
+    fixed=("samples k", 2),
+)
+COLOURS = {"1: first": "#1f77b4", HOSTILE: "#ff7f0e", "3: unused": "#2ca02c"}
+DASHES = {"observed": [1, 0], "theory": [6, 4], "bound": [2, 3]}
+
+
+def rows() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "run": ["1: first"] * 4 + [HOSTILE] * 2,
+            "curve": ["observed", "observed", "theory", "theory", "observed", "observed"],
+            "T": [2, 1, 1, 2, 1, 2],
+            "violation": [4.0, 2.0, 1.5, 3.0, 1.0, 2.5],
+            "se": [0.01, math.nan, None, None, 0.02, 0.03],
+        }
+    )
+
+
+def data(**kw) -> dict:
+    return chart_data(
+        rows(), ENC, colours=COLOURS, dashes=DASHES, x_ticks=[1, 2], x_domain=(1, 2), **kw
+    )
+
+
+def test_one_series_per_run_and_curve_in_x_order():
+    d = data()
+    shown = {(d["colours"][c][0], d["dashes"][s][0]): points for c, s, points in d["series"]}
+    assert shown == {
+        ("1: first", "observed"): [[1, 2.0, None], [2, 4.0, 0.01]],
+        ("1: first", "theory"): [[1, 1.5, None], [2, 3.0, None]],
+        (HOSTILE, "observed"): [[1, 1.0, 0.02], [2, 2.5, 0.03]],
+    }
+    # drawn last, on top: the observed curves
+    assert [d["dashes"][s][0] for _, s, _ in d["series"]][-2:] == ["observed", "observed"]
+
+
+def test_the_legends_name_only_what_is_drawn_each_run_in_its_own_colour():
+    d = data()
+    assert d["colours"] == [["1: first", "#1f77b4"], [HOSTILE, "#ff7f0e"]]
+    assert d["dashes"] == [["observed", [1, 0]], ["theory", [6, 4]]]
+    assert (d["colourTitle"], d["dashTitle"]) == ("run", "line")
+
+
+def test_axes_and_tooltip_titles():
+    d = data()
+    assert d["x"] == {
+        "title": "tasks T (k = 2 samples per task)",
+        "tip": "tasks T",
+        "ticks": [1, 2],
+        "domain": [1, 2],
+    }
+    assert d["y"] == {"title": "Violation (%)", "tip": "Violation %"}
+    assert d["fixed"] == ["samples k", 2] and d["extra"] == "± standard error (points)"
+
+
+def test_the_papers_points_keep_their_label_and_place():
+    paper = pd.DataFrame(
+        {
+            "T": [2],
+            "k": [2],
+            "violation": [25.1],
+            "label": [HOSTILE],
+            "align": ["right"],
+            "dx": [-10],
+            "dy": [-4],
+        }
+    )
+    assert data(marks=paper)["marks"] == [[2, 25.1, HOSTILE, "right", -10, -4]]
+    assert data()["marks"] == [] and data(marks=pd.DataFrame())["marks"] == []
+
+
+def test_the_data_is_plain_json():
+    d = data()
+    assert json.loads(json.dumps(d)) == d
+    assert d["height"] == 400

@@ -1,0 +1,160 @@
+// Growth's line charts: an SVG built from data with textContent and attributes only (names from
+// data are never read as HTML), redrawn with each new data and when its box changes width.
+const SVG = "http://www.w3.org/2000/svg";
+const MARGIN = { left: 52, right: 18, top: 14, bottom: 46 };
+
+function el(parent, name, attrs = {}, text) {
+  const node = parent.appendChild(document.createElementNS(SVG, name));
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// Round ticks from 0 up to at least `top`: steps of 1, 2, 2.5 or 5 times a power of ten.
+function yTicks(top) {
+  if (!(top > 0)) return [0, 1];
+  const raw = top / 6;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= raw);
+  const ticks = [];
+  for (let t = 0; t < top + step / 2 && ticks.length < 12; t += step) ticks.push(+t.toFixed(6));
+  if (ticks[ticks.length - 1] < top) ticks.push(+(ticks[ticks.length - 1] + step).toFixed(6));
+  return ticks;
+}
+
+function tipText(data, series, point) {
+  const [colour, dash] = series;
+  const lines = [data.colours[colour][0], data.dashes[dash][0]];
+  lines.push(`${data.x.tip}: ${point[0]}`);
+  if (data.fixed) lines.push(`${data.fixed[0]}: ${data.fixed[1]}`);
+  lines.push(`${data.y.tip}: ${point[1].toFixed(2)}`);
+  if (data.extra && point[2] !== null) lines.push(`${data.extra}: ${point[2].toFixed(3)}`);
+  return lines.join("\n");
+}
+
+function draw(box, data) {
+  const width = Math.max(320, box.clientWidth || 700);
+  const plotW = width - MARGIN.left - MARGIN.right;
+  const plotH = data.height;
+  const [x0, x1] = data.x.domain;
+  const values = data.series.flatMap((s) => s[2].map((p) => p[1]));
+  const ticksY = yTicks(Math.max(0, ...values, ...data.marks.map((m) => m[1])));
+  const yTop = ticksY[ticksY.length - 1];
+  const X = (v) => MARGIN.left + ((v - x0) / (x1 - x0 || 1)) * plotW;
+  const Y = (v) => MARGIN.top + plotH - (v / yTop) * plotH;
+
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", plotH + MARGIN.top + MARGIN.bottom);
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `${data.y.title} against ${data.x.title}`);
+  const grid = el(svg, "g", { class: "grid" });
+  const axes = el(svg, "g", { class: "axis" });
+  for (const t of ticksY) {
+    el(grid, "line", { x1: MARGIN.left, x2: MARGIN.left + plotW, y1: Y(t), y2: Y(t) });
+    el(axes, "text", { x: MARGIN.left - 8, y: Y(t) + 4, "text-anchor": "end" }, String(t));
+  }
+  for (const t of data.x.ticks) {
+    el(grid, "line", { x1: X(t), x2: X(t), y1: MARGIN.top, y2: MARGIN.top + plotH });
+    el(axes, "text", { x: X(t), y: MARGIN.top + plotH + 17, "text-anchor": "middle" }, String(t));
+  }
+  el(axes, "text", { class: "title", x: MARGIN.left + plotW / 2, y: MARGIN.top + plotH + 40,
+    "text-anchor": "middle" }, data.x.title);
+  el(axes, "text", { class: "title", "text-anchor": "middle",
+    transform: `translate(14 ${MARGIN.top + plotH / 2}) rotate(-90)` }, data.y.title);
+
+  const lines = el(svg, "g", { class: "lines" });
+  const hits = [];
+  for (const series of data.series) {
+    const [colour, dash, points] = series;
+    const stroke = data.colours[colour][1];
+    const d = points.map((p, i) => `${i ? "L" : "M"}${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`);
+    el(lines, "path", { d: d.join(""), stroke, "stroke-dasharray": data.dashes[dash][1].join(" "),
+      fill: "none", "stroke-width": 2 });
+    for (const p of points) {
+      el(lines, "circle", { cx: X(p[0]), cy: Y(p[1]), r: 2.6, fill: stroke });
+      hits.push([X(p[0]), Y(p[1]), tipText(data, series, p)]);
+    }
+  }
+  const marks = el(svg, "g", { class: "marks" });
+  for (const [x, y, label, align, dx, dy] of data.marks) {
+    const [cx, cy] = [X(x), Y(y)];
+    el(marks, "path", { d: `M${cx},${cy - 7}L${cx + 7},${cy}L${cx},${cy + 7}L${cx - 7},${cy}Z` });
+    el(marks, "text", { x: cx + dx, y: cy + dy + 4,
+      "text-anchor": align === "right" ? "end" : "start" }, label);
+    hits.push([cx, cy, label]);
+  }
+  // one transparent target per point, larger than the dot, for the tooltip
+  const targets = el(svg, "g", { class: "targets" });
+  for (const [cx, cy, tip] of hits) {
+    el(targets, "circle", { cx, cy, r: 7, "aria-label": tip }).dataset.tip = tip;
+  }
+  return svg;
+}
+
+function legend(data) {
+  const div = document.createElement("div");
+  div.className = "legend";
+  const group = (title, entries, swatch) => {
+    if (!entries.length) return;
+    const g = div.appendChild(document.createElement("div"));
+    g.appendChild(document.createElement("div")).textContent = title;
+    for (const [name, value] of entries) {
+      const row = g.appendChild(document.createElement("div"));
+      row.appendChild(swatch(value));
+      row.appendChild(document.createElement("span")).textContent = name;
+    }
+  };
+  group(data.colourTitle, data.colours, (colour) => {
+    const dot = document.createElement("span");
+    dot.className = "dot";
+    dot.style.background = colour;
+    return dot;
+  });
+  if (data.dashes.length) {
+    group(data.dashTitle, data.dashes, (dash) => {
+      const svg = document.createElementNS(SVG, "svg");
+      svg.setAttribute("width", 30);
+      svg.setAttribute("height", 10);
+      svg.setAttribute("aria-hidden", "true");
+      el(svg, "line", { x1: 1, x2: 29, y1: 5, y2: 5, "stroke-dasharray": dash.join(" ") });
+      return svg;
+    });
+  }
+  return div;
+}
+
+export default function ({ data, parentElement }) {
+  let box = parentElement.querySelector("div.linechart");
+  if (!box) {
+    box = parentElement.appendChild(document.createElement("div"));
+    box.className = "linechart";
+    const tip = document.createElement("div");
+    tip.className = "tip";
+    box.tipBox = tip;
+    box.addEventListener("mouseover", (event) => {
+      const text = event.target.dataset && event.target.dataset.tip;
+      if (!text) return;
+      tip.textContent = text;
+      tip.style.display = "block";
+      const r = box.getBoundingClientRect();
+      const x = event.clientX - r.left + 14;
+      tip.style.left = `${Math.min(x, box.clientWidth - tip.offsetWidth - 4)}px`;
+      tip.style.top = `${event.clientY - r.top + 14}px`;
+    });
+    box.addEventListener("mouseout", (event) => {
+      if (event.target.dataset && event.target.dataset.tip) tip.style.display = "none";
+    });
+    new ResizeObserver(() => {
+      if (box.data && box.clientWidth !== box.drawnWidth) render(box);
+    }).observe(box);
+  }
+  box.data = data;
+  render(box);
+}
+
+function render(box) {
+  box.drawnWidth = box.clientWidth;
+  box.tipBox.style.display = "none";
+  box.replaceChildren(draw(box, box.data), legend(box.data), box.tipBox);
+}
