@@ -2,7 +2,7 @@
 
 As Vega charts, Growth's two charts were about 0.7 s of its first load in a browser (measured
 against the same page without them): the chart library's code, then each chart's compilation.
-Here a chart is drawn from its points by about 200 lines of script: integer x ticks, a y axis in
+Here a chart is drawn from its points by about 160 lines of script: integer x ticks, a y axis in
 percent from zero, one colour per run and one dash per curve, both named in a legend under the
 chart, a tooltip on every point, the paper's points as labelled diamonds. Every name is set as
 text, never read as HTML. The SVG and PNG downloads are still drawn by Vega-Lite on the server.
