@@ -412,6 +412,26 @@ def test_growth_prefetches_the_k_sliders_slices_as_the_page_would_compute_them(
     assert set(by_tasks["k"]) == {n - 1}
 
 
+def test_a_chosen_cell_lists_every_profiles_messages_or_says_it_has_none(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
+    (cells,) = heat_grids(at)
+    # more leaks than one profile has samples: at least two profiles leaked in this cell
+    pooled = cells[cells["leaks"] > cells["samples"] / cells["profiles"]].iloc[0]
+    at.session_state["leak_pick"] = (pooled["key"], pooled["context"])  # what a click does
+    at.run()
+    no_exception(at)
+    said = [m.value for m in at.markdown if m.value.startswith("**")]
+    shown = [m for m in said if " revealed it." in m]
+    assert len(shown) >= 2  # more than one profile's messages, not only the first
+    assert any("profiles leaked it in this task" in c.value for c in at.caption)
+    quiet = cells[cells["leaks"] == 0].iloc[0]
+    at.session_state["leak_pick"] = (quiet["key"], quiet["context"])
+    at.run()
+    no_exception(at)
+    assert any("the chosen cell has no leaked message" in i.value for i in at.info)
+    assert not [m for m in at.markdown if " revealed it." in m.value]
+
+
 def test_leaks_draws_the_domain_and_profile_tables_only_when_opened(demo_db, monkeypatch):
     at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
     no_exception(at)

@@ -140,7 +140,10 @@ export default function ({ data, parentElement }) {
       const r = box.getBoundingClientRect();
       const x = event.clientX - r.left + 14;
       tip.style.left = `${Math.min(x, box.clientWidth - tip.offsetWidth - 4)}px`;
-      tip.style.top = `${event.clientY - r.top + 14}px`;
+      // below the pointer, or above it where the window ends first
+      const below = event.clientY + 14 + tip.offsetHeight <= window.innerHeight;
+      const y = below ? event.clientY + 14 : event.clientY - 14 - tip.offsetHeight;
+      tip.style.top = `${y - r.top}px`;
     });
     box.addEventListener("mouseout", (event) => {
       if (event.target.dataset && event.target.dataset.tip) tip.style.display = "none";

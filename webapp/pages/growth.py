@@ -144,7 +144,9 @@ def standard_error(slices: dict) -> None:
     if se:
         st.caption(
             f"Monte Carlo standard error of these points: at most {100 * max(se):.3f}"
-            " percentage points (the tooltip gives each point's)."
+            " percentage points (the tooltip gives each point's). It is the error of averaging"
+            " over random task orders only (0 where every order gives the same value), not the"
+            " uncertainty from having few profiles."
         )
 
 
@@ -278,7 +280,7 @@ def paper_note(v: View, axis: str, at: int, shown: pd.DataFrame) -> None:
     """Say where the paper's points are when none is on this chart."""
     if not v.show_paper or not shown.empty:
         return
-    where = ", ".join(f"T = {t}, k = {k}" for t, k, _ in FIGURE2)
+    where = "; ".join(f"(T = {t}, k = {k})" for t, k, _ in FIGURE2)
     st.caption(
         f"The paper's Figure 2 points are at {where}; none is on this chart"
         f" (these runs have {v.max_t} tasks and n = {v.max_n})."
@@ -372,7 +374,7 @@ def draw(
         colour_title="run",
         dash_title="line",
         extra="se",
-        extra_tip="± standard error (points)",
+        extra_tip="± Monte Carlo error over task orders (points)",
         fixed=("samples k", at) if axis == "T" else ("tasks T", at),
     )
     shown = linechart.chart_data(
@@ -411,7 +413,7 @@ def by_tasks(v: View) -> None:
         v,
         "T",
         k,
-        x_title=f"tasks T (k = {k} samples per task)",
+        x_title=f"tasks T (k = {k} sample{'s' if k > 1 else ''} per task)",
         not_drawn=f"Not drawn at k = {k} (fewer samples per task): ",
         empty=f"No run has k = {k} samples per task.",
         note=f"One usable task only in {single}: a single point at T = 1, no curve over tasks."
@@ -421,7 +423,8 @@ def by_tasks(v: View) -> None:
         name=f"growth_tasks_k{k}",
         key="growth_a",
     )
-    if paper is not None and v.show_paper and v.order == "random" and not paper.empty:
+    shown = set() if paper is None or paper.empty else set(zip(paper["T"], paper["k"]))
+    if v.show_paper and v.order == "random" and (40, 1) in shown:
         st.caption(
             "The paper's 9.6% at T = 40, k = 1 is far above T·V(1) = 4% for random task sets:"
             " its curve is likely one fixed order (switch Task order to fixed or worst)."
@@ -436,7 +439,7 @@ def by_samples(v: View) -> None:
         v,
         "k",
         t,
-        x_title=f"samples per task k (T = {t} tasks)",
+        x_title=f"samples per task k (T = {t} task{'s' if t > 1 else ''})",
         not_drawn=f"Not drawn at T = {t} (fewer usable tasks): ",
         empty=f"No run has T = {t} tasks.",
         note="One sample per task (n = 1): a single point per run at k = 1, no curve over"

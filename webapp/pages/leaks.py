@@ -347,6 +347,9 @@ def attribute_tables(tables: tuple, filters: tuple) -> None:
     )
 
 
+CELL_PROFILES = 5  # a chosen cell lists the messages of at most this many profiles
+
+
 @st.fragment
 def messages(leaky: pd.DataFrame) -> None:
     """The messages behind the heatmap cell last chosen (or the pair picked here)."""
@@ -356,8 +359,24 @@ def messages(leaky: pd.DataFrame) -> None:
     if chosen is not None:
         key, context = chosen
         match = leaky[(leaky["key"] == key) & (leaky["context"] == context)]
-        if not match.empty:
-            target = match.iloc[0]
+        if match.empty:
+            st.info(
+                f"No sample revealed {render.escape_md(key)} to {render.escape_md(context)}:"
+                " the chosen cell has no leaked message. Choose another cell, or a pair below."
+            )
+        else:
+            if len(match) > 1:  # a cell pools profiles: each one's messages, most leaks first
+                st.caption(
+                    f"{len(match)} profiles leaked it in this task"
+                    + (
+                        f"; the {CELL_PROFILES} with most leaks are shown."
+                        if len(match) > CELL_PROFILES
+                        else "."
+                    )
+                )
+            for n, (_, row) in enumerate(match.head(CELL_PROFILES).iterrows()):
+                show_pair(row, legend=n == 0)
+            return
     if target is None and not leaky.empty:
         options = leaky.head(300)
         label = options["pair"].tolist()
@@ -382,7 +401,9 @@ def messages(leaky: pd.DataFrame) -> None:
     show_pair(target)
 
 
-def show_pair(target) -> None:
+def show_pair(target, legend: bool = True) -> None:
+    """One profile's messages for a pair, the judge's evidence highlighted (``legend``: say
+    what the colours mean, once per list)."""
     ctx_pos = int(target["ctx"])
     attr_pos = int(target["attr"])
     profile_ids, ctx_local, attr_ids = cube.store_ids()
@@ -403,7 +424,8 @@ def show_pair(target) -> None:
         f"({render.escape_md(str(target['task']))}): label {target['label']}, "
         f"{target['leaks']} of {target['samples']} samples revealed it."
     )
-    st.caption(render.EVIDENCE_LEGEND + " Each message's raw text is on Audit.")
+    if legend:
+        st.caption(render.EVIDENCE_LEGEND + " Each message's raw text is on Audit.")
     kind = EVIDENCE_KINDS.get(str(target["label"]), AMBIGUOUS)
     for row in rows:
         with st.container(border=True):
