@@ -78,7 +78,6 @@ OBSERVER = """
   Element.prototype.attachShadow = function (...args) {
     const root = attach.apply(this, args);
     observer.observe(root, options);
-    window.__bench.shadows = (window.__bench.shadows || 0) + 1;
     return root;
   };
   const watch = () => observer.observe(document.documentElement, options);

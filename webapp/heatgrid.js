@@ -42,6 +42,11 @@ export default function ({ data, parentElement, setTriggerValue }) {
       `leaks: ${leaks} of ${samples} samples (${share}%)\nprofiles: ${profiles}`;
     if (picked && picked[0] === rows[i][1] && picked[1] === cols[j][1]) td.className = "picked";
   }
+  const live = [...table.querySelectorAll("td[data-i]")];
+  const focusOn = (td) => {
+    for (const other of live) other.tabIndex = other === td ? 0 : -1;
+    td.focus();
+  };
   const choose = (td) =>
     setTriggerValue("cell", [rows[+td.dataset.i][1], cols[+td.dataset.j][1]]);
   table.onclick = (event) => {
@@ -63,11 +68,6 @@ export default function ({ data, parentElement, setTriggerValue }) {
     let [i, j] = [+td.dataset.i + step[0], +td.dataset.j + step[1]];
     while (grid[i] && grid[i][j] && !grid[i][j].dataset.i) [i, j] = [i + step[0], j + step[1]];
     if (grid[i] && grid[i][j]) focusOn(grid[i][j]);
-  };
-  const live = [...table.querySelectorAll("td[data-i]")];
-  const focusOn = (td) => {
-    for (const other of live) other.tabIndex = other === td ? 0 : -1;
-    td.focus();
   };
   for (const td of live) td.tabIndex = -1;
   const first = table.querySelector("td.picked") || live[0];

@@ -257,7 +257,8 @@ def curve_rows(v: View, r: int, g, axis: str, at: int) -> list[dict]:
 
 
 def paper_points(v: View, axis: str, at: int, curves: pd.DataFrame, x_max: int) -> pd.DataFrame:
-    """The paper's points on this chart, each with where its label goes (:func:`render.label_place`)."""
+    """The paper's points on this chart, each with where its label goes
+    (:func:`render.label_place`)."""
     if not v.show_paper:
         return pd.DataFrame()
     pts = []

@@ -354,7 +354,6 @@ CELL_PROFILES = 5  # a chosen cell lists the messages of at most this many profi
 def messages(leaky: pd.DataFrame) -> None:
     """The messages behind the heatmap cell last chosen (or the pair picked here)."""
     st.subheader("Messages behind a leak")
-    target = None
     chosen = st.session_state.get("leak_pick")  # (attribute key, task context) or None
     if chosen is not None:
         key, context = chosen
@@ -377,28 +376,26 @@ def messages(leaky: pd.DataFrame) -> None:
             for n, (_, row) in enumerate(match.head(CELL_PROFILES).iterrows()):
                 show_pair(row, legend=n == 0)
             return
-    if target is None and not leaky.empty:
-        options = leaky.head(300)
-        label = options["pair"].tolist()
-        i = st.selectbox(
-            "Pair",
-            range(len(options)),
-            index=None,
-            format_func=label.__getitem__,
-            placeholder="Choose a leaked pair",
-            help="profile · attribute → recipient (leaks/samples), most leaks first",
-        )
-        if i is None:  # messages only when asked: a new filter redraws no message
-            st.caption(
-                f"{len(leaky):,} leaked pairs here. Choose one, or click a cell of the heatmap,"
-                " to read the messages behind it."
-            )
-            return
-        target = options.iloc[i]
-    if target is None:
+    if leaky.empty:
         st.info("No leak in this selection.")
         return
-    show_pair(target)
+    options = leaky.head(300)
+    label = options["pair"].tolist()
+    i = st.selectbox(
+        "Pair",
+        range(len(options)),
+        index=None,
+        format_func=label.__getitem__,
+        placeholder="Choose a leaked pair",
+        help="profile · attribute → recipient (leaks/samples), most leaks first",
+    )
+    if i is None:  # messages only when asked: a new filter redraws no message
+        st.caption(
+            f"{len(leaky):,} leaked pairs here. Choose one, or click a cell of the heatmap,"
+            " to read the messages behind it."
+        )
+        return
+    show_pair(options.iloc[i])
 
 
 def show_pair(target, legend: bool = True) -> None:
