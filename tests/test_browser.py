@@ -128,8 +128,12 @@ def test_growth_draws_several_runs(server, browser):
     plot = first.locator("svg[role=img]")
     wide = float(plot.get_attribute("width") or 0)
     page.set_viewport_size({"width": 700, "height": 1000})
-    fits = "el => +el.getAttribute('width') <= el.parentElement.clientWidth"
-    page.wait_for_function(fits, arg=plot.element_handle(), timeout=10000)
+    # (the chart's box stays; its SVG is replaced by each redraw)
+    fits = (
+        "box => { const svg = box.querySelector('svg[role=img]');"
+        " return !!svg && +svg.getAttribute('width') <= box.clientWidth; }"
+    )
+    page.wait_for_function(fits, arg=first.element_handle(), timeout=10000)
     assert float(plot.get_attribute("width") or 0) < wide
     page.close()
 
