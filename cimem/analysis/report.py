@@ -1,4 +1,5 @@
-"""Tables for papers: the Table-1-style rows as CSV and LaTeX (booktabs), and the Pareto front."""
+"""Tables for papers: the Table-1-style rows as CSV and LaTeX (booktabs), and the Pareto front;
+text cells a spreadsheet shows as text and never runs as a formula."""
 
 from __future__ import annotations
 
@@ -18,6 +19,43 @@ _LATEX_SPECIAL = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
 }
+
+
+# A cell that starts with one of these is read as a formula by spreadsheets ("=HYPERLINK(...)"
+# in a run's name or a reviewer's note would run when the CSV is opened).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(value: str) -> str:
+    """``value`` with a leading apostrophe when it starts as a formula would: the spreadsheets'
+    own mark for "this is text" (they hide it, and drop it when saving a CSV again). Names and
+    notes come from data files and from people: a CSV made from them must not run anything.
+
+    >>> spreadsheet_text("=1+2"), spreadsheet_text("@SUM(A1)"), spreadsheet_text("income")
+    ("'=1+2", "'@SUM(A1)", 'income')
+    """
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
+
+
+def from_spreadsheet(value: str) -> str:
+    """A text cell read back: the apostrophe :func:`spreadsheet_text` added, where a spreadsheet
+    kept it, taken off again.
+
+    >>> from_spreadsheet("'=1+2"), from_spreadsheet("=1+2"), from_spreadsheet("'tis")
+    ('=1+2', '=1+2', "'tis")
+    """
+    return value[1:] if value.startswith("'") and value[1:].startswith(FORMULA_STARTS) else value
+
+
+def frame_to_csv(frame: pd.DataFrame) -> str:
+    """The frame as CSV, every text cell made safe to open in a spreadsheet
+    (:func:`spreadsheet_text`); numbers as they are, a missing value empty."""
+    safe = frame.copy()
+    for col in safe.columns:
+        if not pd.api.types.is_numeric_dtype(safe[col]):
+            safe[col] = safe[col].map(lambda v: spreadsheet_text(v) if isinstance(v, str) else v)
+    safe.columns = [spreadsheet_text(str(c)) for c in safe.columns]
+    return safe.to_csv(index=False)
 
 
 def latex_escape(text: str) -> str:

@@ -5,6 +5,8 @@ Columns (export): message_id, profile, recipient, task, trial, attr_id, attribut
 judge_says, stratum, revealed, reviewer, note, created_at, current. Import reads message_id,
 attr_id (or attribute), revealed, reviewer and note, and ignores the rest; a row whose ``revealed``
 is empty is left unset. ``revealed`` takes yes/no, true/false, 1/0, revealed/not revealed.
+Text cells that would start as a formula are written with a leading apostrophe (names and notes
+come from data and people), and read back without it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from cimem.analysis.report import from_spreadsheet, spreadsheet_text
 from cimem.analysis.review import SampleRow
 from cimem.errors import CimemError
 from cimem.store import HumanVerdict, HumanVerdictRow, Store
@@ -82,10 +85,13 @@ def verdict_records(rows: Iterable[HumanVerdictRow]) -> list[dict[str, object]]:
 
 
 def to_csv(records: list[dict[str, object]]) -> str:
+    """The records as CSV, text cells safe to open in a spreadsheet (no formula runs)."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(records)
+    writer.writerows(
+        {k: spreadsheet_text(v) if isinstance(v, str) else v for k, v in r.items()} for r in records
+    )
     return buf.getvalue()
 
 
@@ -144,7 +150,7 @@ def read_verdicts(
                 raise bad("message_id", f"the id of a generated message of run {run_id}")
             profile = profile_of[int(text_id)]
             attr_text = (row.get("attr_id") or "").strip()
-            key = (row.get("attribute") or "").strip()
+            key = from_spreadsheet((row.get("attribute") or "").strip())
             if attr_text:
                 if not attr_text.isdigit() or int(attr_text) not in ids.get(profile, set()):
                     raise bad("attr_id", "the id of an attribute of the message's profile")
@@ -160,8 +166,8 @@ def read_verdicts(
                     int(text_id),
                     attr_id,
                     value in YES,
-                    (row.get("reviewer") or "").strip() or reviewer,
-                    (row.get("note") or "").strip() or None,
+                    from_spreadsheet((row.get("reviewer") or "").strip()) or reviewer,
+                    from_spreadsheet((row.get("note") or "").strip()) or None,
                 )
             )
     except csv.Error as exc:

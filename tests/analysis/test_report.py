@@ -4,7 +4,7 @@ import math
 
 import pandas as pd
 
-from cimem.analysis.report import latex_escape, pareto_front, to_latex
+from cimem.analysis.report import frame_to_csv, latex_escape, pareto_front, to_latex
 
 
 def test_latex_escape_every_special_character():
@@ -71,3 +71,22 @@ def test_to_latex_writes_missing_numbers_as_asked_and_keeps_them_right_aligned()
     assert r"a & 0.50 & 3.00 & x \\" in out
     assert r"b & - & - & - \\" in out
     assert r"b & -- & -- & -- \\" in to_latex(df, caption="c")
+
+
+def test_frame_to_csv_writes_formula_like_text_as_text():
+    """Run and model names come from data files: one named as a formula must not run when the
+    table is opened in a spreadsheet; numbers (negative too) stay numbers."""
+    df = pd.DataFrame(
+        {
+            "run": ['=HYPERLINK("http://x.example","go")', "plain", None],
+            "model": ["@cmd", "+1", "gpt-x"],
+            "change": [-1.5, 2.0, math.nan],
+            "=sum": [1, 2, 3],
+        }
+    )
+    lines = frame_to_csv(df).splitlines()
+    assert lines[0] == "run,model,change,'=sum"
+    assert lines[1] == '"\'=HYPERLINK(""http://x.example"",""go"")",\'@cmd,-1.5,1'
+    assert lines[2] == "plain,'+1,2.0,2"
+    assert lines[3] == ",gpt-x,,3"  # a missing name is empty
+    assert df.loc[1, "model"] == "+1"  # the frame itself is not changed

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions, Mode
-from cimem.analysis.report import pareto_front, to_latex
+from cimem.analysis.report import frame_to_csv, pareto_front, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import render, review, state
 
@@ -104,7 +104,7 @@ def latex_table() -> str:
 c1, c2 = st.columns(2)
 c1.download_button(
     "Table as CSV",
-    lambda: show.to_csv(index=False),
+    lambda: frame_to_csv(show),
     file_name="cimem_table.csv",
     mime="text/csv",
     on_click="ignore",
