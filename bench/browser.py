@@ -4,11 +4,13 @@ on a local port, Debian's chromium driven by Playwright. For every page: the fir
 server once it is ready (its console said "cimem: ready": its own first visit filled the page
 caches; the time it took is printed too), in a new browser with nothing cached, then as a new
 visitor whose browser has Streamlit's files cached, a revisit (from another page, through the
-sidebar) and its widget changes, each from the click until the page has settled (the script
-finished, no stale element left, no DOM change for 0.5 s), median of 3 with the range; each step
-also says when the server's script finished (the rest is the browser drawing). Baseline, measured
-in the same run: a bare Streamlit page (a title, a radio and a line), its two first loads and a
-change of its radio; first loads are also given as multiples of the bare page's. Then each widget
+sidebar) and its widget changes, each from the click (or key) as the page receives it until the
+page has settled (the script finished, no stale element left, no DOM change for 0.5 s), median of
+3 with the range; each step also says when the server's script finished (the rest is the browser
+drawing). Baselines, measured in the same run: a bare Streamlit page (a title, a radio and a
+line), its two first loads and a change of its radio; the same with one chart; the same with a
+list of 60 names, and an option picked in it (what Streamlit's own widgets cost with nothing else
+on the page); first loads are also given as multiples of the bare page's. Then each widget
 change's CPU from the click until the page settled (the server's process and every chromium
 process, from /proc on Linux): waiting times on a shared machine moved by a fifth between runs of
 the same code, CPU time far less.
@@ -45,7 +47,12 @@ ARGS.append("--no-first-run")
 OBSERVER = """
 () => {
   if (window.__bench) return;
-  window.__bench = {last: performance.now(), states: [], frames: []};
+  window.__bench = {last: performance.now(), states: [], frames: [], inputs: []};
+  // when the person's click or key reaches the page: a step is timed from there (Playwright's
+  // click first waits for its target to hold still, two frames or more, which no person waits)
+  for (const kind of ['pointerdown', 'keydown']) {
+    addEventListener(kind, () => window.__bench.inputs.push(performance.now()), true);
+  }
   // every message from the server, in page time: a script run so short that the page never
   // shows it as running is still seen by its messages
   const Socket = window.WebSocket;
@@ -115,13 +122,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-# The baseline: a bare Streamlit page (a title and a line) served by the same Streamlit, measured
-# in the same run, so a figure can be read as a multiple of what any Streamlit page costs here.
+# The baseline: a bare Streamlit page (a title, a radio and a line) served by the same Streamlit,
+# measured in the same run, so a figure can be read as a multiple of what any Streamlit page costs
+# here.
 BARE_PAGE = """import streamlit as st
 st.title("Bare page")
 choice = st.radio("Bare choice", ["first", "second"], horizontal=True)
 st.write(f"one line of text: {choice}")
 """
+# The same with a list of 60 names to choose from (a multiselect, as the Leaks filters): what
+# picking an option costs with nothing else on the page, and what the list adds to a first load.
+BARE_LIST_PAGE = (
+    BARE_PAGE
+    + """names = st.multiselect("Bare list", [f"profile {i:02d}" for i in range(60)])
+st.write(f"{len(names)} chosen")
+"""
+)
 # The same with one three-point line chart (Vega-Lite, the library every chart of the app uses):
 # the browser's cost of the first chart on a page, which no page with a chart can avoid.
 BARE_CHART_PAGE = (
@@ -219,9 +235,20 @@ cpu_server: list[int | None] = [None]
 last_cpu: list[tuple[float, float] | None] = [None]
 
 
+FIRST_INPUT = """
+(t0) => {
+  const after = window.__bench.inputs.filter((t) => t >= t0);
+  return after.length ? after[0] : null;
+}
+"""
+# Milliseconds from each timed action's call to its click or key reaching the page.
+input_delays: list[float] = []
+
+
 def timed(page, action: Callable[[], None]) -> float:
-    """Milliseconds from ``action`` to the settled page. A click that started no script run
-    within 3 s (it landed before the page listened) is made once more, timed from then."""
+    """Milliseconds from the click or key press ``action`` makes, as the page receives it, to
+    the settled page (from the call, when the page saw no input). A click that started no script
+    run within 3 s (it landed before the page listened) is made once more, timed from then."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     before = cpu_ms(cpu_server[0])
@@ -235,6 +262,10 @@ def timed(page, action: Callable[[], None]) -> float:
         action()
         page.wait_for_function(STARTED, arg=t0, timeout=10_000, polling=20)
     ms = settle(page, t0)
+    first_input = page.evaluate(FIRST_INPUT, t0)
+    if first_input is not None:
+        input_delays.append(first_input - t0)
+        ms -= first_input - t0
     after = cpu_ms(cpu_server[0])
     last_cpu[0] = None
     if before is not None and after is not None:
@@ -486,8 +517,9 @@ def bare_first_loads(reps: int, source: str) -> dict[str, list[float]]:
 
     from playwright.sync_api import sync_playwright
 
-    out: dict[str, list[float]] = {"first": [], "cached": [], "change": []}
+    out: dict[str, list[float]] = {"first": [], "cached": [], "change": [], "pick": []}
     what = "bare Streamlit page" + (" with a chart" if "chart" in source else "")
+    what += " with a list" if "multiselect" in source else ""
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         script = Path(tmp) / "bare.py"
         script.write_text(source)
@@ -505,11 +537,19 @@ def bare_first_loads(reps: int, source: str) -> dict[str, list[float]]:
                     return settle(page, 0)
 
                 page = first_loads(ctx, page, out, what, first_load)
-                if source == BARE_PAGE:  # the one widget-change baseline
+                if source == BARE_PAGE:  # the widget-change baselines
                     record(
                         out["change"],
                         f"{what} radio",
                         lambda page=page: radio(main_area, "second")(page, 0),
+                    )
+                if source == BARE_LIST_PAGE:
+                    record(
+                        out["pick"],
+                        f"{what} list pick",
+                        lambda page=page: choose("stMultiSelect", "Bare list", lambda r: 0)(
+                            page, 0
+                        ),
                     )
                 ctx.close()
             finally:
@@ -580,20 +620,32 @@ def main() -> None:
     load = os.getloadavg()[0]
     bare_runs = bare_first_loads(args.reps, BARE_PAGE)
     chart_runs = bare_first_loads(args.reps, BARE_CHART_PAGE)
+    list_runs = bare_first_loads(args.reps, BARE_LIST_PAGE)
     bare = bare_runs["first"]
     results = measure(args.db, pages, args.reps)
     print(
-        f"\ndatabase {args.db}; median of {args.reps} (range); click to page settled;"
+        f"\ndatabase {args.db}; median of {args.reps} (range); click (or key) to page settled;"
         f" load average {load:.1f} before, {os.getloadavg()[0]:.1f} after on {os.cpu_count()} CPUs\n"
     )
     base = statistics.median(bare) if bare else float("nan")
-    for name, runs in (("a bare Streamlit page", bare_runs), ("with one chart", chart_runs)):
+    for name, runs in (
+        ("a bare Streamlit page", bare_runs),
+        ("with one chart", chart_runs),
+        ("with a list of 60 names", list_runs),
+    ):
         change = f"; a change of its radio {fmt(runs['change'])}" if runs["change"] else ""
+        change += f"; an option picked in its list {fmt(runs['pick'])}" if runs["pick"] else ""
         print(
             f"baseline, {name}: first load {fmt(runs['first'])}, browser cache warm"
             f" {fmt(runs['cached'])}{change}"
         )
     print("x = first load / the bare page's first load")
+    if input_delays:
+        print(
+            "widget changes and revisits are timed from the click or key press as the page"
+            " received it: Playwright's click reached the page"
+            f" {statistics.median(input_delays):.0f} ms (median) after it was called"
+        )
     answered = [a for a, _ in startup]
     ready = [r for _, r in startup]
     print(
