@@ -209,6 +209,7 @@ def test_growth_draws_every_selected_run_named(demo_db, monkeypatch):
     for _, line in observed.groupby("run"):
         v = line.sort_values("k")["violation"].tolist()
         assert v == sorted(v) and len(v) == 5
+    assert not [c for c in at.caption if "the dashed line lies under" in c.value]  # n = 5
     # the k slider redraws chart (a) at that k
     at.slider(key="growth_k").set_value(1).run()
     no_exception(at)
@@ -252,6 +253,11 @@ def test_growth_with_one_sample_per_task(tmp_path, monkeypatch):
     assert any("n = 1" in i.value for i in at.info)
     by_tasks, by_samples = line_charts(at)
     assert set(by_tasks["k"]) == {1} and set(by_samples["k"].dropna()) == {1}
+    # with n = 1 the two lines coincide: the page says why the dashed one cannot be seen
+    curves = by_tasks.pivot_table(index="T", columns="curve", values="violation")
+    assert (curves["observed"] - curves[[c for c in curves if c != "observed"][0]]).abs().max() == 0
+    hidden = [c.value for c in at.caption if "the dashed line lies under the solid one" in c.value]
+    assert hidden and "(with n = 1 each p is 0 or 1)" in hidden[0]
 
 
 def test_growth_with_one_task(tmp_path, monkeypatch):

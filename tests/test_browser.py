@@ -3,6 +3,7 @@ chromium. Every page shows its heading and no exception box; an XSS payload in a
 text and never runs; the auditor's loop (queue, a saved verdict, the corrected numbers, side by
 side) works on the demo database and on the shared PersistBench file."""
 
+import csv
 import re
 
 import pytest
@@ -113,9 +114,20 @@ def test_growth_draws_several_runs(server, browser):
     # its SVG download draws the same curves (Vega-Lite on the server)
     with page.expect_download(timeout=60000) as download:
         page.get_by_role("button", name="SVG").first.click()
-    assert download.value.suggested_filename.startswith("growth_tasks_k")
+    svg_name = download.value.suggested_filename
+    assert svg_name.startswith("growth_tasks_k")
     svg = open(download.value.path(), encoding="utf-8").read()
     assert "<svg" in svg and all(name in svg for name in runs)
+    # its CSV download holds the numbers drawn, each row saying how they were computed
+    with page.expect_download(timeout=60000) as download:
+        page.get_by_role("button", name="CSV").first.click()
+    assert download.value.suggested_filename == svg_name.replace(".svg", ".csv")
+    table = list(csv.DictReader(open(download.value.path(), encoding="utf-8")))
+    assert len({r["run"] for r in table}) == 3 and {r["line"] for r in table} >= {"observed"}
+    assert all(any(r["run"].startswith(name) for name in runs) for r in table)
+    assert all(r["task order"] == "random" and r["judge"] and r["mode"] for r in table)
+    assert {int(r["samples k"]) for r in table} == {5}  # chart (a) is drawn at k = n
+    assert all(0 <= float(r["violation %"]) <= 100 for r in table)
     # move the k slider of chart (a): the fragment reruns and redraws, no exception
     box = page.locator('[data-testid="stSlider"]').filter(has_text="Samples per task k").first
     box.locator('input[type="range"]').first.focus()
@@ -140,7 +152,7 @@ def test_growth_draws_several_runs(server, browser):
 
 def test_leaks_heatmap_labels_every_row_and_a_click_lists_the_cells_messages(server, browser):
     base, _ = server
-    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page = browser.new_page(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
     page.goto(f"{base}/leaks?runs=1")
     grid = page.locator("div.heatgrid")
     grid.locator("td[data-i]").first.wait_for(timeout=120000)
@@ -161,6 +173,16 @@ def test_leaks_heatmap_labels_every_row_and_a_click_lists_the_cells_messages(ser
     grid.locator("td.picked").wait_for(state="detached", timeout=60000)
     page.get_by_text("leaked pairs here. Choose one").first.wait_for(timeout=60000)
     assert page.locator('[data-testid="stException"]').count() == 0
+    # the CSV download holds one row per cell drawn, with the counts of its tooltip
+    with page.expect_download(timeout=60000) as download:
+        page.get_by_role("button", name="CSV").first.click()
+    assert download.value.suggested_filename == "leak_heatmap.csv"
+    table = list(csv.DictReader(open(download.value.path(), encoding="utf-8")))
+    assert len(table) == grid.locator("td[data-i]").count()
+    row = next(r for r in table if r["attribute"] == attribute)
+    assert {r["filters"] for r in table} == {"none"} and row["judge"] and row["run"]
+    counts = tip.split("\n")[3].removeprefix("leaks: ")  # "L of S samples (P%)"
+    assert counts.startswith(f"{row['leaks']} of {row['samples']} samples")
     # a narrow window scrolls the table rather than squeeze its columns, names kept in sight
     page.set_viewport_size({"width": 480, "height": 1000})
     page.wait_for_timeout(500)

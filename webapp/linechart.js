@@ -71,8 +71,10 @@ function draw(box, data) {
     const d = points.map((p, i) => `${i ? "L" : "M"}${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`);
     el(lines, "path", { d: d.join(""), stroke, "stroke-dasharray": data.dashes[dash][1].join(" "),
       fill: "none", "stroke-width": 2 });
+    // a series of one point has no line to show it: a larger dot
+    const r = points.length === 1 ? 5 : 2.6;
     for (const p of points) {
-      el(lines, "circle", { cx: X(p[0]), cy: Y(p[1]), r: 2.6, fill: stroke });
+      el(lines, "circle", { cx: X(p[0]), cy: Y(p[1]), r, fill: stroke });
       hits.push([X(p[0]), Y(p[1]), tipText(data, series, p)]);
     }
   }

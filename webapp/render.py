@@ -27,6 +27,7 @@ import pandas as pd
 import streamlit as st
 
 from cimem.analysis.audit import AMBIGUOUS, NEEDED_INCLUDED, PRIVATE_LEAKED, Evidence
+from cimem.analysis.report import frame_to_csv
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=^&\"'])")
 # Streamlit's markdown turns URLs, www. names and e-mail addresses in plain text into links after
@@ -218,10 +219,17 @@ def chart(c: alt.Chart, name: str, key: str) -> None:
     downloads(c.to_dict, name, key)
 
 
-def downloads(spec: Callable[[], dict], name: str, key: str) -> None:
+def downloads(
+    spec: Callable[[], dict],
+    name: str,
+    key: str,
+    table: Callable[[], pd.DataFrame] | None = None,
+) -> None:
     """SVG and PNG buttons for a chart; ``spec`` gives its Vega-Lite dict, called only when a
-    download is clicked (building and checking it costs a rerun real time on every chart). One
-    row, not columns: a browser redraws every element of a page on each rerun, blocks too."""
+    download is clicked (building and checking it costs a rerun real time on every chart). With
+    ``table``: a CSV button too, for the numbers the chart draws (exact, and readable without a
+    mouse), made safe to open in a spreadsheet. One row, not columns: a browser redraws every
+    element of a page on each rerun, blocks too."""
     row = st.container(horizontal=True)
 
     def svg() -> bytes:
@@ -245,6 +253,16 @@ def downloads(spec: Callable[[], dict], name: str, key: str) -> None:
     row.download_button(
         "PNG", png, file_name=f"{name}.png", mime="image/png", key=f"{key}-png", on_click="ignore"
     )
+    if table is not None:
+        row.download_button(
+            "CSV",
+            lambda: frame_to_csv(table()),
+            file_name=f"{name}.csv",
+            mime="text/csv",
+            key=f"{key}-csv",
+            on_click="ignore",
+            help="The numbers this chart draws",
+        )
 
 
 # Chart layouts made once, by the function that makes them and its arguments. Building an Altair

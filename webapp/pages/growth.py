@@ -2,6 +2,7 @@
 run, observed against 1-(1-p)^k; the paper's Figure 2 points; the memory-composition curve; one
 attribute's leak frequency per task and its hazards."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import altair as alt
@@ -136,6 +137,18 @@ def how_computed(v: View) -> None:
         + ". Theory: 1-(1-p)^k with p = c/n per attribute and task (a plug-in estimate from the"
         " same samples)."
     )
+
+
+def under_observed(data: pd.DataFrame) -> list[str]:
+    """The runs whose 1-(1-p)^k line coincides with their observed one (hidden under it)."""
+    out = []
+    for run, rows in data.groupby("run", sort=False):
+        by_x = rows.pivot_table(index=["T", "k"], columns="curve", values="violation")
+        if OBSERVED in by_x and THEORY in by_x:
+            gap = (by_x[OBSERVED] - by_x[THEORY]).abs()
+            if gap.notna().all() and (gap < 1e-9).all():
+                out.append(str(run))
+    return out
 
 
 def standard_error(slices: dict) -> None:
@@ -344,7 +357,15 @@ def growth_chart(
     x_max = v.max_t if axis == "T" else v.max_n
     data = pd.DataFrame(rows)
     paper = paper_points(v, axis, at, data, x_max)
-    draw(axis, at, x_title, x_max, data, paper, name, key)
+    draw(axis, at, x_title, x_max, data, paper, name, key, lambda: numbers(data, v))
+    hidden = under_observed(data)
+    if hidden:
+        n_of = {names.get(r, g.run): g.n_trials for r, g in v.curves.items()}
+        why = " (with n = 1 each p is 0 or 1)" if all(n_of.get(r) == 1 for r in hidden) else ""
+        st.caption(
+            f"For {', '.join(render.escape_md(r) for r in hidden)}, 1-(1-p)^k equals observed at"
+            f" every point drawn{why}, so the dashed line lies under the solid one."
+        )
     standard_error(slices)
     paper_note(v, axis, at, paper)
     return paper
@@ -359,9 +380,11 @@ def draw(
     paper: pd.DataFrame,
     name: str,
     key: str,
+    table: Callable[[], pd.DataFrame],
 ) -> None:
     """One growth chart drawn in the page (:mod:`webapp.linechart`), with SVG and PNG downloads
-    that Vega-Lite draws from the same rows when one is clicked."""
+    that Vega-Lite draws from the same rows when one is clicked, and its numbers (``table``) as
+    CSV."""
     styles = tuple(c for c in STYLES if c in set(data["curve"]))
     enc = linechart.Encoding(
         x=axis,
@@ -395,7 +418,32 @@ def draw(
         )
         return render.with_rows(layout, {"rows": data, **({"paper": paper} if len(paper) else {})})
 
-    render.downloads(spec, name, key)
+    render.downloads(spec, name, key, table=table)
+
+
+def numbers(data: pd.DataFrame, v: View) -> pd.DataFrame:
+    """A chart's rows as a table (its CSV download), with how they were computed: each run's
+    judge, mode, label rule, task order, samples, and the random order's method."""
+    judges = {names.get(r, g.run): g.judge for r, g in v.curves.items()}
+    out = data.rename(
+        columns={
+            "curve": "line",
+            "T": "tasks T",
+            "k": "samples k",
+            "violation": "violation %",
+            "se": "Monte Carlo error (points)",
+        }
+    )
+    return out.assign(
+        judge=out["run"].map(judges),
+        mode=ch.opts.mode,
+        **{
+            "label rule": ch.opts.label_rule,
+            "task order": v.order,
+            "samples": v.samples,
+            "method": v.method if v.order == "random" else "-",
+        },
+    )
 
 
 @st.fragment

@@ -1,6 +1,8 @@
 """Leaks: slice by profile, domain, event, attribute, recipient and task; the attribute x task
 heatmap; the attributes leaked most and the recipients that receive most; the messages behind."""
 
+import functools
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -270,6 +272,7 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool) -> None:
         lambda: render.with_rows(render.layout(heatmap_layout, layout), {"cells": fills}),
         "leak_heatmap",
         "heat_download",
+        table=functools.partial(heatmap_table, cells, how_computed()),
     )
     st.caption(
         f"{cells['row'].nunique()} attributes (rows, most leaked first) x"
@@ -280,6 +283,47 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool) -> None:
     )
     if clicked is not None:
         pick(None if clicked == chosen else clicked)
+
+
+HEAT_COLUMNS = {
+    "key": "attribute",
+    "context": "task (recipient: purpose)",
+    "label": "label",
+    "leaks": "leaks",
+    "samples": "samples",
+    "frequency": "leak frequency %",
+    "profiles": "profiles",
+}
+
+
+def how_computed() -> dict[str, str | int]:
+    """How the heatmap's numbers were computed, for its CSV: run, mode, label rule, judge,
+    samples per task and the filters set (read while the page runs: a download's file is made
+    on another thread, which has no widgets to read)."""
+    search = st.session_state.get("f_search")
+    filters = [
+        f"{col}: {', '.join(map(str, values))}"
+        for col in FILTERED
+        if (values := st.session_state.get(f"f_{col}"))
+    ] + ([f"attribute contains: {search}"] if search else [])
+    return {
+        "run": m.run,
+        "mode": ch.opts.mode,
+        "label rule": ch.opts.label_rule,
+        "judge": m.judge,
+        "n": m.n_trials,
+        "filters": "; ".join(filters) or "none",
+    }
+
+
+def heatmap_table(cells: pd.DataFrame, how: dict[str, str | int]) -> pd.DataFrame:
+    """The heatmap's cells as a table (its CSV download), each row with ``how`` they were
+    computed."""
+    out = cells[list(HEAT_COLUMNS)].rename(columns=HEAT_COLUMNS)
+    for col in ("attribute", "task (recipient: purpose)", "label"):
+        out[col] = out[col].astype(str)
+    out["leak frequency %"] = 100 * out["leak frequency %"].astype(float)
+    return out.assign(**how)
 
 
 ATTR_COLUMNS = {
