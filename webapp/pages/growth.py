@@ -35,6 +35,8 @@ st.markdown(
     "How Violation grows when an assistant writes more messages: over more **tasks T** (each"
     " task a recipient and a purpose) and more **samples k** of each task. A fact counts once"
     " it has reached any recipient it should not reach, so every curve can only rise with k."
+    " Over tasks a curve can dip: a new task can bring attributes that it must withhold and"
+    " does not leak, which join the denominator (most often in a fixed or worst order)."
 )
 
 
@@ -93,7 +95,7 @@ def settings() -> View:
     curves = {r: state.growth_slice(ch, r, order, samples, method, tasks=(ALL,)) for r in runs}
     o1, o2 = st.columns(2)
     show_bound = o1.toggle(
-        "Show the union bound T·V(1)",
+        "Union bound T·V(1)",
         value=False,
         disabled=order != "random",
         help="For random task sets the ratio of expected counts can never exceed T times its"
@@ -102,7 +104,7 @@ def settings() -> View:
         key="growth_bound",
     )
     show_paper = o2.toggle(
-        "Show the paper's Figure 2 points (GPT-5)",
+        "Paper's Figure 2 (GPT-5)",
         value=True,
         help=FIGURE2_NOTE,
         key="growth_paper",
