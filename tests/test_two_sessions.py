@@ -32,6 +32,21 @@ PAGES = [
 PROFILES = 60
 
 
+def open_page(at: AppTest, page: str) -> None:
+    """Open ``page`` in ``at``; once more when its only exceptions are Streamlit API errors.
+
+    AppTest swaps one process-wide Runtime at the start of every run, custom components'
+    registry included: with two AppTests running at once in two threads (the importer and the
+    reader here), the reader can mount a custom component (the heatmap, a line chart) from one
+    registry and look it up in the other's ("Component ... is not registered"). A server has one
+    runtime, so that race is the harness's. A real API misuse fails again on the second run; the
+    races this test looks for (the database under an import) raise other types.
+    """
+    at.switch_page(page).run()
+    if at.exception and all(e.proto.type.endswith("StreamlitAPIException") for e in at.exception):
+        at.run()
+
+
 @pytest.fixture(scope="session")
 def fabricated(tmp_path_factory) -> Path:
     """The 60-profile fabricated run output (one trial per context), made once per session."""
@@ -120,7 +135,7 @@ def test_a_reader_keeps_browsing_while_another_session_imports(fabricated, tmp_p
     while not done.is_set() or rounds == 0:
         rounds += 1
         for page in PAGES:
-            reader.switch_page(page).run()
+            open_page(reader, page)
             assert not reader.exception, (page, [e.value for e in reader.exception])
             if page.endswith("data.py"):
                 views.append(runs_seen(reader))
