@@ -373,6 +373,12 @@ def test_data_page_runs_table_is_readable_and_shows_no_server_path(tmp_path, mon
     assert not [c for c in table.columns if "_" in c]  # no snake_case header
     assert table["source file"].tolist() == ["a.jsonl"]
     assert str(tmp_path) not in str(table.to_dict())
+    # the run's configuration: a table too, its source file by name only
+    config = next(t for t in shown_tables(at) if list(t.columns) == ["setting", "value"])
+    settings = dict(zip(config["setting"], config["value"], strict=True))
+    assert settings["source"] == "a.jsonl" and settings["name"] == "a run"
+    assert not [t for t in shown_tables(at) if str(tmp_path) in str(t.to_dict())]
+    assert not at.get("json")
 
 
 def test_growth_prefetches_the_worst_order_and_switching_uses_it(demo_db, monkeypatch):

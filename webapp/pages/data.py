@@ -123,11 +123,17 @@ choice = st.selectbox(
 )
 cfg = state.run_config(state.db_path(), state.version(), int(choice))
 with st.expander("Configuration"):
-    st.json(
-        {
-            k: (str(v) if not isinstance(v, (int, float, str, bool, type(None))) else v)
-            for k, v in cfg.items()
-        }
+    # a table, as every other one here, with the source file by its name only, as in the runs
+    # table above (a server path is not a visitor's business)
+    settings = {**cfg, "source": Path(str(cfg["source"])).name if cfg.get("source") else None}
+    render.static_table(
+        pd.DataFrame(
+            {
+                "setting": list(settings),
+                "value": ["-" if v is None else str(v) for v in settings.values()],
+            }
+        ),
+        breakable=("value",),
     )
     judges = state.judges_of(state.db_path(), state.version(), int(choice))
     if judges:
