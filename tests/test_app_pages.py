@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from test_app import PAGES, TITLES, no_exception, open_page
 
+from cimem.demo.reference import TABLE1
 from cimem.ingest import ingest_file
 from cimem.store import Store
 from webapp import heatgrid, linechart
@@ -69,6 +70,8 @@ def line_charts(at) -> list[pd.DataFrame]:
         if not chart.proto.component_name.endswith(linechart.NAME):
             continue
         data = json.loads(chart.proto.json)
+        if data["x"]["tip"] not in names:  # not a Growth chart (Overview's trade-off)
+            continue
         x = names[data["x"]["tip"]]
         fixed = {names[data["fixed"][0]]: data["fixed"][1]} if data["fixed"] else {}
         rows = [
@@ -80,7 +83,7 @@ def line_charts(at) -> list[pd.DataFrame]:
                 "violation": py,
                 "se": extra,
             }
-            for colour, dash, points in data["series"]
+            for colour, dash, points, _ in data["series"]
             for px, py, extra in points
         ]
         rows += [
@@ -89,6 +92,52 @@ def line_charts(at) -> list[pd.DataFrame]:
         ]
         frames.append(pd.DataFrame(rows))
     return frames
+
+
+def tradeoff_points(at) -> pd.DataFrame:
+    """Overview's trade-off chart as the browser receives it: a row per point (source, line,
+    label, violation, completeness)."""
+    (data,) = [
+        json.loads(c.proto.json)
+        for c in at.get("bidi_component")
+        if c.proto.component_name.endswith(linechart.NAME)
+        and json.loads(c.proto.json)["x"]["tip"] == "Violation@n %"
+    ]
+    assert data["y"]["top"] == 100 and data["x"]["domain"] == [0, 100]
+    return pd.DataFrame(
+        [
+            {
+                "source": data["colours"][colour][0],
+                "line": data["dashes"][dash][0],
+                "label": label,
+                "violation": px,
+                "completeness": py,
+            }
+            for colour, dash, points, label in data["series"]
+            for px, py, _ in points
+        ]
+    )
+
+
+def test_overview_tradeoff_is_drawn_in_the_page_with_its_pareto_front(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[0], monkeypatch, runs="1,2,3")
+    no_exception(at)
+    assert not at.get("vega_lite_chart")  # drawn in the page: no chart library loaded
+    points = tradeoff_points(at)
+    runs = points[points["line"] == ""]
+    assert len(runs) == 3 and set(runs["source"]) == {"this database"}
+    assert all(label.split(": ")[0] in {"1", "2", "3"} for label in runs["label"])
+    front = points[points["line"] != ""]
+    if len(front):  # the front: runs no other run beats on both, joined in violation order
+        assert set(front["label"]) == {""} and front["violation"].is_monotonic_increasing
+        assert set(zip(front["violation"], front["completeness"])) <= set(
+            zip(runs["violation"], runs["completeness"])
+        )
+    at.toggle[0].set_value(True).run()  # the published Table 1
+    no_exception(at)
+    paper = tradeoff_points(at)
+    paper = paper[paper["source"] == "published Table 1"]
+    assert set(paper["label"]) == {name for name, _, _ in TABLE1}
 
 
 def in_place_order(cells: pd.DataFrame) -> pd.DataFrame:

@@ -49,14 +49,15 @@ def data(**kw) -> dict:
 
 def test_one_series_per_run_and_curve_in_x_order():
     d = data()
-    shown = {(d["colours"][c][0], d["dashes"][s][0]): points for c, s, points in d["series"]}
+    shown = {(d["colours"][c][0], d["dashes"][s][0]): pts for c, s, pts, _ in d["series"]}
     assert shown == {
         ("1: first", "observed"): [[1, 2.0, None], [2, 4.0, 0.01]],
         ("1: first", "theory"): [[1, 1.5, None], [2, 3.0, None]],
         (HOSTILE, "observed"): [[1, 1.0, 0.02], [2, 2.5, 0.03]],
     }
     # drawn last, on top: the observed curves
-    assert [d["dashes"][s][0] for _, s, _ in d["series"]][-2:] == ["observed", "observed"]
+    assert [d["dashes"][s][0] for _, s, _, _ in d["series"]][-2:] == ["observed", "observed"]
+    assert {label for *_, label in d["series"]} == {""}  # no label column: no point labels
 
 
 def test_the_legends_name_only_what_is_drawn_each_run_in_its_own_colour():
@@ -74,7 +75,7 @@ def test_axes_and_tooltip_titles():
         "ticks": [1, 2],
         "domain": [1, 2],
     }
-    assert d["y"] == {"title": "Violation (%)", "tip": "Violation %"}
+    assert d["y"] == {"title": "Violation (%)", "tip": "Violation %", "top": None}
     assert d["fixed"] == ["samples k", 2] and d["extra"] == "± standard error (points)"
 
 
@@ -98,3 +99,44 @@ def test_the_data_is_plain_json():
     d = data()
     assert json.loads(json.dumps(d)) == d
     assert d["height"] == 400
+
+
+def test_a_scatter_one_labelled_series_per_name_with_a_fixed_top():
+    """Overview's trade-off: each run its own series (one point, labelled with its name, the
+    name passed as it is), the Pareto front a dashed series with no label, the axis to 100."""
+    enc = Encoding(
+        "v",
+        "Violation@n (%)",
+        "Violation@n %",
+        "c",
+        "Completeness (%)",
+        "Completeness %",
+        colour="source",
+        dash="line",
+        label="name",
+    )
+    points = pd.DataFrame(
+        {
+            "v": [10.5, 30.0, 10.5, 30.0],
+            "c": [40.0, 60.0, 40.0, 60.0],
+            "source": ["this database"] * 4,
+            "line": ["", "", "front", "front"],
+            "name": ["a", HOSTILE, "", ""],
+        }
+    )
+    d = chart_data(
+        points,
+        enc,
+        colours={"this database": "#d62728", "published": "#7f7f7f"},
+        dashes={"": [1, 0], "front": [4, 3]},
+        x_ticks=[0, 50, 100],
+        x_domain=(0, 100),
+        y_top=100,
+    )
+    assert d["y"]["top"] == 100
+    labelled = {label: pts for _, dash, pts, label in d["series"] if dash == 0}
+    assert labelled == {"a": [[10.5, 40.0, None]], HOSTILE: [[30, 60.0, None]]}
+    (front,) = [(pts, label) for _, dash, pts, label in d["series"] if dash == 1]
+    assert front == ([[10.5, 40.0, None], [30, 60.0, None]], "")
+    assert [c[0] for c in d["colours"]] == ["this database"]  # only what is drawn
+    json.dumps(d, allow_nan=False)

@@ -95,6 +95,13 @@ def test_no_page_fetches_a_payload_and_names_show_literally(served):
         titles = heads.evaluate_all("els => els.map((e) => e.title)")
         assert any(payload(url, "recipient") in t for t in titles)
         assert any(t.startswith("recipient![i]") for t in heads.all_inner_texts())
+        # Overview's trade-off: the run's name as the text of its point's label and tooltip
+        page.goto(f"{base}/?{query}")
+        label = page.locator("div.linechart text.label").first
+        label.wait_for(timeout=60000)
+        assert label.text_content() == f"1: {payload(url, 'run')}"
+        tip = page.locator("div.linechart g.targets circle").first.get_attribute("data-tip")
+        assert (tip or "").startswith(f"1: {payload(url, 'run')}\n")
         # Growth's charts: the run's name as text in the legend and in each point's tooltip
         page.goto(f"{base}/growth?{query}")
         legend = page.locator("div.linechart div.legend").first

@@ -23,9 +23,9 @@ function yTicks(top) {
 }
 
 function tipText(data, series, point) {
-  const [colour, dash] = series;
-  const lines = [data.colours[colour][0], data.dashes[dash][0]];
-  lines.push(`${data.x.tip}: ${point[0]}`);
+  const [colour, dash, , label] = series;
+  const lines = [label, data.colours[colour][0], data.dashes[dash][0]].filter((t) => t);
+  lines.push(`${data.x.tip}: ${Number.isInteger(point[0]) ? point[0] : point[0].toFixed(2)}`);
   if (data.fixed) lines.push(`${data.fixed[0]}: ${data.fixed[1]}`);
   lines.push(`${data.y.tip}: ${point[1].toFixed(2)}`);
   if (data.extra && point[2] !== null) lines.push(`${data.extra}: ${point[2].toFixed(3)}`);
@@ -38,7 +38,7 @@ function draw(box, data) {
   const plotH = data.height;
   const [x0, x1] = data.x.domain;
   const values = data.series.flatMap((s) => s[2].map((p) => p[1]));
-  const ticksY = yTicks(Math.max(0, ...values, ...data.marks.map((m) => m[1])));
+  const ticksY = yTicks(data.y.top || Math.max(0, ...values, ...data.marks.map((m) => m[1])));
   const yTop = ticksY[ticksY.length - 1];
   const X = (v) => MARGIN.left + ((v - x0) / (x1 - x0 || 1)) * plotW;
   const Y = (v) => MARGIN.top + plotH - (v / yTop) * plotH;
@@ -75,6 +75,7 @@ function draw(box, data) {
     const r = points.length === 1 ? 5 : 2.6;
     for (const p of points) {
       el(lines, "circle", { cx: X(p[0]), cy: Y(p[1]), r, fill: stroke });
+      if (series[3]) el(lines, "text", { class: "label", x: X(p[0]) + 9, y: Y(p[1]) + 4 }, series[3]);
       hits.push([X(p[0]), Y(p[1]), tipText(data, series, p)]);
     }
   }
@@ -113,8 +114,9 @@ function legend(data) {
     dot.style.background = colour;
     return dot;
   });
-  if (data.dashes.length) {
-    group(data.dashTitle, data.dashes, (dash) => {
+  const named = data.dashes.filter(([name]) => name); // a dash named "" is not in the legend
+  if (named.length) {
+    group(data.dashTitle, named, (dash) => {
       const svg = document.createElementNS(SVG, "svg");
       svg.setAttribute("width", 30);
       svg.setAttribute("height", 10);

@@ -1,11 +1,14 @@
-"""Growth's line charts drawn as SVG in the page, with no chart library.
+"""Growth's line charts and Overview's trade-off scatter drawn as SVG in the page, with no chart
+library.
 
 As Vega charts, Growth's two charts were about 0.7 s of its first load in a browser (measured
 against the same page without them): the chart library's code, then each chart's compilation.
 Here a chart is drawn from its points by about 160 lines of script: integer x ticks, a y axis in
 percent from zero, one colour per run and one dash per curve, both named in a legend under the
-chart, a tooltip on every point, the paper's points as labelled diamonds. Every name is set as
-text, never read as HTML. The SVG and PNG downloads are still drawn by Vega-Lite on the server.
+chart, a tooltip on every point, the paper's points as labelled diamonds; for a scatter, each
+series' points labelled with its name and a fixed top to the y axis (Overview's trade-off as a
+Vega chart was about 0.4 s of its first load). Every name is set as text, never read as HTML.
+The SVG and PNG downloads are still drawn by Vega-Lite on the server.
 """
 
 from dataclasses import dataclass
@@ -40,6 +43,7 @@ class Encoding:
     extra: str | None = None
     extra_tip: str = ""
     fixed: tuple[str, int] | None = None
+    label: str | None = None  # a column naming each series: its points are labelled with it
 
 
 def chart_data(
@@ -52,35 +56,43 @@ def chart_data(
     x_domain: tuple[int, int],
     marks: pd.DataFrame | None = None,
     height: int = 400,
+    y_top: float | None = None,
 ) -> dict:
     """What a chart is drawn from, compact: its axes; its colours and dashes, each (name, value)
     in legend order (``colours``: every name that may be drawn, so a name keeps its colour from
     chart to chart; only those drawn are in the legend); one series per (colour, dash) as
     [colour place, dash place, points], a point [x, y, extra or None] in x order; ``marks``
-    (columns x, y, label, align, dx, dy) as diamonds with their labels.
+    (columns x, y, label, align, dx, dy) as diamonds with their labels. With ``enc.label``, one
+    series per (colour, dash, label), its points labelled with it (a label "" is no label);
+    ``y_top``: the y axis's top (else the largest value, rounded up).
 
     >>> rows = pd.DataFrame({"T": [2, 1], "v": [5.0, 2.5], "run": ["a", "a"], "c": ["obs"] * 2})
     >>> enc = Encoding("T", "tasks", "tasks T", "v", "Violation (%)", "Violation %", "run", "c")
     >>> data = chart_data(rows, enc, colours={"a": "#111", "b": "#222"}, dashes={"obs": [1, 0]},
     ...     x_ticks=[1, 2], x_domain=(1, 2))
     >>> data["series"], data["colours"]
-    ([[0, 0, [[1, 2.5, None], [2, 5.0, None]]]], [['a', '#111']])
+    ([[0, 0, [[1, 2.5, None], [2, 5.0, None]], '']], [['a', '#111']])
     """
     shown_colours = [c for c in colours if c in set(rows[enc.colour])]
     shown_dashes = [d for d in dashes if d in set(rows[enc.dash])]
-    series: list[tuple[int, int, list]] = []
-    for (colour, dash), part in rows.groupby([enc.colour, enc.dash], sort=False):
+    series: list[tuple[int, int, list, str]] = []
+    keys = [enc.colour, enc.dash] + ([enc.label] if enc.label else [])
+    for group, part in rows.groupby(keys, sort=False):
+        colour, dash = group[0], group[1]
+        label = str(group[2]) if enc.label else ""
         part = part.sort_values(enc.x)
         extra = part[enc.extra] if enc.extra else pd.Series([None] * len(part), index=part.index)
         points = [
             [_number(x), float(y), None if e is None or e != e else float(e)]
             for x, y, e in zip(part[enc.x], part[enc.y], extra, strict=True)
         ]
-        series.append((shown_colours.index(str(colour)), shown_dashes.index(str(dash)), points))
+        series.append(
+            (shown_colours.index(str(colour)), shown_dashes.index(str(dash)), points, label)
+        )
     series.sort(key=lambda s: (-s[1], s[0]))  # the first dash (observed) drawn last, on top
     return {
         "x": {"title": enc.x_title, "tip": enc.x_tip, "ticks": x_ticks, "domain": list(x_domain)},
-        "y": {"title": enc.y_title, "tip": enc.y_tip},
+        "y": {"title": enc.y_title, "tip": enc.y_tip, "top": y_top},
         "extra": enc.extra_tip if enc.extra else None,
         "fixed": list(enc.fixed) if enc.fixed else None,
         "colourTitle": enc.colour_title,

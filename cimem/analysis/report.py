@@ -31,10 +31,14 @@ def spreadsheet_text(value: str) -> str:
     own mark for "this is text" (they hide it, and drop it when saving a CSV again). Names and
     notes come from data files and from people: a CSV made from them must not run anything.
 
+    A lone sign (the "-" that marks a missing value) is no formula and is left as it is.
+
     >>> spreadsheet_text("=1+2"), spreadsheet_text("@SUM(A1)"), spreadsheet_text("income")
     ("'=1+2", "'@SUM(A1)", 'income')
+    >>> spreadsheet_text("-"), spreadsheet_text("-2+3")
+    ('-', "'-2+3")
     """
-    return "'" + value if value.startswith(FORMULA_STARTS) else value
+    return "'" + value if len(value) > 1 and value.startswith(FORMULA_STARTS) else value
 
 
 def from_spreadsheet(value: str) -> str:

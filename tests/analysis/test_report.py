@@ -79,7 +79,7 @@ def test_frame_to_csv_writes_formula_like_text_as_text():
     df = pd.DataFrame(
         {
             "run": ['=HYPERLINK("http://x.example","go")', "plain", None],
-            "model": ["@cmd", "+1", "gpt-x"],
+            "model": ["@cmd", "+1", "-"],
             "change": [-1.5, 2.0, math.nan],
             "=sum": [1, 2, 3],
         }
@@ -88,5 +88,5 @@ def test_frame_to_csv_writes_formula_like_text_as_text():
     assert lines[0] == "run,model,change,'=sum"
     assert lines[1] == '"\'=HYPERLINK(""http://x.example"",""go"")",\'@cmd,-1.5,1'
     assert lines[2] == "plain,'+1,2.0,2"
-    assert lines[3] == ",gpt-x,,3"  # a missing name is empty
+    assert lines[3] == ",-,,3"  # a missing name is empty; a lone "-" (missing) stays as it is
     assert df.loc[1, "model"] == "+1"  # the frame itself is not changed

@@ -10,7 +10,7 @@ import streamlit as st
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions, Mode
 from cimem.analysis.report import frame_to_csv, pareto_front, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
-from webapp import render, review, state
+from webapp import linechart, render, review, state
 
 st.title("Overview")
 ch: state.Choices = st.session_state["choices"]
@@ -118,6 +118,42 @@ c2.download_button(
 )
 
 
+SOURCES = ["this database", "published Table 1"]
+SOURCE_COLOURS = ["#d62728", "#7f7f7f"]
+FRONT = "Pareto front of this database's runs"
+
+
+def tradeoff_layout(data: pd.DataFrame, front_data: pd.DataFrame) -> dict:
+    """The trade-off chart as Vega-Lite, for its SVG and PNG downloads (on screen it is drawn in
+    the page, :mod:`webapp.linechart`)."""
+    base = alt.Chart(data).encode(
+        x=alt.X(
+            "violation:Q",
+            title="Violation@n (%) — lower is better",
+            scale=alt.Scale(domain=[0, 100]),
+        ),
+        y=alt.Y(
+            "completeness:Q",
+            title="Completeness (%) — higher is better",
+            scale=alt.Scale(domain=[0, 100]),
+        ),
+        color=alt.Color(
+            "source:N",
+            title=None,
+            scale=alt.Scale(domain=SOURCES, range=SOURCE_COLOURS),
+            legend=alt.Legend(orient="bottom"),
+        ),
+    )
+    layers = base.mark_point(size=120, filled=True) + base.mark_text(
+        dx=9, align="left", fontSize=11
+    ).encode(text="name", color=alt.value("#333333"))
+    if len(front_data) > 1:
+        layers = layers + alt.Chart(front_data).mark_line(
+            strokeDash=[4, 3], color=SOURCE_COLOURS[0]
+        ).encode(x="violation:Q", y="completeness:Q")
+    return render.unvalidated(layers.properties(height=380, width=600)).to_dict()
+
+
 @st.fragment
 def tradeoff() -> None:
     st.subheader("Trade-off: violation against completeness")
@@ -152,46 +188,45 @@ def tradeoff() -> None:
             ]
         )
         data = pd.concat([data, paper], ignore_index=True)
-    sources = ["this database", "published Table 1"]
-    base = alt.Chart(data).encode(
-        x=alt.X(
-            "violation:Q",
-            title="Violation@n (%) — lower is better",
-            scale=alt.Scale(domain=[0, 100]),
-        ),
-        y=alt.Y(
-            "completeness:Q",
-            title="Completeness (%) — higher is better",
-            scale=alt.Scale(domain=[0, 100]),
-        ),
-        color=alt.Color(
-            "source:N",
-            title=None,
-            scale=alt.Scale(domain=sources, range=["#d62728", "#7f7f7f"]),
-            legend=alt.Legend(orient="bottom"),
-        ),
-        shape=alt.Shape(
-            "source:N",
-            title=None,
-            scale=alt.Scale(domain=sources, range=["circle", "square"]),
-            legend=alt.Legend(orient="bottom"),
-        ),
-        tooltip=[
-            "name",
-            alt.Tooltip("violation:Q", title="Violation %", format=".2f"),
-            alt.Tooltip("completeness:Q", title="Completeness %", format=".2f"),
-            "source",
-        ],
-    )
-    layers = base.mark_point(size=120, filled=True) + base.mark_text(
-        dx=9, align="left", fontSize=11
-    ).encode(text="name", color=alt.value("#333333"), shape=alt.value("circle"))
+    data = data.dropna(subset=["violation", "completeness"])
     front_data = data[data["pareto"]].sort_values("violation")
-    if len(front_data) > 1:
-        layers = layers + alt.Chart(front_data).mark_line(strokeDash=[4, 3], color="gray").encode(
-            x="violation:Q", y="completeness:Q"
-        )
-    render.chart(layers.properties(height=380), "tradeoff", "tradeoff")
+    rows = pd.concat(
+        [
+            data.assign(line="", label=data["name"]),
+            front_data.assign(line=FRONT, label="") if len(front_data) > 1 else None,
+        ]
+    )
+    enc = linechart.Encoding(
+        x="violation",
+        x_title="Violation@n (%) — lower is better",
+        x_tip="Violation@n %",
+        y="completeness",
+        y_title="Completeness (%) — higher is better",
+        y_tip="Completeness %",
+        colour="source",
+        dash="line",
+        label="label",
+    )
+    shown = linechart.chart_data(
+        rows,
+        enc,
+        colours=dict(zip(SOURCES, SOURCE_COLOURS, strict=True)),
+        dashes={"": [1, 0], FRONT: [4, 3]},
+        x_ticks=list(range(0, 101, 20)),
+        x_domain=(0, 100),
+        height=380,
+        y_top=100,
+    )
+    linechart.line_chart(shown, key="tradeoff-chart")
+    how = {"mode": ch.opts.mode, "label rule": ch.opts.label_rule}
+    render.downloads(
+        lambda: tradeoff_layout(data, front_data),
+        "tradeoff",
+        "tradeoff",
+        table=lambda: data.rename(
+            columns={"name": "run", "violation": "violation %", "completeness": "completeness %"}
+        ).assign(**how),
+    )
     st.caption(
         "Dashed: the Pareto front of the runs in this database (no other run has both lower"
         " violation and higher completeness)."
