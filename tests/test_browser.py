@@ -247,7 +247,17 @@ def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
     page.get_by_text("Record your verdicts on this message", exact=True).click()
     save = page.get_by_role("button", name="Save my verdicts")
     save.wait_for(timeout=60000)  # the section drawn: its rows are there to click, none else
-    page.locator('[data-testid="stForm"]').get_by_text("revealed", exact=True).first.click()
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    form = page.locator('[data-testid="stForm"]')
+    chosen = form.locator("label:has(input:checked)").filter(has_text=re.compile(r"^revealed$"))
+    for _ in range(3):  # on a busy machine a click right after the form is drawn can be lost
+        form.get_by_text("revealed", exact=True).first.click()
+        try:
+            chosen.first.wait_for(timeout=5000)
+            break
+        except PlaywrightTimeout:
+            continue
     save.click()
     page.get_by_text("Stored 1 verdict(s)", exact=False).first.wait_for(timeout=60000)
     assert page.locator('[data-testid="stException"]').count() == 0
