@@ -107,9 +107,16 @@ RUN_COLUMNS = {  # the store's fields -> what a reader sees, in this order
     "simulated": "simulated",
     "created_at": "imported",
 }
+
+
+def file_name(source: object) -> str:
+    """A run's source file by its name: a server path is not a visitor's business (the name says
+    which file it was)."""
+    return Path(str(source)).name if source else "-"
+
+
 shown = runs[list(RUN_COLUMNS)].rename(columns=RUN_COLUMNS)
-# a server path is not a visitor's business: the file's name says which file it was
-shown["source file"] = [Path(str(x)).name if x else "-" for x in runs["source"]]
+shown["source file"] = [file_name(x) for x in runs["source"]]
 shown["model"] = shown["model"].fillna("-")
 render.static_table(shown, breakable=("source file",))
 st.caption(
@@ -123,9 +130,8 @@ choice = st.selectbox(
 )
 cfg = state.run_config(state.db_path(), state.version(), int(choice))
 with st.expander("Configuration"):
-    # a table, as every other one here, with the source file by its name only, as in the runs
-    # table above (a server path is not a visitor's business)
-    settings = {**cfg, "source": Path(str(cfg["source"])).name if cfg.get("source") else None}
+    # a table, as every other one here, the source file by its name as in the runs table
+    settings = {**cfg, "source": file_name(cfg.get("source"))}
     render.static_table(
         pd.DataFrame(
             {

@@ -156,7 +156,7 @@ def heatmap(filters: tuple) -> None:
             f" {cells['key'].nunique()} withheld attributes revealed one."
         )
     else:
-        draw_heatmap(cells, only_private)
+        draw_heatmap(cells, only_private, filters)
 
 
 def heatmap_layout(colour: str):
@@ -260,7 +260,7 @@ def swatch(colour: str) -> str:
     )
 
 
-def draw_heatmap(cells: pd.DataFrame, only_private: bool) -> None:
+def draw_heatmap(cells: pd.DataFrame, only_private: bool, filters: tuple) -> None:
     """The heatmap of these cells, its legend and downloads. A click on a cell chooses it (the
     messages below follow), a click on the chosen cell clears the choice."""
     chosen = st.session_state.get("leak_pick")
@@ -272,7 +272,7 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool) -> None:
         lambda: render.with_rows(render.layout(heatmap_layout, layout), {"cells": fills}),
         "leak_heatmap",
         "heat_download",
-        table=functools.partial(heatmap_table, cells, how_computed()),
+        table=functools.partial(heatmap_table, cells, how_computed(filters)),
     )
     st.caption(
         f"{cells['row'].nunique()} attributes (rows, most leaked first) x"
@@ -296,23 +296,21 @@ HEAT_COLUMNS = {
 }
 
 
-def how_computed() -> dict[str, str | int]:
+def how_computed(filters: tuple) -> dict[str, str | int]:
     """How the heatmap's numbers were computed, for its CSV: run, mode, label rule, judge,
-    samples per task and the filters set (read while the page runs: a download's file is made
-    on another thread, which has no widgets to read)."""
-    search = st.session_state.get("f_search")
-    filters = [
-        f"{col}: {', '.join(map(str, values))}"
-        for col in FILTERED
-        if (values := st.session_state.get(f"f_{col}"))
-    ] + ([f"attribute contains: {search}"] if search else [])
+    samples per task and the ``filters`` that act (:func:`filters_of`; a download's file is made
+    on another thread, so it is said while the page runs)."""
+    said = [
+        f"attribute contains: {values}" if col == "search" else f"{col}: {', '.join(values)}"
+        for col, values in filters
+    ]
     return {
         "run": m.run,
         "mode": ch.opts.mode,
         "label rule": ch.opts.label_rule,
         "judge": m.judge,
         "n": m.n_trials,
-        "filters": "; ".join(filters) or "none",
+        "filters": "; ".join(said) or "none",
     }
 
 
