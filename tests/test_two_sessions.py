@@ -32,21 +32,6 @@ PAGES = [
 PROFILES = 60
 
 
-def open_page(at: AppTest, page: str) -> None:
-    """Open ``page`` in ``at``; once more when its only exceptions are Streamlit API errors.
-
-    AppTest swaps one process-wide Runtime at the start of every run, custom components'
-    registry included: with two AppTests running at once in two threads (the importer and the
-    reader here), the reader can mount a custom component (the heatmap, a line chart) from one
-    registry and look it up in the other's ("Component ... is not registered"). A server has one
-    runtime, so that race is the harness's. A real API misuse fails again on the second run; the
-    races this test looks for (the database under an import) raise other types.
-    """
-    at.switch_page(page).run()
-    if at.exception and all(e.proto.type.endswith("StreamlitAPIException") for e in at.exception):
-        at.run()
-
-
 @pytest.fixture(scope="session")
 def fabricated(tmp_path_factory) -> Path:
     """The 60-profile fabricated run output (one trial per context), made once per session."""
@@ -74,29 +59,38 @@ def runs_seen(at: AppTest) -> dict[int, tuple[str, int, int]]:
     }
 
 
-@pytest.mark.slow
-def one_runtime_each(monkeypatch) -> None:
-    """AppTest sets one global Runtime for the length of a run and clears it when the run ends,
-    so a second AppTest running in another thread can lose it mid-run (a served app has one
-    runtime for all its sessions). A run that finds none gets a stand-in, which knows the
-    page's custom element (the Leaks heatmap's table)."""
+def one_runtime_for_both(monkeypatch) -> None:
+    """Give both sessions one runtime, as a served app has (one runtime for all its sessions).
+
+    AppTest swaps a process-wide ``Runtime._instance`` at the start of each run, each with its
+    own registry of custom elements, caches and media files, and clears it when the run ends.
+    Two AppTests running at once in two threads (the importer and the reader) would mount a
+    custom element (the heatmap, a line chart) from one registry and look it up in the other's
+    ("Component ... is not registered"), or find no runtime at all mid-run. Here every lookup
+    returns one runtime built as AppTest builds its own, so the race left is the app's.
+    """
     from unittest.mock import MagicMock
 
     from streamlit.components.v2.component_manager import BidiComponentManager
     from streamlit.runtime import Runtime
+    from streamlit.runtime.caching.storage.dummy_cache_storage import MemoryCacheStorageManager
+    from streamlit.runtime.dataframe_source_manager import DataframeSourceManager
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
-    from webapp import heatgrid
+    shared = MagicMock(spec=Runtime)
+    shared.media_file_mgr = MediaFileManager(MemoryMediaFileStorage("/mock/media"))
+    shared.dataframe_source_mgr = DataframeSourceManager()
+    shared.cache_storage_manager = MemoryCacheStorageManager()
+    shared.bidi_component_registry = BidiComponentManager()
+    shared.bidi_component_registry.discover_and_register_components(start_file_watching=False)
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: shared))
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
 
-    stand_in = MagicMock(spec=Runtime)
-    stand_in.bidi_component_registry = BidiComponentManager()
-    stand_in.bidi_component_registry.ensure_definition_if_missing_or_placeholder(
-        component_key=heatgrid.NAME, html=None, css=heatgrid.CSS, js=heatgrid.JS
-    )
-    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: cls._instance or stand_in))
 
-
+@pytest.mark.slow
 def test_a_reader_keeps_browsing_while_another_session_imports(fabricated, tmp_path, monkeypatch):
-    one_runtime_each(monkeypatch)
+    one_runtime_for_both(monkeypatch)
     data = fabricated.parent  # the data folder: the fabricated file and this test's database
     db = data / "two_sessions.duckdb"
     with Store.open(db) as s:
@@ -135,7 +129,7 @@ def test_a_reader_keeps_browsing_while_another_session_imports(fabricated, tmp_p
     while not done.is_set() or rounds == 0:
         rounds += 1
         for page in PAGES:
-            open_page(reader, page)
+            reader.switch_page(page).run()
             assert not reader.exception, (page, [e.value for e in reader.exception])
             if page.endswith("data.py"):
                 views.append(runs_seen(reader))
