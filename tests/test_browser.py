@@ -8,7 +8,9 @@ import re
 
 import pytest
 from app_server import chromium, chromium_or_skip, running_app
+from playwright.sync_api import expect
 
+from cimem.demo.reference import TABLE1
 from cimem.demo.simulate import build_demo_database
 from cimem.ingest import ingest_file
 from cimem.store import Store
@@ -147,6 +149,42 @@ def test_growth_draws_several_runs(server, browser):
     )
     page.wait_for_function(fits, arg=first.element_handle(), timeout=10000)
     assert float(plot.get_attribute("width") or 0) < wide
+    page.close()
+
+
+def test_overview_tradeoff_labels_do_not_cover_each_other(server, browser):
+    """Every point of the trade-off is named, and no name covers another or leaves the chart:
+    with the published Table 1 on, several models sit close together."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.goto(f"{base}/?runs=1,2,3")
+    labels = page.locator("div.linechart svg[role=img] text.label")  # (in the chart's shadow root)
+    expect(labels).to_have_count(3, timeout=60000)  # the three runs, drawn
+    toggle = (
+        page.locator('[data-testid="stCheckbox"]')
+        .filter(has_text="Show the published Table 1")
+        .locator("input")
+    )
+    for _ in range(3):  # a click right after the page is drawn can be lost on a busy machine
+        page.get_by_text("Show the published Table 1 as a reference layer").click()
+        if toggle.is_checked():
+            break
+        page.wait_for_timeout(500)
+    expected = 3 + len(TABLE1)
+    expect(labels).to_have_count(expected, timeout=60000)
+    names = labels.all_text_contents()
+    assert {n for n, _, _ in TABLE1} <= set(names)
+    boxes = [b for b in (labels.nth(i).bounding_box() for i in range(expected)) if b]
+    chart = page.locator("div.linechart svg[role=img]").bounding_box()
+    assert chart is not None and len(boxes) == expected
+    for i, a in enumerate(boxes):
+        assert chart["x"] <= a["x"] and a["x"] + a["width"] <= chart["x"] + chart["width"]
+        assert chart["y"] <= a["y"] and a["y"] + a["height"] <= chart["y"] + chart["height"]
+        for j, b in enumerate(boxes[:i]):
+            w = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+            h = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+            assert w <= 0.5 or h <= 0.5, (names[i], names[j])
+    assert page.locator('[data-testid="stException"]').count() == 0
     page.close()
 
 

@@ -32,6 +32,67 @@ function tipText(data, series, point) {
   return lines.join("\n");
 }
 
+// The width of a text in the chart's font, for placing labels before the SVG is on screen.
+function textWidth(box, size) {
+  const ctx = document.createElement("canvas").getContext("2d");
+  ctx.font = `${size}px ${getComputedStyle(box).fontFamily || "sans-serif"}`;
+  return (text) => ctx.measureText(text).width;
+}
+
+function overlap(a, b) {
+  const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+  const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+  return w > 0 && h > 0 ? w * h : 0;
+}
+
+// Does the segment cross the box? (Liang-Barsky clipping)
+function crosses(seg, box) {
+  const [x1, y1, x2, y2] = seg;
+  const [dx, dy] = [x2 - x1, y2 - y1];
+  let [t0, t1] = [0, 1];
+  for (const [p, q] of [[-dx, x1 - box[0]], [dx, box[2] - x1], [-dy, y1 - box[1]], [dy, box[3] - y1]]) {
+    if (p === 0) { if (q < 0) return false; continue; }
+    const t = q / p;
+    if (p < 0) t0 = Math.max(t0, t); else t1 = Math.min(t1, t);
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+// Each point's label beside it where it hides no other label, point or line: right, left, above,
+// below, then the corners; where every place hides something, the place that hides least.
+// Points come in series order, so the first series' labels get the first choice.
+function placeLabels(labels, points, segments, plot, measure) {
+  const placed = [];
+  const boxes = [];
+  for (const [x, y, text] of labels) {
+    const w = measure(text);
+    const h = 12;
+    const spots = [
+      [x + 9, y + 4, "start"], [x - 9, y + 4, "end"], [x, y - 10, "middle"], [x, y + 18, "middle"],
+      [x + 7, y - 9, "start"], [x + 7, y + 16, "start"], [x - 7, y - 9, "end"], [x - 7, y + 16, "end"],
+    ];
+    let best = null;
+    for (const [tx, ty, anchor] of spots) {
+      const left = anchor === "start" ? tx : anchor === "end" ? tx - w : tx - w / 2;
+      const box = [left - 1, ty - h + 2, left + w + 1, ty + 3];
+      let cost = boxes.reduce((sum, b) => sum + overlap(box, b), 0);
+      for (const [px, py] of points) {
+        if (px !== x || py !== y) cost += overlap(box, [px - 4, py - 4, px + 4, py + 4]);
+      }
+      cost += 40 * segments.filter((seg) => crosses(seg, box)).length;
+      const outside = Math.max(0, plot[0] - box[0]) + Math.max(0, box[2] - plot[2])
+        + Math.max(0, plot[1] - box[1]) + Math.max(0, box[3] - plot[3]);
+      cost += outside * h * 4;
+      if (best === null || cost < best[0]) best = [cost, tx, ty, anchor, box];
+      if (cost === 0) break;
+    }
+    boxes.push(best[4]);
+    placed.push([best[1], best[2], text, best[3]]);
+  }
+  return placed;
+}
+
 function draw(box, data) {
   const width = Math.max(320, box.clientWidth || 700);
   const plotW = width - MARGIN.left - MARGIN.right;
@@ -65,19 +126,29 @@ function draw(box, data) {
 
   const lines = el(svg, "g", { class: "lines" });
   const hits = [];
+  const labels = [];
+  const segments = [];
   for (const series of data.series) {
     const [colour, dash, points] = series;
     const stroke = data.colours[colour][1];
     const d = points.map((p, i) => `${i ? "L" : "M"}${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`);
     el(lines, "path", { d: d.join(""), stroke, "stroke-dasharray": data.dashes[dash][1].join(" "),
       fill: "none", "stroke-width": 2 });
+    for (let i = 1; i < points.length; i++) {
+      segments.push([X(points[i - 1][0]), Y(points[i - 1][1]), X(points[i][0]), Y(points[i][1])]);
+    }
     // a series of one point has no line to show it: a larger dot
     const r = points.length === 1 ? 5 : 2.6;
     for (const p of points) {
       el(lines, "circle", { cx: X(p[0]), cy: Y(p[1]), r, fill: stroke });
-      if (series[3]) el(lines, "text", { class: "label", x: X(p[0]) + 9, y: Y(p[1]) + 4 }, series[3]);
+      if (series[3]) labels.push([X(p[0]), Y(p[1]), series[3]]);
       hits.push([X(p[0]), Y(p[1]), tipText(data, series, p)]);
     }
+  }
+  const plot = [MARGIN.left, MARGIN.top, MARGIN.left + plotW + MARGIN.right, MARGIN.top + plotH];
+  const measure = textWidth(box, 11);
+  for (const [x, y, text, anchor] of placeLabels(labels, hits, segments, plot, measure)) {
+    el(lines, "text", { class: "label", x, y, "text-anchor": anchor }, text);
   }
   const marks = el(svg, "g", { class: "marks" });
   for (const [x, y, label, align, dx, dy] of data.marks) {
