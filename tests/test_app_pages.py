@@ -128,16 +128,32 @@ def test_overview_tradeoff_is_drawn_in_the_page_with_its_pareto_front(demo_db, m
     assert len(runs) == 3 and set(runs["source"]) == {"this database"}
     assert all(label.split(": ")[0] in {"1", "2", "3"} for label in runs["label"])
     front = points[points["line"] != ""]
+    captions = [c.value for c in at.caption]
     if len(front):  # the front: runs no other run beats on both, joined in violation order
         assert set(front["label"]) == {""} and front["violation"].is_monotonic_increasing
         assert set(zip(front["violation"], front["completeness"])) <= set(
             zip(runs["violation"], runs["completeness"])
         )
+        assert f"Dashed: the Pareto front of this database's runs, {len(front)} of the 3" in str(
+            captions
+        )
+    else:  # one run beats both others: no line, and the caption says why
+        assert "it alone is the Pareto front" in str(captions)
     at.toggle[0].set_value(True).run()  # the published Table 1
     no_exception(at)
     paper = tradeoff_points(at)
     paper = paper[paper["source"] == "published Table 1"]
     assert set(paper["label"]) == {name for name, _, _ in TABLE1}
+
+
+def test_overview_with_one_run_says_there_is_no_front_to_draw(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[0], monkeypatch, runs="1")
+    no_exception(at)
+    points = tradeoff_points(at)
+    assert len(points) == 1 and set(points["line"]) == {""}
+    captions = str([c.value for c in at.caption])
+    assert "One run of this database is drawn: there is no Pareto front" in captions
+    assert "Dashed" not in captions
 
 
 def in_place_order(cells: pd.DataFrame) -> pd.DataFrame:

@@ -154,6 +154,24 @@ def tradeoff_layout(data: pd.DataFrame, front_data: pd.DataFrame) -> dict:
     return render.unvalidated(layers.properties(height=380, width=600)).to_dict()
 
 
+def front_caption(runs: int, on_front: int) -> str:
+    """What the dashed line is, or why there is none: a front needs two runs neither of which
+    beats the other on both numbers."""
+    if on_front > 1:
+        return (
+            f"Dashed: the Pareto front of this database's runs, {on_front} of the {runs} drawn"
+            " (no other run has both lower violation and higher completeness)."
+        )
+    if runs == 0:
+        return "No run of this database has both numbers, so none is drawn."
+    if runs == 1:
+        return "One run of this database is drawn: there is no Pareto front to join."
+    return (
+        f"No dashed front: one of the {runs} runs has both the lowest violation and the highest"
+        " completeness, so it alone is the Pareto front."
+    )
+
+
 @st.fragment
 def tradeoff() -> None:
     st.subheader("Trade-off: violation against completeness")
@@ -227,10 +245,8 @@ def tradeoff() -> None:
             columns={"name": "run", "violation": "violation %", "completeness": "completeness %"}
         ).assign(**how),
     )
-    st.caption(
-        "Dashed: the Pareto front of the runs in this database (no other run has both lower"
-        " violation and higher completeness)."
-    )
+    drawn = int((data["source"] == "this database").sum())
+    st.caption(front_caption(drawn, len(front_data)))
 
 
 tradeoff()
