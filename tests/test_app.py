@@ -1,14 +1,17 @@
 """Every page renders on the demo data and on an empty database, and its main widgets change what
 is shown (streamlit.testing AppTest)."""
 
+import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from cimem.analysis.composition import composition_curve
 from cimem.demo.simulate import build_demo_database
 from cimem.ingest import ingest_file
 from cimem.store import Store
+from webapp import linechart
 
 from fixtures import shown_tables, small_profile, write_jsonl
 
@@ -200,10 +203,32 @@ def test_growth_shows_the_composition_curve(tmp_path, monkeypatch):
         )
         run_id = runner.create_run(store, profiles, s)
         runner.run(store, run_id)
+        curve = composition_curve(store, run_id)
+        store_judge = next(j.name for j in store.judges(run_id) if j.judge_id == curve.judge)
     at = open_page(str(db), PAGES[2], monkeypatch, runs=str(run_id))
     no_exception(at)
     assert any(h.value.startswith("Memory composition") for h in at.subheader)
-    assert any("not part of Violation@n" in c.value for c in at.caption)
+    (said,) = [c.value for c in at.caption if "not part of Violation@n" in c.value]
+    assert f"judge {store_judge}," in said  # the judge by its name, not its number
+    # drawn in the page (no chart library): a line per measure over the steps of the run
+    (chart,) = [
+        json.loads(c.proto.json)
+        for c in at.get("bidi_component")
+        if c.proto.component_name.endswith(linechart.NAME)
+        and json.loads(c.proto.json)["x"]["tip"] == "withheld memories"
+    ]
+    assert not at.get("vega_lite_chart")
+    assert [name for name, _ in chart["colours"]] == [
+        "leak rate of the withheld",
+        "messages leaking any withheld",
+        "completeness",
+    ]
+    for _, _, points, _ in chart["series"]:
+        xs = [x for x, _, _ in points]
+        assert xs == sorted(xs) and set(xs) <= set(curve.steps)
+        assert all(0 <= y <= 100 and messages >= 1 for _, y, messages in points)
+    steps = {x for _, _, points, _ in chart["series"] for x, _, _ in points}
+    assert steps == set(curve.steps) and chart["y"]["top"] == 100
 
 
 def test_a_run_written_elsewhere_appears_on_the_next_rerun(tmp_path, monkeypatch):

@@ -28,7 +28,9 @@ function tipText(data, series, point) {
   lines.push(`${data.x.tip}: ${Number.isInteger(point[0]) ? point[0] : point[0].toFixed(2)}`);
   if (data.fixed) lines.push(`${data.fixed[0]}: ${data.fixed[1]}`);
   lines.push(`${data.y.tip}: ${point[1].toFixed(2)}`);
-  if (data.extra && point[2] !== null) lines.push(`${data.extra}: ${point[2].toFixed(3)}`);
+  if (data.extra && point[2] !== null) {
+    lines.push(`${data.extra}: ${Number.isInteger(point[2]) ? point[2] : point[2].toFixed(3)}`);
+  }
   return lines.join("\n");
 }
 

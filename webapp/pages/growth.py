@@ -546,43 +546,97 @@ def violation_growth() -> None:
 
 violation_growth()
 
+COMPOSITION = {  # measure: colour
+    "leak rate of the withheld": "#d62728",
+    "messages leaking any withheld": "#ff7f0e",
+    "completeness": "#2ca02c",
+}
+
+
+def composition_chart(comp, run_name: str, judge: str) -> None:
+    """The memory-composition curves drawn in the page (:mod:`webapp.linechart`; as a Vega chart
+    it loaded the chart library for this one chart), with SVG, PNG and CSV downloads."""
+    rows = pd.DataFrame(
+        [
+            {"withheld": b, "measure": name, "value": 100 * v, "messages": n, "line": ""}
+            for b, n, lr, al, co in zip(
+                comp.steps, comp.messages, comp.leak_rate, comp.any_leak, comp.completeness
+            )
+            for name, v in zip(COMPOSITION, (lr, al, co))
+            if v is not None
+        ]
+    )
+    if rows.empty:
+        st.info("No composition message has a parsed judgment yet.")
+        return
+    enc = linechart.Encoding(
+        x="withheld",
+        x_title="withheld memories in the prompt",
+        x_tip="withheld memories",
+        y="value",
+        y_title="Share (%)",
+        y_tip="share %",
+        colour="measure",
+        dash="line",
+        extra="messages",
+        extra_tip="judged messages at this step",
+    )
+    low, high = int(rows["withheld"].min()), int(rows["withheld"].max())
+    step = max(1, -(-(high - low) // 10))
+    shown = linechart.chart_data(
+        rows,
+        enc,
+        colours=COMPOSITION,
+        dashes={"": [1, 0]},
+        x_ticks=sorted({*range(low, high + 1, step), high}),
+        x_domain=(low, max(high, low + 1)),
+        height=320,
+        y_top=100,
+    )
+    linechart.line_chart(shown, key="composition-chart")
+
+    def spec() -> dict:
+        return render.unvalidated(
+            alt.Chart(rows)
+            .mark_line(point=True)
+            .encode(
+                x=alt.X(
+                    "withheld:Q",
+                    title="withheld memories in the prompt",
+                    axis=alt.Axis(tickMinStep=1, format="d"),
+                ),
+                y=alt.Y("value:Q", title="Share (%)", scale=alt.Scale(domain=[0, 100])),
+                color=alt.Color(
+                    "measure:N",
+                    title=None,
+                    scale=alt.Scale(domain=list(COMPOSITION), range=list(COMPOSITION.values())),
+                ),
+            )
+            .properties(height=320, width=600)
+        ).to_dict()
+
+    def table() -> pd.DataFrame:
+        return (
+            rows.drop(columns="line")
+            .rename(columns={"withheld": "withheld memories", "value": "value %"})
+            .assign(run=run_name, judge=judge)
+        )
+
+    render.downloads(spec, "composition", "composition", table=table)
+
+
 first = runs[0]
 comp = state.composition(ch.db, ch.v, first, state.judge_for(ch, first))
 if comp is not None:
-    st.subheader(f"Memory composition ({render.escape_md(names.get(first, str(first)))})")
-    rows = [
-        {"withheld memories in the prompt": b, "measure": name, "value": 100 * v, "messages": n}
-        for b, n, lr, al, co in zip(
-            comp.steps, comp.messages, comp.leak_rate, comp.any_leak, comp.completeness
-        )
-        for name, v in (
-            ("leak rate of the withheld", lr),
-            ("messages leaking any withheld", al),
-            ("completeness", co),
-        )
-        if v is not None
-    ]
-    render.chart(
-        alt.Chart(pd.DataFrame(rows))
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("withheld memories in the prompt:Q", axis=alt.Axis(tickMinStep=1, format="d")),
-            y=alt.Y("value:Q", title="%"),
-            color=alt.Color("measure:N", title=None),
-            tooltip=[
-                "withheld memories in the prompt",
-                "measure",
-                "messages",
-                alt.Tooltip("value:Q", format=".1f"),
-            ],
-        )
-        .properties(height=320),
-        "composition",
-        "composition",
+    judge_name = next(
+        (j.name for j in state.judges_of(ch.db, ch.v, first) if j.judge_id == comp.judge),
+        str(comp.judge),
     )
+    st.subheader(f"Memory composition ({render.escape_md(names.get(first, str(first)))})")
+    composition_chart(comp, names.get(first, str(first)), judge_name)
     st.caption(
         f"Each task's needed memories are kept and withheld ones added in steps; judge "
-        f"{render.escape_md(comp.judge)}, parsed judgments only. These messages are not part"
+        f"{render.escape_md(judge_name)}, parsed judgments only. These messages are not part"
         " of Violation@n"
         " or Completeness above, which use full-memory trials."
     )
