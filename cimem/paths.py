@@ -92,6 +92,18 @@ def confine(typed: str, root: Path, suffixes: tuple[str, ...], *, may_be_new: bo
     return path
 
 
+def as_typed(message: str, path: Path, typed: str) -> str:
+    """``message`` with the server path ``path`` (as given and resolved) said as ``typed``, the
+    name its reader knows: an error about a file names the file, not where the server keeps it.
+
+    >>> as_typed("/srv/data/x.json: line 1: expected a list", Path("/srv/data/x.json"), "x.json")
+    'x.json: line 1: expected a list'
+    """
+    for form in sorted({str(path), str(path.resolve())}, key=len, reverse=True):
+        message = message.replace(form, typed)
+    return message
+
+
 def databases_in(root: Path, depth: int = 2, limit: int = 200) -> list[str]:
     """The ``.duckdb`` files in ``root`` and its non-hidden subfolders down to ``depth``, as
     paths relative to it (only those :func:`confine` accepts: no symlink out of the folder)."""

@@ -112,7 +112,7 @@ DB_ATTACKS = {
     "folder": (lambda tmp: "folder.duckdb", "a folder, not a file"),
     "foreign duckdb": (lambda tmp: "foreign.duckdb", "not cimem's"),
     "not duckdb": (lambda tmp: "notduck.duckdb", "not a DuckDB database"),
-    "missing under a new folder": (lambda tmp: "newdir/x.duckdb", "folders are never created"),
+    "missing under a new folder": (lambda tmp: "newdir/x.duckdb", "no such file"),
 }
 
 
@@ -154,13 +154,40 @@ def test_the_picker_opens_a_database_of_the_data_folder(world, monkeypatch):
     assert "other run" in str(at.sidebar.multiselect(key="runs").options)
 
 
-def test_a_new_database_in_the_data_folder_is_created_empty(world, monkeypatch):
-    _, root, _ = world
+def test_a_visit_creates_no_database(world, monkeypatch):
+    """?db= naming a database not there is refused: a visit is no way to make files on the
+    server (an operator makes one with CIMEM_DB or the command line)."""
+    tmp, root, _ = world
+    before = snapshot(tmp)
     at = app(root, monkeypatch, db="fresh.duckdb")
     at.run()
-    assert not at.exception and not at.error
-    with Store.open(root / "fresh.duckdb") as s:  # the app holds it open for writing
-        assert s.list_runs() == []
+    one_refusal(at, "fresh.duckdb", "no such file in the data folder")
+    assert snapshot(tmp) == before
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("bad.json", '{"not": "a results file"}'),
+        ("trunc.json", "[1,2"),
+        ("sub/bad.jsonl", "{not json\n"),
+    ],
+)
+def test_a_bad_file_in_the_data_folder_is_named_as_typed(world, monkeypatch, name, content):
+    """A file the data folder holds but cimem cannot read: the error names it as the visitor
+    typed it, never by where the server keeps it."""
+    tmp, root, _ = world
+    (root / name).parent.mkdir(exist_ok=True)
+    (root / name).write_text(content)
+    at = app(root, monkeypatch)
+    at.run()
+    at.switch_page("webapp/pages/data.py").run()
+    at.text_input(key="server_path").set_value(name).run()
+    at.button(key="import").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    (error,) = [plain(e.value) for e in at.error]
+    assert error.startswith(f"Import failed, nothing was written: {name}")
+    assert str(tmp) not in error and str(tmp.resolve()) not in error
 
 
 IMPORT_ATTACKS = {

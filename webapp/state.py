@@ -62,11 +62,13 @@ def _shown(path: str) -> str:
 
 def database() -> Database:
     """?db= in the URL (confined to the data folder), else $CIMEM_DB, else the demo database.
-    A ?db= the data folder does not allow stops the page with one line saying why."""
+    A ?db= the data folder does not allow stops the page with one line saying why. A ?db= opens
+    only a database that exists: a visit is no way to create files on the server (the operator
+    creates one with $CIMEM_DB or ``python -m cimem ingest FILE --db NAME``)."""
     typed = st.query_params.get("db")
     if typed:
         try:
-            found = paths.confine(typed, paths.data_dir(), paths.DATABASE_SUFFIXES, may_be_new=True)
+            found = paths.confine(typed, paths.data_dir(), paths.DATABASE_SUFFIXES)
         except paths.PathRefused as exc:
             st.error(escape_md(exc))
             st.stop()

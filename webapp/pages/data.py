@@ -44,6 +44,7 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
     def progress(done: int, total: int) -> None:
         bar.progress(min(1.0, done / max(total, 1)), text=f"Importing... {done:,} / {total:,}")
 
+    path, typed = None, upload.name if upload is not None else server_path
     try:
         if upload is not None:
             suffix = "".join(Path(upload.name).suffixes) or ".jsonl"
@@ -63,8 +64,8 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
         state.changed()
         if res.created:
             note = (
-                f"Run {res.run_id} ({render.escape_md(res.name)}): {res.profiles} profiles,"
-                f" {res.messages} messages, {res.verdicts} verdicts"
+                f"Run {res.run_id} ({render.escape_md(res.name)}): {res.profiles:,} profiles,"
+                f" {res.messages:,} messages, {res.verdicts:,} verdicts"
                 + ("; added to the runs in the sidebar." if res.messages else ".")
             )
             if res.messages:
@@ -77,7 +78,8 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
             )
     except (CimemError, ValueError, FileNotFoundError) as exc:
         bar.empty()
-        st.error(f"Import failed, nothing was written: {render.escape_md(exc)}")
+        said = str(exc) if path is None else paths.as_typed(str(exc), path, typed)
+        st.error(f"Import failed, nothing was written: {render.escape_md(said)}")
     finally:
         if upload is not None:
             Path(tmp.name).unlink(missing_ok=True)
