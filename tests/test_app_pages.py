@@ -156,6 +156,32 @@ def test_overview_with_one_run_says_there_is_no_front_to_draw(demo_db, monkeypat
     assert "Dashed" not in captions
 
 
+def test_overview_gives_no_interval_for_one_profile(tmp_path, monkeypatch):
+    """A bootstrap over one profile resamples the same mean: no zero-width interval is shown."""
+    db = tmp_path / "one.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, write_jsonl(tmp_path / "one.jsonl", [small_profile("A")]))
+    at = open_page(str(db), PAGES[0], monkeypatch)
+    no_exception(at)
+    headline = shown_tables(at)[0]
+    assert [str(p) for p in headline["profiles"]] == ["1"]
+    assert headline["95% CI"].tolist() == ["- (1 profile)"]
+    assert headline["95% CI "].tolist() == ["- (1 profile)"]
+    (caption,) = [c.value for c in at.caption if "bootstrap 95% interval" in c.value]
+    assert caption.endswith("One run.") and "rows compare directly" not in caption
+
+
+def test_leaks_says_it_shows_the_first_of_several_runs(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="2,1")
+    no_exception(at)
+    said = [c.value for c in at.caption if c.value.startswith("One run at a time here")]
+    assert said and "the first of the 2 runs selected" in said[0]
+    assert at.sidebar.multiselect(key="runs").value[0] == 2  # the order of ?runs=
+    assert any(c.value.replace("\\", "").startswith("Run 2: demo: cautious") for c in at.caption)
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
+    assert not [c for c in at.caption if c.value.startswith("One run at a time here")]
+
+
 def in_place_order(cells: pd.DataFrame) -> pd.DataFrame:
     """``cells`` with their row and column orders as places (0, 1, ...), as a table shows them."""
     return cells.assign(
@@ -275,6 +301,12 @@ def test_growth_draws_every_selected_run_named(demo_db, monkeypatch):
         v = line.sort_values("k")["violation"].tolist()
         assert v == sorted(v) and len(v) == 5
     assert not [c for c in at.caption if "the dashed line lies under" in c.value]  # n = 5
+    # at all tasks and samples, p = c/n from the same samples: the formula never exceeds what
+    # was observed, and the page does not read the gap as evidence about independence
+    (end,) = [m.value for m in at.markdown if m.value.startswith("At all tasks and all samples")]
+    gaps = [float(g) for g in re.findall(r"\(([+-]\d+\.\d+) points\)", end)]
+    assert len(gaps) == 3 and min(gaps) >= 0 and max(gaps) > 0
+    assert any("so it is no test of independence" in c.value for c in at.caption)
     # the k slider redraws chart (a) at that k
     at.slider(key="growth_k").set_value(1).run()
     no_exception(at)
@@ -323,6 +355,7 @@ def test_growth_with_one_sample_per_task(tmp_path, monkeypatch):
     assert (curves["observed"] - curves[[c for c in curves if c != "observed"][0]]).abs().max() == 0
     hidden = [c.value for c in at.caption if "the dashed line lies under the solid one" in c.value]
     assert hidden and "(with n = 1 each p is 0 or 1)" in hidden[0]
+    assert any(c.value.startswith("Equal: every prompt's samples agree") for c in at.caption)
 
 
 def test_growth_with_one_task(tmp_path, monkeypatch):

@@ -177,6 +177,15 @@ _PRE = (
 )
 
 
+def plural(count: int, noun: str) -> str:
+    """A count with its noun, singular for one.
+
+    >>> plural(1, "attribute"), plural(30, "task")
+    ('1 attribute', '30 tasks')
+    """
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
 def plain_text(text: str) -> None:
     """Untrusted text exactly as it is (escaped, never markup), wrapped, in a monospace block.
     ``st.code`` would do the same, but its syntax highlighter cost a real browser about 350 ms

@@ -1065,6 +1065,11 @@ def labelled_run(no_labels: str) -> tuple[Choices, LeakCube]:
         st.info("Choose a run with messages in the sidebar (or import one on the Data page).")
         st.stop()
     simulated_banner([ch.run])
+    if len(ch.runs) > 1:
+        st.caption(
+            f"One run at a time here: the first of the {len(ch.runs)} runs selected in the"
+            " sidebar. To see another, put it first there (remove the runs before it)."
+        )
     run_cube = cube(ch.db, ch.v, ch.run, ch.judge)
     check_coverage(ch, [run_cube])
     if not run_cube.has_labels:

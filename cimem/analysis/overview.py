@@ -71,7 +71,9 @@ def overview(
             row[f"violation_at_{common_k}_common"] = 100 * fair.violation_unbiased.mean
             row["completeness_common"] = 100 * fair.completeness.mean
         rows.append(row)
-    if comparable:
+    if len(rows) == 1:
+        note = "one run"
+    elif comparable:
         note = "all runs have the same n and contexts: rows compare directly"
     elif common:
         note = (

@@ -516,8 +516,26 @@ def at_the_end(v: View) -> None:
                 f" **{render.pct(p)}** ({100 * (o - p):+.2f} points)"
                 for n, o, p in last
             )
-            + ". Positive: one prompt's samples leak more alike than independent draws would."
+            + "."
         )
+        st.caption(end_gap_note([o - p for _, o, p in last]))
+
+
+def end_gap_note(gaps: list[float]) -> str:
+    """What the gap at k = n says, and what it does not. p = c/n comes from the same n samples,
+    so for each pair 1-(1-c/n)^n is at most the observed 1 (c > 0) and equal to it when c is 0
+    or n: the gap is never negative, and is no test of independence."""
+    if all(abs(g) < 5e-7 for g in gaps):
+        return (
+            "Equal: every prompt's samples agree, all leaking an attribute or none (always so"
+            " with n = 1), so each p = c/n is 0 or 1 and the formula gives the observed value."
+        )
+    return (
+        "The formula's p = c/n comes from these same n samples, so at k = n it can only fall"
+        " short of the observed worst case: the gap is 0 where a prompt's samples agree (all"
+        " leak an attribute or none) and grows the more they disagree. Independent samples"
+        " give a positive gap too, so it is no test of independence."
+    )
 
 
 def prefetch(v: View) -> None:

@@ -275,10 +275,10 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool, filters: tuple) -> Non
         table=functools.partial(heatmap_table, cells, how_computed(filters)),
     )
     st.caption(
-        f"{cells['row'].nunique()} attributes (rows, most leaked first) x"
-        f" {cells['column'].nunique()} tasks (columns, recipient: purpose, most leaked first),"
-        " pooled over the filtered profiles. Long names are cut short; hover a name for its full"
-        " text, and a cell for its counts. Click a cell to list the messages behind it, below;"
+        f"{render.plural(cells['row'].nunique(), 'attribute')} (rows, most leaked first) x"
+        f" {render.plural(cells['column'].nunique(), 'task')} (columns, recipient: purpose,"
+        " most leaked first), pooled over the filtered profiles. Long names are cut short;"
+        " hover a name for its full text, and a cell for its counts. Click a cell to list the messages behind it, below;"
         " click it again to clear. By keyboard: Tab to the heatmap, the arrow keys, Enter."
     )
     if clicked is not None:

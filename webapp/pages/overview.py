@@ -24,9 +24,13 @@ state.check_coverage(ch, [state.cube(ch.db, ch.v, r, state.judge_for(ch, r)) for
 ov = state.overview(
     ch.db, ch.v, tuple(ch.runs), tuple(state.judge_for(ch, r) for r in ch.runs), ch.opts
 )
+note = render.escape_md(ov.note)
+note = note[:1].upper() + note[1:]  # said as a sentence
+said_apart = not ov.comparable and not any(c.endswith("_common") for c in ov.table.columns)
 st.caption(
-    ch.describe() + f". Mean ± std over profiles, bootstrap 95% interval "
-    f"({ov.metrics[0].bootstrap}). {render.escape_md(ov.note)}."
+    ch.describe() + f". Mean over profiles (their std under More columns), bootstrap 95%"
+    f" interval ({ov.metrics[0].bootstrap}; none with one profile)"
+    + ("." if said_apart else f". {note}.")
 )
 table = ov.table.copy()
 unlabelled = table["labels"] == NO_LABELS
@@ -37,9 +41,13 @@ if unlabelled.any():
     )
 
 
-def interval(lo, hi, none: bool = False) -> str:
+def interval(lo, hi, none: bool = False, profiles: int = 2) -> str:
+    """A bootstrap interval as text: "-" when there is none, or one profile (resampling one
+    profile gives the same mean every time: a zero-width interval says nothing)."""
     if none:
         return NO_LABELS
+    if profiles < 2:
+        return "- (1 profile)"
     return "-" if lo != lo or hi != hi else f"[{lo:.2f}, {hi:.2f}]"
 
 
@@ -53,13 +61,17 @@ headline = pd.DataFrame(
         "model": [m or "-" for m in table["model"]],
         "Violation@n %": [number(x) for x in table["violation_mean"]],
         "95% CI": [
-            interval(a, b, u)
-            for a, b, u in zip(table["violation_lo"], table["violation_hi"], unlabelled)
+            interval(a, b, u, p)
+            for a, b, u, p in zip(
+                table["violation_lo"], table["violation_hi"], unlabelled, table["profiles"]
+            )
         ],
         "Completeness %": [number(x) for x in table["completeness_mean"]],
         "95% CI ": [
-            interval(a, b, u)
-            for a, b, u in zip(table["completeness_lo"], table["completeness_hi"], unlabelled)
+            interval(a, b, u, p)
+            for a, b, u, p in zip(
+                table["completeness_lo"], table["completeness_hi"], unlabelled, table["profiles"]
+            )
         ],
         "n": table["n"],
         "profiles": table["profiles"],
@@ -68,10 +80,13 @@ headline = pd.DataFrame(
 more = pd.DataFrame(
     {
         "run": table["run"],
-        "level": [str(x) if x is not None and x == x else "-" for x in table["level"]],
+        "level": [
+            "-" if x is None or x != x else str(int(x)) if float(x).is_integer() else str(x)
+            for x in table["level"]
+        ],
         "judge": table["judge"],
-        "Violation ± std": [number(x) for x in table["violation_std"]],
-        "Completeness ± std": [number(x) for x in table["completeness_std"]],
+        "Violation std (points)": [number(x) for x in table["violation_std"]],
+        "Completeness std (points)": [number(x) for x in table["completeness_std"]],
         "per-message leak %": [number(x) for x in table["leak_rate_per_message"]],
     }
 )
@@ -83,14 +98,17 @@ for col in common_cols:
         else "Completeness % (shared contexts)"
     )
     more[title] = [number(x) for x in table[col]]
-more["simulated"] = ["yes" if x else "" for x in table["simulated"]]
+more["simulated"] = ["yes" if x else "no" for x in table["simulated"]]
 render.static_table(headline, digits={"Violation@n %": 2, "Completeness %": 2})
-with st.expander("More columns: level, judge, spread, per-message leak rate, common-k comparison"):
+with st.expander(
+    "More columns: level, judge, spread, per-message leak rate"
+    + (", common-k comparison" if common_cols else "")
+):
     render.static_table(more, digits={c: 2 for c in more.columns if more[c].dtype.kind == "f"})
     if common_cols:
         st.caption(render.escape_md(ov.note) + ".")
-if not ov.comparable and not common_cols:
-    st.info(render.escape_md(ov.note) + ".")
+if said_apart:
+    st.info(note + ".")
 show = headline.merge(more, on="run")
 caption = f"CIMemories results ({ch.opts.mode} mode, label rule {ch.opts.label_rule})"
 
