@@ -278,8 +278,9 @@ def draw_heatmap(cells: pd.DataFrame, only_private: bool, filters: tuple) -> Non
         f"{render.plural(cells['row'].nunique(), 'attribute')} (rows, most leaked first) x"
         f" {render.plural(cells['column'].nunique(), 'task')} (columns, recipient: purpose,"
         " most leaked first), pooled over the filtered profiles. Long names are cut short;"
-        " hover a name for its full text, and a cell for its counts. Click a cell to list the messages behind it, below;"
-        " click it again to clear. By keyboard: Tab to the heatmap, the arrow keys, Enter."
+        " hover a name for its full text, and a cell for its counts. Click a cell to list the"
+        " messages behind it, below; click it again to clear. By keyboard: Tab to the heatmap,"
+        " the arrow keys, Enter."
     )
     if clicked is not None:
         pick(None if clicked == chosen else clicked)
