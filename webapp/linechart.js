@@ -73,24 +73,32 @@ function placeLabels(labels, points, segments, plot, measure) {
     const spots = [
       [x + 9, y + 4, "start"], [x - 9, y + 4, "end"], [x, y - 10, "middle"], [x, y + 18, "middle"],
       [x + 7, y - 9, "start"], [x + 7, y + 16, "start"], [x - 7, y - 9, "end"], [x - 7, y + 16, "end"],
+      // farther off, joined to the point by a thin line
+      [x, y + 34, "middle", true], [x, y - 26, "middle", true],
+      [x + 24, y + 28, "start", true], [x - 24, y + 28, "end", true],
+      [x + 24, y - 20, "start", true], [x - 24, y - 20, "end", true],
     ];
     let best = null;
-    for (const [tx, ty, anchor] of spots) {
+    for (const [tx, ty, anchor, far] of spots) {
       const left = anchor === "start" ? tx : anchor === "end" ? tx - w : tx - w / 2;
       const box = [left - 1, ty - h + 2, left + w + 1, ty + 3];
-      let cost = boxes.reduce((sum, b) => sum + overlap(box, b), 0);
+      let cost = boxes.reduce((sum, b) => sum + overlap(box, b), 0) + (far ? 25 : 0);
       for (const [px, py] of points) {
-        if (px !== x || py !== y) cost += overlap(box, [px - 4, py - 4, px + 4, py + 4]);
+        if (px === x && py === y) continue;
+        cost += overlap(box, [px - 4, py - 4, px + 4, py + 4]);
+        // a label close to another point reads as that point's: keep a margin around it
+        cost += overlap(box, [px - 14, py - 14, px + 14, py + 14]) / 2;
       }
       cost += 40 * segments.filter((seg) => crosses(seg, box)).length;
       const outside = Math.max(0, plot[0] - box[0]) + Math.max(0, box[2] - plot[2])
         + Math.max(0, plot[1] - box[1]) + Math.max(0, box[3] - plot[3]);
       cost += outside * h * 4;
-      if (best === null || cost < best[0]) best = [cost, tx, ty, anchor, box];
+      if (far) cost += 40 * segments.filter((seg) => crosses(seg, [x, y, tx, ty - 4])).length;
+      if (best === null || cost < best[0]) best = [cost, tx, ty, anchor, box, far];
       if (cost === 0) break;
     }
     boxes.push(best[4]);
-    placed.push([best[1], best[2], text, best[3]]);
+    placed.push([best[1], best[2], text, best[3], best[5] ? [x, y] : null]);
   }
   return placed;
 }
@@ -149,7 +157,11 @@ function draw(box, data) {
   }
   const plot = [MARGIN.left, MARGIN.top, MARGIN.left + plotW + MARGIN.right, MARGIN.top + plotH];
   const measure = textWidth(box, 11);
-  for (const [x, y, text, anchor] of placeLabels(labels, hits, segments, plot, measure)) {
+  for (const [x, y, text, anchor, from] of placeLabels(labels, hits, segments, plot, measure)) {
+    if (from) {  // a label set farther off: a thin line from its point to its nearer edge
+      const y2 = y > from[1] ? y - 12 : y + 3;
+      el(lines, "line", { class: "leader", x1: from[0], y1: from[1], x2: x, y2 });
+    }
     el(lines, "text", { class: "label", x, y, "text-anchor": anchor }, text);
   }
   const marks = el(svg, "g", { class: "marks" });
