@@ -146,6 +146,10 @@ def test_learn_simulator_is_folded_then_reacts(demo_db, monkeypatch):
     at.run()
     no_exception(at)
     assert len(at.get("vega_lite_chart")) == 2
+    # the simulation is drawn last and wider, over the formulas that often lie on it
+    layers = json.loads(at.get("vega_lite_chart")[1].proto.spec)["layer"]
+    assert len(layers) == 2 and "simulated" in json.dumps(layers[-1]["transform"])
+    assert layers[-1]["mark"]["strokeWidth"] > layers[0]["mark"]["strokeWidth"]
     before = simulated()
     at.slider(key="sim_p").set_value(0.1).run()
     no_exception(at)

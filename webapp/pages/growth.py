@@ -709,10 +709,15 @@ def attribute_detail() -> None:
                 title="leak frequency p = c/n (% of this task's samples)",
                 scale=alt.Scale(domain=[0, 100]),
             ),
-            y=alt.Y("task:N", sort="-x", title=None, axis=alt.Axis(labelLimit=360)),
+            y=alt.Y(
+                "task:N",
+                sort="-x",
+                title=None,
+                axis=alt.Axis(labelLimit=360, labelOverlap=False),  # every bar named
+            ),
             tooltip=["task", alt.Tooltip("leak frequency %:Q", format=".0f"), "samples"],
         )
-        .properties(height=max(120, 16 * len(pv))),
+        .properties(height=max(120, 20 * len(pv))),
         "attribute_p",
         "attr_p",
     )

@@ -309,6 +309,34 @@ st.markdown(
 )
 
 
+SIM_CURVES = ["simulated", "formula, one p for all", "formula, each its own p"]
+
+
+def simulator_chart(curves: pd.DataFrame) -> alt.LayerChart:
+    """The simulated worst case against the two formulas: the simulation drawn last and wider,
+    on top (the own-p formula often lies on it), each line's colour and dash in the legend."""
+    base = alt.Chart(curves).encode(
+        x=alt.X("tasks T:Q", axis=alt.Axis(format="d", tickMinStep=1)),
+        y=alt.Y("Violation %:Q", scale=alt.Scale(domain=[0, 100])),
+        color=alt.Color(
+            "curve:N",
+            title=None,
+            scale=alt.Scale(domain=SIM_CURVES, range=["#d62728", "#1f77b4", "#555555"]),
+            legend=alt.Legend(orient="bottom", labelLimit=400, symbolType="stroke"),
+        ),
+        strokeDash=alt.StrokeDash(
+            "curve:N",
+            scale=alt.Scale(domain=SIM_CURVES, range=[[1, 0], [6, 3], [2, 2]]),
+            legend=alt.Legend(orient="bottom", labelLimit=400, symbolType="stroke"),
+        ),
+        tooltip=["tasks T", "curve", alt.Tooltip("Violation %:Q", format=".1f")],
+    )
+    simulated = alt.datum.curve == SIM_CURVES[0]
+    formulas = base.transform_filter(~simulated).mark_line(point=True, strokeWidth=2)
+    observed = base.transform_filter(simulated).mark_line(point=True, strokeWidth=3.5)
+    return (formulas + observed).properties(height=300, title="Worst case as tasks accumulate")
+
+
 @st.fragment
 def simulator() -> None:
     c1, c2, c3 = st.columns(3)
@@ -343,9 +371,7 @@ def simulator() -> None:
     curves = pd.DataFrame(
         {
             "tasks T": list(range(1, tasks + 1)) * 3,
-            "curve": ["simulated"] * tasks
-            + ["formula, one p for all"] * tasks
-            + ["formula, each its own p"] * tasks,
+            "curve": [name for name in SIM_CURVES for _ in range(tasks)],
             "Violation %": [100 * x for x in sim.observed + sim.one_p + sim.own_p],
         }
     )
@@ -363,22 +389,7 @@ def simulator() -> None:
             "sim_hist",
         )
     with right:
-        render.chart(
-            alt.Chart(curves)
-            .mark_line(point=True)
-            .encode(
-                x=alt.X("tasks T:Q", axis=alt.Axis(format="d", tickMinStep=1)),
-                y=alt.Y("Violation %:Q", scale=alt.Scale(domain=[0, 100])),
-                color=alt.Color(
-                    "curve:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400)
-                ),
-                strokeDash=alt.StrokeDash("curve:N", legend=None),
-                tooltip=["tasks T", "curve", alt.Tooltip("Violation %:Q", format=".1f")],
-            )
-            .properties(height=300, title="Worst case as tasks accumulate"),
-            "simulator",
-            "sim",
-        )
+        render.chart(simulator_chart(curves), "simulator", "sim")
     gap = sim.one_p[-1] - sim.observed[-1]
     st.caption(
         "formula: 1-(1-p)^(T·n), with the mean p for every attribute (one p for all) or averaged"
@@ -389,6 +400,12 @@ def simulator() -> None:
         + f" the observed worst case here by {abs(100 * gap):.1f} points: attributes that"
         " rarely leak keep the share down while a few sure leakers saturate early. With equal"
         " chances (spread 0) the formula and the simulation agree up to sampling noise."
+        + (
+            " The formula with each attribute's own p follows the simulation: its dotted line"
+            " lies under the red one."
+            if max(abs(a - b) for a, b in zip(sim.own_p, sim.observed, strict=True)) < 0.02
+            else ""
+        )
     )
 
 
