@@ -416,6 +416,21 @@ def test_audit_queue_steps_through_disagreements_and_keeps_the_filter(demo_copy,
     assert shown_message(at) == ids[1]
 
 
+def test_a_message_left_out_of_the_queue_says_so(demo_copy, monkeypatch):
+    at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1")
+    at.button(key="q_next").click().run()  # a message chosen: it is in the URL
+    shown = shown_message(at)
+    assert not [c for c in at.caption if "is not in this queue" in c.value]
+    at.text_input(key="qp").input("zzz-no-such-profile").run()  # the queue empties
+    assert not at.exception
+    assert next(m.value for m in at.markdown if "left** to review" in m.value).startswith(
+        "**0 of 0 left**"
+    )
+    assert shown_message(at) == shown  # still open, and the page says why it is there
+    (note,) = [c.value for c in at.caption if "is not in this queue" in c.value]
+    assert note.startswith(f"Message {shown} is not in this queue (no message matches")
+
+
 def test_a_long_queue_lists_the_messages_around_the_one_shown(demo_copy, monkeypatch):
     from webapp import review
 

@@ -51,7 +51,7 @@ def queue_panel(ch: state.Choices, run_id: int, judges: list[JudgeInfo], current
     judge = ch.judge if run_id == ch.run else None
     ids = [j.judge_id for j in judges]
     with st.container(border=True):
-        c1, c2, c3, c4, c5 = st.columns([2, 2, 2, 2, 2])
+        c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 2])  # the queue's names in full
         flt = c1.selectbox(
             "Review queue",
             CHOICES,
@@ -138,6 +138,12 @@ def queue_panel(ch: state.Choices, run_id: int, judges: list[JudgeInfo], current
                 else ""
             )
         )
+        if message is not None and message not in items:
+            st.caption(
+                f"Message {message} is not in this queue"
+                + (" (no message matches these filters)" if not items else "")
+                + ": it stays open below until you pick another."
+            )
         options = list(items)
         label = "Message"
         if len(options) > 2 * PICKER_AROUND + 1:
