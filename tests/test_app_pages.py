@@ -469,8 +469,18 @@ def test_data_page_runs_table_is_readable_and_shows_no_server_path(tmp_path, mon
         "samples per task (n)",
     ]
     assert not [c for c in table.columns if "_" in c]  # no snake_case header
-    assert table["source file"].tolist() == ["a.jsonl"]
-    assert str(tmp_path) not in str(table.to_dict())
+    origin = shown_tables(at)[1]  # where each run came from: a table of its own, to fit
+    assert list(origin.columns) == [
+        "run",
+        "holds",
+        "format",
+        "source file",
+        "simulated",
+        "imported",
+    ]
+    assert origin["source file"].tolist() == ["a.jsonl"] and origin["simulated"].tolist() == ["no"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", origin["imported"][0])
+    assert str(tmp_path) not in str(table.to_dict()) + str(origin.to_dict())
     # the run's configuration: a table too, its source file by name only
     config = next(t for t in shown_tables(at) if list(t.columns) == ["setting", "value"])
     settings = dict(zip(config["setting"], config["value"], strict=True))

@@ -103,6 +103,9 @@ RUN_COLUMNS = {  # the store's fields -> what a reader sees, in this order
     "messages": "messages",
     "verdicts": "verdicts",
     "judges": "judges",
+}
+ORIGIN_COLUMNS = {  # where each run came from: a second table, so each fits the page's width
+    "run_id": "run",
     "kind": "holds",
     "source_format": "format",
     "source": "source file",
@@ -118,12 +121,18 @@ def file_name(source: object) -> str:
 
 
 shown = runs[list(RUN_COLUMNS)].rename(columns=RUN_COLUMNS)
-shown["source file"] = [file_name(x) for x in runs["source"]]
 shown["model"] = shown["model"].fillna("-")
-render.static_table(shown, breakable=("source file",))
+render.static_table(shown)
+origin = runs[list(ORIGIN_COLUMNS)].rename(columns=ORIGIN_COLUMNS)
+origin["source file"] = [file_name(x) for x in runs["source"]]
+origin["simulated"] = ["yes" if x else "no" for x in runs["simulated"]]
+origin["imported"] = [
+    f"{t:%Y-%m-%d %H:%M}" if t == t and t is not None else "-" for t in runs["created_at"]
+]
+render.static_table(origin, breakable=("source file",))
 st.caption(
-    "holds: results (messages and verdicts), profiles or labels only; a blank prompt level or n:"
-    " the source does not say."
+    "holds: results (messages and verdicts), profiles or labels only; a dash: the source does not"
+    " say."
 )
 choice = st.selectbox(
     "Run",
