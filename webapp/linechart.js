@@ -168,7 +168,9 @@ function draw(box, data) {
   for (const [x, y, label, align, dx, dy] of data.marks) {
     const [cx, cy] = [X(x), Y(y)];
     el(marks, "path", { d: `M${cx},${cy - 7}L${cx + 7},${cy}L${cx},${cy + 7}L${cx - 7},${cy}Z` });
-    el(marks, "text", { x: cx + dx, y: cy + dy + 4,
+    // inside the plot: a point on the x axis keeps its label above the axis's numbers
+    const ty = Math.max(MARGIN.top + 10, Math.min(cy + dy + 4, MARGIN.top + plotH - 4));
+    el(marks, "text", { x: cx + dx, y: ty,
       "text-anchor": align === "right" ? "end" : "start" }, label);
     hits.push([cx, cy, label]);
   }

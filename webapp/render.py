@@ -222,7 +222,7 @@ def unvalidated(c: ChartT) -> ChartT:
     return c
 
 
-def chart(c: alt.Chart, name: str, key: str) -> None:
+def chart(c: alt.Chart | alt.LayerChart, name: str, key: str) -> None:
     """Draw an Altair chart with SVG and PNG downloads (made only when clicked)."""
     st.altair_chart(unvalidated(c), width="stretch")
     downloads(c.to_dict, name, key)
