@@ -46,18 +46,20 @@ class PathRefused(CimemError):
         super().__init__(f"{typed}: refused: {reason}")
 
 
-def confine(typed: str, root: Path, suffixes: tuple[str, ...], *, may_be_new: bool = False) -> Path:
+def confine(typed: str, root: Path, suffixes: tuple[str, ...]) -> Path:
     """The resolved path of ``typed`` (relative to ``root``) when it is a regular file with one
-    of ``suffixes`` inside ``root``; with ``may_be_new``, also a file not there yet whose folder
-    exists inside ``root`` (folders are never created). Raises :class:`PathRefused` otherwise.
+    of ``suffixes`` inside ``root``; raises :class:`PathRefused` otherwise (a visitor's path
+    never names a file to create).
 
     >>> import tempfile; root = Path(tempfile.mkdtemp())
-    >>> confine("../x.duckdb", root, (".duckdb",), may_be_new=True)
+    >>> confine("../x.duckdb", root, (".duckdb",))
     Traceback (most recent call last):
     ...
     cimem.paths.PathRefused: ../x.duckdb: refused: outside the data folder
-    >>> confine("new.duckdb", root, (".duckdb",), may_be_new=True) == root.resolve() / "new.duckdb"
-    True
+    >>> confine("new.duckdb", root, (".duckdb",))
+    Traceback (most recent call last):
+    ...
+    cimem.paths.PathRefused: new.duckdb: refused: no such file in the data folder
     """
     text = typed.strip()
     if not text:
@@ -74,13 +76,7 @@ def confine(typed: str, root: Path, suffixes: tuple[str, ...], *, may_be_new: bo
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        if not may_be_new:
-            raise PathRefused(typed, "no such file in the data folder") from None
-        if not path.parent.is_dir():
-            raise PathRefused(
-                typed, "its folder does not exist in the data folder (folders are never created)"
-            ) from None
-        return path
+        raise PathRefused(typed, "no such file in the data folder") from None
     except (OSError, ValueError):
         raise PathRefused(typed, "cannot be read") from None
     if stat.S_ISDIR(mode):

@@ -229,7 +229,7 @@ def test_confine_resolves_inside_and_refuses_the_rest(world):
     assert confine("./sub/../good.duckdb", root, DATABASE_SUFFIXES).name == "good.duckdb"
     for typed in ("", "   ", "a\0b.duckdb", "../outside/secret.duckdb", "escape.duckdb"):
         with pytest.raises(PathRefused) as err:
-            confine(typed, root, DATABASE_SUFFIXES, may_be_new=True)
+            confine(typed, root, DATABASE_SUFFIXES)
         assert str(tmp) not in str(err.value).replace(typed, "")
     with pytest.raises(PathRefused, match="no such file"):
         confine("nothere.jsonl", root, INPUT_SUFFIXES)
