@@ -93,7 +93,10 @@ function placeLabels(labels, points, segments, plot, measure) {
       const outside = Math.max(0, plot[0] - box[0]) + Math.max(0, box[2] - plot[2])
         + Math.max(0, plot[1] - box[1]) + Math.max(0, box[3] - plot[3]);
       cost += outside * h * 4;
-      if (far) cost += 40 * segments.filter((seg) => crosses(seg, [x, y, tx, ty - 4])).length;
+      if (far) {  // its thin line to the point crossing a series' line counts too
+        const span = [Math.min(x, tx), Math.min(y, ty - 4), Math.max(x, tx), Math.max(y, ty - 4)];
+        cost += 40 * segments.filter((seg) => crosses(seg, span)).length;
+      }
       if (best === null || cost < best[0]) best = [cost, tx, ty, anchor, box, far];
       if (cost === 0) break;
     }

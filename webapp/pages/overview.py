@@ -26,7 +26,8 @@ ov = state.overview(
 )
 note = render.escape_md(ov.note)
 note = note[:1].upper() + note[1:]  # said as a sentence
-said_apart = not ov.comparable and not any(c.endswith("_common") for c in ov.table.columns)
+common_cols = [c for c in ov.table.columns if c.endswith("_common")]
+said_apart = not ov.comparable and not common_cols  # in its own box, below the table
 st.caption(
     ch.describe() + f". Mean over profiles (their std under More columns), bootstrap 95%"
     f" interval ({ov.metrics[0].bootstrap}; none with one profile)"
@@ -90,7 +91,6 @@ more = pd.DataFrame(
         "per-message leak %": [number(x) for x in table["leak_rate_per_message"]],
     }
 )
-common_cols = [c for c in table.columns if c.endswith("_common")]
 for col in common_cols:
     title = (
         f"Violation@{ov.common_k} % (shared contexts)"
@@ -106,7 +106,7 @@ with st.expander(
 ):
     render.static_table(more, digits={c: 2 for c in more.columns if more[c].dtype.kind == "f"})
     if common_cols:
-        st.caption(render.escape_md(ov.note) + ".")
+        st.caption(note + ".")
 if said_apart:
     st.info(note + ".")
 show = headline.merge(more, on="run")
