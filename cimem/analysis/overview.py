@@ -8,12 +8,39 @@ the note says why instead of printing empty columns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import pandas as pd
 
 from cimem.analysis.cube import LeakCube, context_keys, restrict_contexts
 from cimem.analysis.metrics import NO_LABELS, MetricOptions, RunMetrics, compute
+
+COMPLETENESS_COMMON = "completeness_common"
+
+
+@dataclass(frozen=True)
+class CommonColumns:
+    """The table's columns that compare runs at one k over the contexts they all share: there
+    only when the runs differ in n or contexts and still share some."""
+
+    k: int
+    contexts: int
+
+    @property
+    def violation(self) -> str:
+        return f"violation_at_{self.k}_common"
+
+    @property
+    def completeness(self) -> str:
+        return COMPLETENESS_COMMON
+
+    def titles(self) -> dict[str, str]:
+        """Each column's name -> its title for a reader, in table order."""
+        return {
+            self.violation: f"Violation@{self.k} % (shared contexts)",
+            self.completeness: "Completeness % (shared contexts)",
+        }
 
 
 @dataclass
@@ -24,6 +51,70 @@ class Overview:
     common_k: int
     common_contexts: int
     note: str
+    common: CommonColumns | None = None  # the common-k columns of ``table``, when it has them
+
+    @property
+    def sentence(self) -> str:
+        """The note as a sentence: capitalised, without the full stop."""
+        return self.note[:1].upper() + self.note[1:]
+
+    @property
+    def note_apart(self) -> bool:
+        """Whether the note stands apart from the table: runs differ and share nothing, so no
+        column of the table carries it."""
+        return not self.comparable and self.common is None
+
+
+def _row(cube: LeakCube, m: RunMetrics) -> dict[str, Any]:
+    """One run's Table-1-style row, in percentage points."""
+    return {
+        "run": m.run,
+        "model": cube.info.model or "",
+        "level": cube.info.level,
+        "judge": m.judge,
+        "profiles": m.violation.n_profiles,
+        "n": m.n_trials,
+        "violation_mean": 100 * m.violation.mean,
+        "violation_std": 100 * m.violation.std,
+        "violation_lo": 100 * m.violation.ci95[0],
+        "violation_hi": 100 * m.violation.ci95[1],
+        "completeness_mean": 100 * m.completeness.mean,
+        "completeness_std": 100 * m.completeness.std,
+        "completeness_lo": 100 * m.completeness.ci95[0],
+        "completeness_hi": 100 * m.completeness.ci95[1],
+        "leak_rate_per_message": 100 * m.leak_rate.mean,
+        "simulated": cube.info.simulated,
+        "labels": "yes" if cube.has_labels else NO_LABELS,
+    }
+
+
+def _common_cells(
+    cube: LeakCube, opts: MetricOptions, shared: set, columns: CommonColumns
+) -> dict[str, float]:
+    """The run's unbiased Violation@k and Completeness over the shared contexts only."""
+    fair = compute(restrict_contexts(cube, shared), replace(opts, k=columns.k))
+    return {
+        columns.violation: 100 * fair.violation_unbiased.mean,
+        columns.completeness: 100 * fair.completeness.mean,
+    }
+
+
+def _note(runs: int, comparable: bool, ns: set[int], common: CommonColumns | None) -> str:
+    """What the rows say against each other."""
+    if runs == 1:
+        return "one run"
+    if comparable:
+        return "all runs have the same n and contexts: rows compare directly"
+    if common is not None:
+        return (
+            f"runs differ in n ({', '.join(map(str, sorted(ns)))}) or contexts: the common"
+            f" columns compare them at k = {common.k} (unbiased Violation@k) over the"
+            f" {common.contexts} contexts they share"
+        )
+    return (
+        "runs share no context (no profile and task in common), so there is no common"
+        " ground to compare them at one k: each row stands for its own profiles and tasks"
+    )
 
 
 def overview(
@@ -33,57 +124,15 @@ def overview(
     results = results if results is not None else [compute(c, opts) for c in cubes]
     ns = {c.n_trials for c in cubes}
     keysets = [set(context_keys(c)) for c in cubes]
-    common = set.intersection(*keysets) if keysets else set()
-    comparable = len(ns) <= 1 and all(k == common for k in keysets)
+    shared = set.intersection(*keysets) if keysets else set()
+    comparable = len(ns) <= 1 and all(k == shared for k in keysets)
     common_k = min(ns) if ns else 0
+    common = None if comparable or not shared else CommonColumns(common_k, len(shared))
     rows = []
     for cube, m in zip(cubes, results):
-        row = {
-            "run": m.run,
-            "model": cube.info.model or "",
-            "level": cube.info.level,
-            "judge": m.judge,
-            "profiles": m.violation.n_profiles,
-            "n": m.n_trials,
-            "violation_mean": 100 * m.violation.mean,
-            "violation_std": 100 * m.violation.std,
-            "violation_lo": 100 * m.violation.ci95[0],
-            "violation_hi": 100 * m.violation.ci95[1],
-            "completeness_mean": 100 * m.completeness.mean,
-            "completeness_std": 100 * m.completeness.std,
-            "completeness_lo": 100 * m.completeness.ci95[0],
-            "completeness_hi": 100 * m.completeness.ci95[1],
-            "leak_rate_per_message": 100 * m.leak_rate.mean,
-            "simulated": cube.info.simulated,
-            "labels": "yes" if cube.has_labels else NO_LABELS,
-        }
-        if not comparable and common:
-            fair = compute(
-                restrict_contexts(cube, common),
-                MetricOptions(
-                    mode=opts.mode,
-                    label_rule=opts.label_rule,
-                    exclude=opts.exclude,
-                    parse_failures=opts.parse_failures,
-                    k=common_k,
-                ),
-            )
-            row[f"violation_at_{common_k}_common"] = 100 * fair.violation_unbiased.mean
-            row["completeness_common"] = 100 * fair.completeness.mean
+        row = _row(cube, m)
+        if common is not None:
+            row |= _common_cells(cube, opts, shared, common)
         rows.append(row)
-    if len(rows) == 1:
-        note = "one run"
-    elif comparable:
-        note = "all runs have the same n and contexts: rows compare directly"
-    elif common:
-        note = (
-            f"runs differ in n ({', '.join(map(str, sorted(ns)))}) or contexts: the common"
-            f" columns compare them at k = {common_k} (unbiased Violation@k) over the"
-            f" {len(common)} contexts they share"
-        )
-    else:
-        note = (
-            "runs share no context (no profile and task in common), so there is no common"
-            " ground to compare them at one k: each row stands for its own profiles and tasks"
-        )
-    return Overview(pd.DataFrame(rows), results, comparable, common_k, len(common), note)
+    note = _note(len(rows), comparable, ns, common)
+    return Overview(pd.DataFrame(rows), results, comparable, common_k, len(shared), note, common)

@@ -1,0 +1,258 @@
+"""``metrics``: Violation@n and Completeness per run with the discard report, the paired
+comparison and the correction for the judge's errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from cimem.analysis.cube import LeakCube
+from cimem.analysis.discards import DiscardReport
+from cimem.analysis.metrics import (
+    MODES,
+    NO_LABELS,
+    NO_LABELS_HELP,
+    Mode,
+    PairedComparison,
+    RunMetrics,
+    Summary,
+    compare,
+    compute,
+)
+from cimem.cli.common import jsonable, pct
+from cimem.cli.sources import add_metric_args, add_source_args, load_cubes, options_from
+from cimem.errors import CimemError
+from cimem.paths import default_db_path
+
+if TYPE_CHECKING:
+    from cimem.analysis.review import Corrected
+
+
+def metric_cell(s: Summary, labelled: bool = True) -> str:
+    """Mean ± std [95% interval], in points; the interval as the page says it
+    (:meth:`Summary.interval_text`: none with one profile)."""
+    if not labelled:
+        return NO_LABELS
+    return f"{pct(s.mean)} ± {pct(s.std).strip()}  {s.interval_text(missing='[n/a, n/a]')}"
+
+
+def describe_run(m: RunMetrics) -> str:
+    o = m.options
+    how = f"mode {o.mode}, label rule {o.label_rule}, judge {m.judge}, n = {m.n_trials}, k = {m.k}"
+    if o.mode == "definition":
+        how += (
+            f", parse failures {o.parse_failures}d"
+            if o.parse_failures == "exclude"
+            else ", parse failures counted as nothing revealed"
+        )
+        if o.exclude:
+            how += f", excluded keys {','.join(o.exclude)}"
+    if m.info.simulated:
+        how += " [SIMULATED run, not a measurement of a real model]"
+    return how
+
+
+def text_report(results: list[RunMetrics]) -> str:
+    lines = []
+    for m in results:
+        ok = m.discarded.note != NO_LABELS_HELP
+        lines.append(f"run {m.run}  ({describe_run(m)})")
+        if m.info.coverage is not None and m.info.coverage.partial:
+            lines.append(f"  every number below is over {m.info.coverage.describe()} of the run")
+        lines.append(
+            f"  Violation@{m.k:<2} (first {m.k} trials)    {metric_cell(m.violation, ok)}"
+            + (f"   %, mean ± std [95% CI], {m.violation.n_profiles} profiles" if ok else "")
+        )
+        lines.append(
+            f"  Violation@{m.k:<2} (unbiased estimator) {metric_cell(m.violation_unbiased, ok)}"
+        )
+        lines.append(f"  Completeness                    {metric_cell(m.completeness, ok)}")
+        lines.append(f"  per-message leak rate (naive)   {metric_cell(m.leak_rate, ok)}")
+        lines.append(f"  intervals: bootstrap over profiles, {m.bootstrap}")
+        lines.extend("  " + x for x in discard_lines(m.discarded))
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def discard_lines(d: DiscardReport) -> list[str]:
+    p = d.pairs
+    out = [
+        f"pairs: {p.share} share, {p.private} private, {p.ambiguous} ambiguous"
+        f" (ambiguous are out of both metrics; rule {d.label_rule})"
+    ]
+    if (f := d.identity_filter) is not None:
+        out.append(
+            f"identity filter: {f.attributes} attributes, {f.private_pairs_removed}"
+            f" private pairs removed ({f.rule})"
+        )
+    if (e := d.excluded_keys) is not None:
+        out.append(
+            f"excluded keys {', '.join(e.keys)}: {e.private_pairs_removed} private pairs removed"
+        )
+    cd = d.contexts_dropped
+    if cd.count:
+        reasons: dict[str, int] = {}
+        for c in cd.contexts:
+            reasons[c.reason] = reasons.get(c.reason, 0) + 1
+        out.append(
+            f"contexts dropped from both metrics: {cd.count} ("
+            + "; ".join(f"{n} {r}" for r, n in reasons.items())
+            + ")"
+        )
+    t = d.trials
+    out.append(
+        f"trials: {t.messages} messages, {t.parse_failures} judge replies failed to"
+        f" parse ({t.parse_failures_treated}), {t.failed_generations} failed"
+        f" generations, {t.judge_errors} judge errors, {t.not_judged} not judged"
+    )
+    for metric, names in d.profiles_without_eligible_set.items():
+        out.append(f"profiles without any eligible {metric} item: {', '.join(names)}")
+    if d.note is not None:
+        out.append(d.note)
+    return out
+
+
+def corrected_lines(m: RunMetrics, c: Corrected) -> list[str]:
+    """Raw against corrected, side by side, with the method and the audit behind it."""
+    r = c.result
+    out = [
+        f"  corrected for the judge's errors from people's verdicts (judge {c.human_judge},"
+        f" {r.violation.audited_pairs} audited cells; {r.violation.method},"
+        f" {r.violation.resamples} resamples):",
+        f"    {'':<16} {'raw':>8}  {'corrected':>9}  95% interval",
+    ]
+    for name, v in ((f"Violation@{m.k}", r.violation), ("Completeness", r.completeness)):
+        if v.not_estimated:
+            out.append(f"    {name:<16} {pct(v.raw):>8}  not corrected: {v.not_estimated}")
+            continue
+        out.append(
+            f"    {name:<16} {pct(v.raw):>8}  {pct(v.mean):>9}  [{pct(v.ci95[0]).strip()},"
+            f" {pct(v.ci95[1]).strip()}]"
+        )
+    for e in r.error_rates:
+        out.append(
+            f"    judge on {e.stratum} pairs: sensitivity {pct(e.sensitivity).strip()}%, false"
+            f" positives {pct(e.false_positive_rate).strip()}% ({e.audited} audited:"
+            f" {e.audited_judge_yes} judge yes, {e.audited_judge_no} judge no)"
+        )
+    if c.verdicts_outside:
+        out.append(f"    {c.verdicts_outside} people's verdicts fall outside the labelled pairs")
+    return out
+
+
+def add_corrected(doc: dict[str, Any], c: Corrected) -> None:
+    """JSON: ``corrected`` inside violation and completeness, the error rates beside them."""
+    for name, v in (("violation", c.result.violation), ("completeness", c.result.completeness)):
+        doc[name]["corrected"] = v.as_dict()
+    doc["judge_error"] = c.as_dict()
+
+
+def corrected_for(args: argparse.Namespace, cube: LeakCube, mode: Mode) -> Corrected:
+    """--corrected-by: the run's metrics corrected from the human judge's verdicts."""
+    from cimem.analysis.review import corrected
+    from cimem.store import Store
+
+    with Store.open(args.db or default_db_path(), read_only=True) as store:
+        return corrected(
+            store,
+            cube,
+            options_from(args, mode, args.k),
+            args.corrected_by,
+            resamples=args.resamples,
+            seed=args.seed,
+        )
+
+
+def paired_line(pc: PairedComparison, a: str, b: str) -> str:
+    return (
+        f"paired {pc.metric}: {b} - {a} = "
+        f"{100 * pc.difference:+.2f} points [{100 * pc.ci95[0]:+.2f},"
+        f" {100 * pc.ci95[1]:+.2f}] over {len(pc.profiles)} common profiles"
+    )
+
+
+def one_mode(
+    args: argparse.Namespace, cubes: list[LeakCube], mode: Mode
+) -> tuple[dict[str, Any], list[str]]:
+    """One mode's JSON document and text parts."""
+    results = [compute(c, options_from(args, mode, args.k)) for c in cubes]
+    doc: dict[str, Any] = {
+        "mode": mode,
+        "label_rule": results[0].options.label_rule,
+        "runs": [r.as_dict() for r in results],
+    }
+    text = [text_report(results)]
+    if args.corrected_by is not None:
+        c = corrected_for(args, cubes[0], mode)
+        add_corrected(doc["runs"][0], c)
+        text.append("\n".join(corrected_lines(results[0], c)))
+    if args.compare and len(results) >= 2:
+        for r in results[1:]:
+            for metric in ("violation", "completeness"):
+                pc = compare(results[0], r, metric)
+                doc.setdefault("comparisons", []).append(
+                    jsonable(pc.__dict__) | {"a": results[0].run, "b": r.run}
+                )
+                text.append(paired_line(pc, results[0].run, r.run))
+    return doc, text
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    cubes = load_cubes(args, many=True)
+    if args.corrected_by is not None and (args.results or len(cubes) != 1):
+        raise CimemError("--corrected-by applies to one run of a database: give one --run")
+    modes: list[Mode] = list(MODES) if args.mode == "both" else [args.mode]
+    docs: list[dict[str, Any]] = []
+    text: list[str] = []
+    for mode in modes:
+        doc, said = one_mode(args, cubes, mode)
+        docs.append(doc)
+        text.extend(said)
+    if args.json:
+        print(json.dumps(jsonable(docs[0] if len(docs) == 1 else docs), indent=1))
+    else:
+        print("\n\n".join(text))
+    return 0
+
+
+def add_metrics_command(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "metrics",
+        help="Violation@n and Completeness with the discard report",
+        description="Violation@n (worst case over tasks and samples) and Completeness (average)"
+        " per run, mean ± std over profiles with a bootstrap 95%% interval, the unbiased"
+        " Violation@k, the per-message leak rate, and the discard report that explains the"
+        " difference between official and definition mode.",
+    )
+    add_source_args(p, many_runs=True)
+    add_metric_args(p)
+    p.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        help="samples per task: Violation@k from the first k trials and the unbiased"
+        " estimator at k (default: all n)",
+    )
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="paired difference of every run against the first, over common profiles",
+    )
+    p.add_argument(
+        "--corrected-by",
+        type=int,
+        metavar="HUMAN_JUDGE",
+        default=None,
+        help="also give Violation and Completeness corrected for the judge's errors, estimated"
+        " from this human judge's verdicts on the run (see audit-sample and human import)",
+    )
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=400,
+        help="--corrected-by: bootstrap replicates (default 400)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="--corrected-by: seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print the JSON contract instead of text")
+    p.set_defaults(func=cmd_metrics)
