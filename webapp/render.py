@@ -18,7 +18,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
 import altair as alt
@@ -314,7 +314,7 @@ LABEL_COLOURS = {"share": "#4c9f70", "private": "#d1495b", "ambiguous": "#c0c0c0
 NO_CELL_COLOUR = "#ececec"
 
 
-def ramp_colours(values, stops: list[float], colours: list[str]) -> list[str]:
+def ramp_colours(values: Sequence[float] | np.ndarray | pd.Series, stops: list[float], colours: list[str]) -> list[str]:
     """Each value's colour on a piecewise-linear RGB ramp (``colours`` at ``stops``, clipped at
     both ends; a missing value takes the first colour): what Vega-Lite's rgb interpolation draws,
     made on the server so that one chart layout serves several colourings (a browser compiles a
@@ -336,7 +336,7 @@ def with_rows(spec: dict, datasets: dict[str, pd.DataFrame]) -> dict:
     return {**spec, "datasets": rows}
 
 
-def pct(x) -> str:
+def pct(x: float | None) -> str:
     try:
         return "n/a" if x is None or x != x else f"{100 * x:.2f}%"
     except TypeError:

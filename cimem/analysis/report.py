@@ -66,12 +66,12 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
-def _cell(value, missing: str) -> str:
+def _cell(value: object, missing: str) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return missing
     if isinstance(value, float):
         return f"{value:.2f}"
-    return latex_escape(value)
+    return latex_escape(str(value))
 
 
 def to_latex(
