@@ -15,6 +15,7 @@ EXPECTED = {
     "cimem.analysis.agreement.cohen_kappa",
     "cimem.analysis.cube.first_bits",
     "cimem.analysis.cube.popcount",
+    "cimem.analysis.growth.vocab.method_name",
     "cimem.analysis.labels",
     "cimem.analysis.labels.LabelRule.apply",
     "cimem.analysis.labels.LabelRule.parse",

@@ -1,0 +1,143 @@
+"""Each profile as a matrix of private attributes x tasks (eligibility, revealing samples, first
+leak), and the chance q that k samples of a task do not reveal an attribute."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cimem.analysis.cube import popcount
+from cimem.analysis.growth.vocab import SampleMode
+from cimem.analysis.metrics import Prepared
+
+
+@dataclass
+class ProfileMatrix:
+    """One profile group: private attributes x tasks."""
+
+    name: str
+    eligible: np.ndarray  # bool [A, N]
+    counts: np.ndarray  # int [A, N]: revealing samples among n usable
+    samples: np.ndarray  # int [N]: usable samples per task
+    first_leak: np.ndarray  # int [A, N]: index (0-based) of first revealing sample, or n
+    task_labels: list[str]
+    attr_keys: list[str]
+
+
+@dataclass
+class _PrivatePairs:
+    """The private pairs of a preparation, one entry per pair: its groups and its samples."""
+
+    ctx_group: np.ndarray
+    attr_group: np.ndarray
+    usable: np.ndarray  # bit mask of usable samples
+    counts: np.ndarray  # revealing usable samples
+    n_usable: np.ndarray
+    first: np.ndarray  # first revealing usable sample, or n
+    profile: np.ndarray
+
+
+def _private_pairs(prep: Prepared) -> _PrivatePairs:
+    cube = prep.cube
+    rows = prep.priv_rows
+    s = _usable(prep)[cube.pair_ctx[rows]]
+    m = cube.pair_mask[rows] & s
+    return _PrivatePairs(
+        ctx_group=prep.ctx_group[cube.pair_ctx[rows]],
+        attr_group=prep.attr_group[cube.pair_attr[rows]],
+        usable=s,
+        counts=popcount(m),
+        n_usable=popcount(s),
+        first=_first_bit(m, cube.n_trials),
+        profile=prep.profile_group[cube.ctx_profile[cube.pair_ctx[rows]]],
+    )
+
+
+def profile_matrices(prep: Prepared) -> list[ProfileMatrix]:
+    """One matrix per profile group, over its kept task groups and its private attributes."""
+    cube = prep.cube
+    pairs = _private_pairs(prep)
+    ctx_of_group: dict[int, int] = {}
+    for c, grp in enumerate(prep.ctx_group):
+        ctx_of_group.setdefault(int(grp), c)
+    attr_of_group: dict[int, int] = {}
+    for i, grp in enumerate(prep.attr_group):
+        attr_of_group.setdefault(int(grp), i)
+    out = []
+    for p, pname in enumerate(prep.group_names):
+        ctx_groups = np.unique(prep.ctx_group[prep.profile_group[cube.ctx_profile] == p])
+        ctx_groups = ctx_groups[prep.ctx_kept[ctx_groups]]
+        sel = (pairs.profile == p) & (pairs.usable != 0)
+        attrs = np.unique(pairs.attr_group[sel])
+        pm = _fill(pname, pairs, sel, ctx_groups, attrs, cube.n_trials)
+        reps = [ctx_of_group[int(x)] for x in ctx_groups]
+        pm.task_labels = [f"{cube.ctx_recipient[c]}: {cube.ctx_task[c]}" for c in reps]
+        pm.attr_keys = [cube.attr_key[attr_of_group[int(x)]] for x in attrs]
+        out.append(pm)
+    return out
+
+
+def _fill(
+    name: str,
+    pairs: _PrivatePairs,
+    sel: np.ndarray,
+    ctx_groups: np.ndarray,
+    attrs: np.ndarray,
+    n_trials: int,
+) -> ProfileMatrix:
+    """The matrix of one profile from its selected pairs (labels filled in by the caller)."""
+    n_ctx, n_attr = len(ctx_groups), len(attrs)
+    ci = np.searchsorted(ctx_groups, pairs.ctx_group[sel])
+    ai = np.searchsorted(attrs, pairs.attr_group[sel])
+    elig = np.zeros((n_attr, n_ctx), bool)
+    counts = np.zeros((n_attr, n_ctx), np.int64)
+    firsts = np.full((n_attr, n_ctx), n_trials, np.int64)
+    samples = np.zeros(n_ctx, np.int64)
+    elig[ai, ci] = True
+    np.add.at(counts, (ai, ci), pairs.counts[sel])
+    np.minimum.at(firsts, (ai, ci), pairs.first[sel])
+    np.maximum.at(samples, ci, pairs.n_usable[sel])
+    return ProfileMatrix(name, elig, counts, samples, firsts, [], [])
+
+
+def _usable(prep: Prepared) -> np.ndarray:
+    cube, opts = prep.cube, prep.opts
+    if opts.mode == "definition" and opts.parse_failures == "exclude":
+        return cube.ctx_valid
+    return cube.ctx_valid | cube.ctx_unparsed
+
+
+def _first_bit(m: np.ndarray, n: int) -> np.ndarray:
+    out = np.full(len(m), n, np.int64)
+    for t in range(n - 1, -1, -1):
+        out[(m >> np.uint64(t)) & np.uint64(1) == 1] = t
+    return out
+
+
+def q_matrix(pm: ProfileMatrix, k: int, samples_mode: str, theory: bool) -> np.ndarray:
+    """Per (attribute, task): chance that k samples do not reveal it (1 where not private)."""
+    n = pm.samples[None, :].astype(float)
+    c = pm.counts.astype(float)
+    if theory:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.where(n > 0, c / np.maximum(n, 1), 0.0)
+        q = (1.0 - p) ** k
+    elif samples_mode == SampleMode.UNBIASED:
+        q = np.ones_like(c)
+        kk = np.minimum(k, n)
+        for i in range(int(kk.max()) if kk.size else 0):
+            q = np.where(i < kk, q * np.clip(n - c - i, 0, None) / np.maximum(n - i, 1), q)
+    else:
+        q = (pm.first_leak >= k).astype(float)
+    return np.where(pm.eligible, q, 1.0)
+
+
+def elementary_symmetric(q: np.ndarray) -> np.ndarray:
+    """Rows of e_0..e_N of each row of q (the coefficients of prod (1 + q_t x))."""
+    a, n = q.shape
+    e = np.zeros((a, n + 1))
+    e[:, 0] = 1.0
+    for t in range(n):
+        e[:, 1 : t + 2] = e[:, 1 : t + 2] + q[:, t : t + 1] * e[:, 0 : t + 1]
+    return e
