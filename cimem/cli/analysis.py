@@ -265,7 +265,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         )
         text.append(text_report(results))
         if args.corrected_by is not None:
-            from cimem.analysis.review import corrected
+            from cimem.analysis.audit.correction import corrected
             from cimem.store import Store
 
             with Store.open(args.db or default_db_path(), read_only=True) as store:

@@ -9,8 +9,8 @@ from typing import cast
 import pandas as pd
 import streamlit as st
 
-from cimem.analysis.correction import MIN_AUDITED
-from cimem.analysis.queue import FILTERS, SAMPLE
+from cimem.analysis.audit.error_rates import MIN_AUDITED
+from cimem.analysis.audit.queue import FILTERS, SAMPLE
 from cimem.store import HumanVerdict, JudgeInfo
 from webapp import render, state
 
