@@ -327,7 +327,7 @@ def test_metrics_corrected_by_people_who_know_the_truth(demo_copy, tmp_path):
 
 # ----------------------------------------------------------------------------- the review queue
 def test_review_queue_filters_counts_and_neighbours(demo_copy):
-    from cimem.analysis.queue import review_queue
+    from cimem.analysis.audit.queue import review_queue
 
     with Store.open(demo_copy) as store:
         q = review_queue(store, 1, 1, vs=2, filter="disagree")
@@ -399,7 +399,7 @@ def shown_message(at: AppTest) -> int:
 def test_audit_queue_steps_through_disagreements_and_keeps_the_filter(demo_copy, monkeypatch):
     at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", qf="disagree", qvs="2")
     with Store.open(demo_copy) as store:
-        from cimem.analysis.queue import review_queue
+        from cimem.analysis.audit.queue import review_queue
 
         queue = review_queue(store, 1, None, vs=2, filter="disagree")
     ids = [i.message_id for i in queue.items]
@@ -432,11 +432,11 @@ def test_a_message_left_out_of_the_queue_says_so(demo_copy, monkeypatch):
 
 
 def test_a_long_queue_lists_the_messages_around_the_one_shown(demo_copy, monkeypatch):
-    from webapp import review
+    from webapp.panels import queue as review
 
     monkeypatch.setattr(review, "PICKER_AROUND", 2)
     with Store.open(demo_copy) as store:
-        from cimem.analysis.queue import review_queue
+        from cimem.analysis.audit.queue import review_queue
 
         ids = [i.message_id for i in review_queue(store, 1, None, vs=2, filter="disagree").items]
     assert len(ids) > 8
@@ -520,7 +520,7 @@ def test_the_workflow_on_the_shared_persistbench_file(tmp_path):
     a sample filled from a second judge, and the correction all work and agree with the store."""
     import csv
 
-    from cimem.analysis.queue import review_queue
+    from cimem.analysis.audit.queue import review_queue
     from cimem.ingest import ingest_file
     from cimem.store import JudgmentStatus
 
@@ -605,7 +605,7 @@ def test_the_suggested_sample_as_a_queue_shows_progress(demo_copy, tmp_path, mon
 
 
 def test_side_by_side_two_judges_and_another_run(demo_copy, monkeypatch):
-    from webapp.side_by_side import TWO_RUNS
+    from webapp.panels.side_by_side import TWO_RUNS
 
     with Store.open(demo_copy) as store:
         others = store.counterparts(5)

@@ -317,7 +317,7 @@ def test_the_auditor_loop_on_the_shared_persistbench_file(browser, tmp_path):
     judge missed recorded by searching its attribute, the judge's errors against people, the
     corrected numbers on Overview, and the side by side of two judges and of another run."""
     from cimem.analysis.audit import message_audit
-    from cimem.analysis.queue import review_queue
+    from cimem.analysis.audit.queue import review_queue
     from cimem.judges.base import OfflineJudge, rejudge
 
     from conftest import shared_file

@@ -302,7 +302,7 @@ def review_queue(
     attribute: str,
 ):
     """The Audit page's queue (task matches the task or the recipient)."""
-    from cimem.analysis.queue import review_queue as build
+    from cimem.analysis.audit.queue import review_queue as build
 
     q = build(
         _store(path),
@@ -335,9 +335,9 @@ def sample_queue(
     seed: int,
 ):
     """The suggested audit sample of a run under a judge, as a queue with its progress."""
+    from cimem.analysis.audit.queue import sample_queue as build
+    from cimem.analysis.audit.sample import audit_sample
     from cimem.analysis.metrics import prepare
-    from cimem.analysis.queue import sample_queue as build
-    from cimem.analysis.review import audit_sample
 
     run_cube = cube(path, db_version, run_id, judge_id)
     rows = audit_sample(_store(path), prepare(run_cube, opts), size, seed)
@@ -364,7 +364,7 @@ def corrected(
     human: int,
 ):
     """Violation and Completeness of a run under a judge, corrected from people's verdicts."""
-    from cimem.analysis.review import corrected as build
+    from cimem.analysis.audit.correction import corrected as build
 
     return build(_store(path), cube(path, db_version, run_id, judge_id), opts, human)
 

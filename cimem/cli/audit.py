@@ -15,7 +15,7 @@ def cmd_audit_queue(args: argparse.Namespace) -> int:
     import json
     from dataclasses import asdict
 
-    from cimem.analysis.queue import SAMPLE, review_queue
+    from cimem.analysis.audit.queue import SAMPLE, review_queue
     from cimem.store import Store
 
     with Store.open(args.db or default_db_path(), read_only=True) as store:
@@ -79,10 +79,10 @@ def cmd_audit_queue(args: argparse.Namespace) -> int:
 
 
 def _sample_queue(store, run_id: int, args: argparse.Namespace):
+    from cimem.analysis.audit.queue import sample_queue
+    from cimem.analysis.audit.sample import audit_sample
     from cimem.analysis.cube import cube_from_store
     from cimem.analysis.metrics import MetricOptions, prepare
-    from cimem.analysis.queue import sample_queue
-    from cimem.analysis.review import audit_sample
 
     cube = cube_from_store(store, run_id, args.judge)
     if not cube.has_labels:
@@ -95,10 +95,10 @@ def _sample_queue(store, run_id: int, args: argparse.Namespace):
 
 
 def cmd_audit_sample(args: argparse.Namespace) -> int:
+    from cimem.analysis.audit.sample import audit_sample
+    from cimem.analysis.audit.verdict_csv import sample_records, write_csv
     from cimem.analysis.cube import cube_from_store
     from cimem.analysis.metrics import MetricOptions, prepare
-    from cimem.analysis.review import audit_sample
-    from cimem.analysis.verdict_csv import sample_records, write_csv
     from cimem.store import Store
 
     with Store.open(args.db or default_db_path(), read_only=True) as store:
@@ -144,7 +144,7 @@ def cmd_audit_sample(args: argparse.Namespace) -> int:
 
 
 def cmd_human_export(args: argparse.Namespace) -> int:
-    from cimem.analysis.verdict_csv import verdict_records, write_csv
+    from cimem.analysis.audit.verdict_csv import verdict_records, write_csv
     from cimem.store import Store
 
     with Store.open(args.db or default_db_path()) as store:
@@ -158,7 +158,7 @@ def cmd_human_export(args: argparse.Namespace) -> int:
 
 
 def cmd_human_import(args: argparse.Namespace) -> int:
-    from cimem.analysis.verdict_csv import read_verdicts
+    from cimem.analysis.audit.verdict_csv import read_verdicts
     from cimem.store import Store
 
     path = Path(args.path)
@@ -182,7 +182,7 @@ def cmd_human_import(args: argparse.Namespace) -> int:
 
 
 def add_audit_commands(sub: argparse._SubParsersAction) -> None:
-    from cimem.analysis.queue import FILTERS, SAMPLE
+    from cimem.analysis.audit.queue import FILTERS, SAMPLE
 
     p = sub.add_parser(
         "audit-queue",

@@ -26,7 +26,7 @@ from cimem.errors import CimemError
 from cimem.paths import default_db_path
 
 if TYPE_CHECKING:
-    from cimem.analysis.review import Corrected
+    from cimem.analysis.audit.correction import Corrected
 
 
 def metric_cell(s: Summary, labelled: bool = True) -> str:
@@ -150,7 +150,7 @@ def add_corrected(doc: dict[str, Any], c: Corrected) -> None:
 
 def corrected_for(args: argparse.Namespace, cube: LeakCube, mode: Mode) -> Corrected:
     """--corrected-by: the run's metrics corrected from the human judge's verdicts."""
-    from cimem.analysis.review import corrected
+    from cimem.analysis.audit.correction import corrected
     from cimem.store import Store
 
     with Store.open(args.db or default_db_path(), read_only=True) as store:

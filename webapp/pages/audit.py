@@ -9,8 +9,9 @@ from cimem.analysis.agreement import format_kappa
 from cimem.errors import CimemError
 from cimem.judges.base import Judge, OfflineJudge, judge_message, rejudge
 from cimem.store import JudgmentStatus, MessageStatus
-from webapp import render, review, state
-from webapp.side_by_side import side_by_side
+from webapp import render, state
+from webapp.panels import queue as review
+from webapp.panels.side_by_side import side_by_side
 
 st.title("Audit")
 ch: state.Choices = st.session_state["choices"]

@@ -16,7 +16,8 @@ from cimem.demo.teaching import (
     simulate_mixed,
     worked_case,
 )
-from webapp import render, review, state
+from webapp import render, state
+from webapp.panels import queue as review
 
 st.title("Learn the metrics")
 st.markdown("""

@@ -13,7 +13,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from cimem.analysis.correction import MIN_AUDITED, AuditCells, corrected_metrics, suggest_audit
+from cimem.analysis.audit.cells import AuditCells
+from cimem.analysis.audit.correction import corrected_metrics
+from cimem.analysis.audit.error_rates import MIN_AUDITED
+from cimem.analysis.audit.sample import suggest_audit
 from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.analysis.metrics import (
     MetricOptions,

@@ -4,24 +4,26 @@ A message enters the queue for what a reviewer would want to check: the judge fo
 attribute revealed (``leaked``), two judges disagree on some attribute (``disagree``), the judge's
 reply could not be parsed (``parse_failure``) or its call failed (``judge_error``), an evidence
 sentence does not occur in the message (``ungrounded``), or no person has reviewed it yet
-(``unreviewed``).
+(``unreviewed``). Every queue, the suggested sample's too, is narrowed the same way: by what a
+reviewer typed (:class:`Narrowing`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
-from cimem.analysis.audit import evidence_grounded
+from cimem.analysis.audit.message import evidence_grounded
+from cimem.analysis.audit.sample import SampleRow
 from cimem.analysis.cube import HARD_FROM_FRACTIONS
 from cimem.analysis.labels import PRIVATE, LabelRule
-from cimem.analysis.review import SampleRow
 from cimem.errors import CimemError
-from cimem.store import JudgmentStatus, Store
+from cimem.store import ContextRow, Judgment, JudgmentStatus, MessageToJudge, Store
 
 FILTERS = ("leaked", "disagree", "parse_failure", "judge_error", "ungrounded", "unreviewed")
-SAMPLE = "sample"  # the suggested audit sample (cimem.analysis.review.audit_sample) as a queue
+SAMPLE = "sample"  # the suggested audit sample (.sample.audit_sample) as a queue
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class QueueItem:
 
 @dataclass(frozen=True)
 class Queue:
+    """The messages to review under one filter and judge, with what each filter counts."""
+
     items: list[QueueItem]
     filter: str
     judge: int
@@ -51,6 +55,7 @@ class Queue:
 
     @property
     def left(self) -> int:
+        """Messages of the queue no person has reviewed yet."""
         return sum(not i.reviewed for i in self.items)
 
     def describe(self) -> str:
@@ -74,6 +79,54 @@ class Queue:
         return (ids[at - 1] if at > 0 else None, ids[at + 1] if at + 1 < len(ids) else None)
 
 
+@dataclass(frozen=True)
+class Narrowing:
+    """What a reviewer typed to narrow a queue: each a substring, any case; empty keeps every
+    message. ``task_or_recipient`` matches either; ``attribute`` a key behind the filter.
+
+    >>> item = QueueItem(1, "Ana", 0, "doctor", "book a visit", 0, ("leaked",), ("health",), False)
+    >>> Narrowing(profile="an", task_or_recipient="DOCTOR").keeps(item)
+    True
+    >>> Narrowing(attribute="income").keeps(item), Narrowing().active
+    (False, False)
+    """
+
+    profile: str = ""
+    task: str = ""
+    recipient: str = ""
+    task_or_recipient: str = ""
+    attribute: str = ""
+
+    @property
+    def active(self) -> bool:
+        """Whether it leaves out anything at all."""
+        return any(
+            (self.profile, self.task, self.recipient, self.task_or_recipient, self.attribute)
+        )
+
+    def keeps(self, item: QueueItem) -> bool:
+        """Whether ``item`` matches every part that is set."""
+
+        def has(part: str, text: str) -> bool:
+            return not part or part.lower() in text.lower()
+
+        either = self.task_or_recipient
+        return (
+            has(self.profile, item.profile)
+            and has(self.task, item.task)
+            and has(self.recipient, item.recipient)
+            and (not either or has(either, item.task) or has(either, item.recipient))
+            and (not self.attribute or any(has(self.attribute, a) for a in item.attributes))
+        )
+
+
+def narrow(queue: Queue, by: Narrowing) -> Queue:
+    """The queue's items that ``by`` keeps, in their order; its counts stay the whole run's."""
+    if not by.active:
+        return queue
+    return replace(queue, items=[i for i in queue.items if by.keeps(i)])
+
+
 def review_queue(
     store: Store,
     run_id: int,
@@ -90,6 +143,37 @@ def review_queue(
     """The run's messages that match ``filter`` under ``judge`` (default: the run's original),
     narrowed by profile, task, recipient (substring, any case) and attribute key; sorted by
     profile, task, trial. ``disagree`` needs ``vs``, a second judge of the run."""
+    judge = _checked_judge(store, run_id, judge, vs, filter)
+    human = store.human_judge_of(run_id)
+    reviewed = {v.message_id for v in store.human_verdicts(human)} if human is not None else set()
+    messages = store.messages_to_judge(run_id)
+    hit, behind = _cells_behind(
+        store, run_id, judge, vs, filter, LabelRule.parse(label_rule), messages
+    )
+    contexts = {(c.profile_id, c.ctx_idx): c for c in store.contexts_of(run_id)}
+    status = store.judgments_of(judge)
+    other_status = store.judgments_of(vs) if vs is not None else {}
+    items: list[QueueItem] = []
+    counts = dict.fromkeys(FILTERS, 0)
+    for m in messages:
+        flags = _flags(m.message_id, hit, status, other_status, vs, reviewed)
+        for name, on in flags.items():
+            counts[name] += on
+        if flags[filter]:
+            ctx = contexts[(m.profile_id, m.ctx_idx)]
+            items.append(_item(m, ctx, flags, behind.get(m.message_id, ()), reviewed))
+    items.sort(key=lambda i: (i.profile, i.ctx_idx, i.trial, i.message_id))
+    if filter != "ungrounded":
+        del counts["ungrounded"]
+    queue = Queue(items, filter, judge, vs, human, counts)
+    return narrow(queue, Narrowing(profile or "", task or "", recipient or "", "", attribute or ""))
+
+
+def _checked_judge(
+    store: Store, run_id: int, judge: int | None, vs: int | None, filter: str
+) -> int:
+    """The judge the queue is under (the run's original by default), after checking the filter
+    and that both judges are the run's."""
     if filter not in FILTERS:
         raise CimemError(f"unknown filter {filter!r}; choose one of {', '.join(FILTERS)}")
     judge = judge if judge is not None else store.default_judge(run_id)
@@ -101,15 +185,21 @@ def review_queue(
             raise CimemError(f"judge {j} is not a judge of run {run_id}")
     if filter == "disagree" and vs is None:
         raise CimemError("the disagree filter compares two judges: give the second one (--vs)")
-    rule = LabelRule.parse(label_rule)
-    keys = {a.attr_id: a.key for a in store.attributes_of(run_id)}
-    contexts = {(c.profile_id, c.ctx_idx): c for c in store.contexts_of(run_id)}
-    human = store.human_judge_of(run_id)
-    reviewed = {v.message_id for v in store.human_verdicts(human)} if human is not None else set()
-    status = store.judgments_of(judge)
-    other_status = store.judgments_of(vs) if vs is not None else {}
-    messages = store.messages_to_judge(run_id)
+    return judge
 
+
+def _cells_behind(
+    store: Store,
+    run_id: int,
+    judge: int,
+    vs: int | None,
+    filter: str,
+    rule: LabelRule,
+    messages: list[MessageToJudge],
+) -> tuple[dict[str, set[int]], dict[int, tuple[str, ...]]]:
+    """Per cell filter (leaked, disagree, ungrounded), the messages it hits; and per message the
+    attribute keys behind ``filter`` (the judge's "yes" for a filter of whole messages)."""
+    keys = {a.attr_id: a.key for a in store.attributes_of(run_id)}
     cells = store.queue_cells(run_id, judge, vs, evidence=filter == "ungrounded")
     yes = np.asarray(cells["revealed"], bool)
     other = np.asarray(cells["other"], np.int8)
@@ -129,55 +219,51 @@ def review_queue(
             bool,
         )
     hit = {name: set(cells["message_id"][sel].tolist()) for name, sel in by_filter.items()}
-    behind = _attributes_by_message(cells, by_filter.get(filter, yes), keys)
-
-    items: list[QueueItem] = []
-    counts = dict.fromkeys(FILTERS, 0)
-    for m in messages:
-        ctx = contexts[(m.profile_id, m.ctx_idx)]
-        st = status.get(m.message_id)
-        flags = {
-            "leaked": m.message_id in hit["leaked"],
-            "disagree": m.message_id in hit["disagree"]
-            or (vs is not None and (m.message_id in status) != (m.message_id in other_status)),
-            "parse_failure": st is not None and st.status == JudgmentStatus.PARSE_FAILURE,
-            "judge_error": st is not None and st.status == JudgmentStatus.ERROR,
-            "ungrounded": m.message_id in hit["ungrounded"],
-            "unreviewed": m.message_id not in reviewed,
-        }
-        for name, on in flags.items():
-            counts[name] += on
-        if not flags[filter]:
-            continue
-        attrs = behind.get(m.message_id, ())
-        if profile and profile.lower() not in m.profile.lower():
-            continue
-        if task and task.lower() not in ctx.task.lower():
-            continue
-        if recipient and recipient.lower() not in ctx.recipient.lower():
-            continue
-        if attribute and not any(attribute.lower() in k.lower() for k in attrs):
-            continue
-        items.append(
-            QueueItem(
-                message_id=m.message_id,
-                profile=m.profile,
-                ctx_idx=m.ctx_idx,
-                recipient=ctx.recipient,
-                task=ctx.task,
-                trial=m.trial,
-                reasons=tuple(n for n, on in flags.items() if on),
-                attributes=attrs,
-                reviewed=m.message_id in reviewed,
-            )
-        )
-    items.sort(key=lambda i: (i.profile, i.ctx_idx, i.trial, i.message_id))
-    if filter != "ungrounded":
-        del counts["ungrounded"]
-    return Queue(items, filter, judge, vs, human, counts)
+    return hit, _attributes_by_message(cells, by_filter.get(filter, yes), keys)
 
 
-def _private_cells(labels: dict, cells: dict, rule: LabelRule) -> np.ndarray:
+def _flags(
+    message_id: int,
+    hit: dict[str, set[int]],
+    status: dict[int, Judgment],
+    other_status: dict[int, Judgment],
+    vs: int | None,
+    reviewed: set[int],
+) -> dict[str, bool]:
+    """Which filters a message matches (in FILTERS order)."""
+    st = status.get(message_id)
+    return {
+        "leaked": message_id in hit["leaked"],
+        "disagree": message_id in hit["disagree"]
+        or (vs is not None and (message_id in status) != (message_id in other_status)),
+        "parse_failure": st is not None and st.status == JudgmentStatus.PARSE_FAILURE,
+        "judge_error": st is not None and st.status == JudgmentStatus.ERROR,
+        "ungrounded": message_id in hit["ungrounded"],
+        "unreviewed": message_id not in reviewed,
+    }
+
+
+def _item(
+    m: MessageToJudge,
+    ctx: ContextRow,
+    flags: dict[str, bool],
+    attributes: tuple[str, ...],
+    reviewed: set[int],
+) -> QueueItem:
+    return QueueItem(
+        message_id=m.message_id,
+        profile=m.profile,
+        ctx_idx=m.ctx_idx,
+        recipient=ctx.recipient,
+        task=ctx.task,
+        trial=m.trial,
+        reasons=tuple(n for n, on in flags.items() if on),
+        attributes=attributes,
+        reviewed=m.message_id in reviewed,
+    )
+
+
+def _private_cells(labels: dict[str, Any], cells: dict[str, Any], rule: LabelRule) -> np.ndarray:
     """Whether each cell's (profile, context, attribute) is labelled private under ``rule``."""
     hard = np.asarray(labels["hard"], np.int8)
     code = np.where(
@@ -190,7 +276,7 @@ def _private_cells(labels: dict, cells: dict, rule: LabelRule) -> np.ndarray:
     )
     is_private = code == PRIVATE
 
-    def key(cols: dict) -> np.ndarray:
+    def key(cols: dict[str, Any]) -> np.ndarray:
         return (
             np.asarray(cols["profile_id"], np.int64) << 42
             | np.asarray(cols["ctx_idx"], np.int64) << 32
@@ -201,7 +287,7 @@ def _private_cells(labels: dict, cells: dict, rule: LabelRule) -> np.ndarray:
 
 
 def _attributes_by_message(
-    cells: dict, selected: np.ndarray, keys: dict[int, str]
+    cells: dict[str, Any], selected: np.ndarray, keys: dict[int, str]
 ) -> dict[int, tuple[str, ...]]:
     """message_id -> the sorted keys of its ``selected`` cells."""
     mids = np.asarray(cells["message_id"], np.int64)[selected]
@@ -209,7 +295,7 @@ def _attributes_by_message(
     order = np.argsort(mids, kind="stable")
     mids, attrs = mids[order], attrs[order]
     starts = np.flatnonzero(np.r_[True, mids[1:] != mids[:-1]]) if len(mids) else mids
-    out = {}
+    out: dict[int, tuple[str, ...]] = {}
     for lo, hi in zip(starts, [*starts[1:], len(mids)]):
         out[int(mids[lo])] = tuple(sorted(keys[int(a)] for a in attrs[lo:hi]))
     return out

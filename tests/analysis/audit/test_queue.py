@@ -5,8 +5,8 @@ behind each. The oracle reads each message's audit (labels and every judge's ver
 
 import pytest
 
-from cimem.analysis.audit import message_audit
-from cimem.analysis.queue import review_queue
+from cimem.analysis.audit.message import message_audit
+from cimem.analysis.audit.queue import review_queue
 from cimem.demo.simulate import build_demo_database
 from cimem.judges.base import OfflineJudge, rejudge
 from cimem.store import Store

@@ -1,6 +1,6 @@
 """The Audit page's review workflow: the queue (filters kept in the URL, a picker, previous and
 next, how many are left) and people's verdicts (unset until set, any attribute of the profile,
-only what was set is stored). Widgets and drawing only; the queue is cimem.analysis.queue."""
+only what was set is stored). Widgets and drawing only; the queue is cimem.analysis.audit.queue."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import cast
 import pandas as pd
 import streamlit as st
 
-from cimem.analysis.correction import MIN_AUDITED
-from cimem.analysis.queue import FILTERS, SAMPLE
+from cimem.analysis.audit.error_rates import MIN_AUDITED
+from cimem.analysis.audit.queue import FILTERS, SAMPLE
 from cimem.store import HumanVerdict, JudgeInfo
 from webapp import render, state
 

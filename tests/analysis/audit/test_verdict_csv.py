@@ -4,8 +4,8 @@ as text, and read back as they were."""
 import csv
 import io
 
-from cimem.analysis.review import SampleRow
-from cimem.analysis.verdict_csv import read_verdicts, sample_records, to_csv
+from cimem.analysis.audit.sample import SampleRow
+from cimem.analysis.audit.verdict_csv import read_verdicts, sample_records, to_csv
 from cimem.ingest import ingest_file
 from cimem.store import Store
 

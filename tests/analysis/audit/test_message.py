@@ -6,7 +6,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from cimem.analysis.audit import (
+from cimem.analysis.audit.message import (
     AMBIGUOUS,
     NEEDED_INCLUDED,
     PRIVATE_LEAKED,

@@ -16,10 +16,11 @@ import io
 import os
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
+from cimem.analysis.audit.sample import SampleRow
 from cimem.analysis.report import from_spreadsheet, spreadsheet_text
-from cimem.analysis.review import SampleRow
 from cimem.errors import CimemError
 from cimem.store import HumanVerdict, HumanVerdictRow, Store
 
@@ -114,7 +115,23 @@ def read_verdicts(
     """Parse and check a filled CSV against the run: (verdicts to record, rows left unset).
     Any bad row stops everything with one line naming the file, line, column and value."""
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    fields = set(reader.fieldnames or ())
+    _check_columns(set(reader.fieldnames or ()), source)
+    run = _RunAttributes.of(store, run_id)
+    out: list[HumanVerdict] = []
+    unset = 0
+    try:
+        for row in reader:
+            verdict = _verdict(row, _BadCell(source, reader.line_num, row), run, reviewer)
+            if verdict is None:
+                unset += 1
+            else:
+                out.append(verdict)
+    except csv.Error as exc:
+        raise CimemError(f"{source}: line {reader.line_num}: not valid CSV ({exc})") from None
+    return out, unset
+
+
+def _check_columns(fields: set[str], source: str) -> None:
     missing = {"message_id", "revealed"} - fields
     if missing or not ({"attr_id", "attribute"} & fields):
         need = sorted(missing) + ([] if {"attr_id", "attribute"} & fields else ["attr_id"])
@@ -122,54 +139,72 @@ def read_verdicts(
             f"{source}: line 1: expected the columns message_id, attr_id (or attribute) and"
             f" revealed; missing {', '.join(need)}"
         )
-    profile_of = {m.message_id: m.profile_id for m in store.messages_to_judge(run_id)}
-    keys: dict[int, dict[str, int]] = {}
-    ids: dict[int, set[int]] = {}
-    for a in store.attributes_of(run_id):
-        keys.setdefault(a.profile_id, {})[a.key] = a.attr_id
-        ids.setdefault(a.profile_id, set()).add(a.attr_id)
-    out: list[HumanVerdict] = []
-    unset = 0
-    try:
-        for row in reader:
 
-            def bad(column: str, expected: str, row=row, line=reader.line_num) -> CimemError:
-                return CimemError(
-                    f"{source}: line {line}: column {column}: expected {expected},"
-                    f" found {row.get(column)!r}"
-                )
 
-            value = (row.get("revealed") or "").strip().lower()
-            if not value:
-                unset += 1
-                continue
-            if value not in YES | NO:
-                raise bad("revealed", "yes or no (or empty to leave the pair unset)")
-            text_id = (row.get("message_id") or "").strip()
-            if not text_id.isdigit() or int(text_id) not in profile_of:
-                raise bad("message_id", f"the id of a generated message of run {run_id}")
-            profile = profile_of[int(text_id)]
-            attr_text = (row.get("attr_id") or "").strip()
-            key = from_spreadsheet((row.get("attribute") or "").strip())
-            if attr_text:
-                if not attr_text.isdigit() or int(attr_text) not in ids.get(profile, set()):
-                    raise bad("attr_id", "the id of an attribute of the message's profile")
-                attr_id = int(attr_text)
-                if key and keys[profile].get(key) != attr_id:
-                    raise bad("attribute", f"the key of attribute {attr_id}")
-            elif key in keys.get(profile, {}):
-                attr_id = keys[profile][key]
-            else:
-                raise bad("attribute", "a key of an attribute of the message's profile")
-            out.append(
-                HumanVerdict(
-                    int(text_id),
-                    attr_id,
-                    value in YES,
-                    from_spreadsheet((row.get("reviewer") or "").strip()) or reviewer,
-                    from_spreadsheet((row.get("note") or "").strip()) or None,
-                )
-            )
-    except csv.Error as exc:
-        raise CimemError(f"{source}: line {reader.line_num}: not valid CSV ({exc})") from None
-    return out, unset
+@dataclass(frozen=True)
+class _RunAttributes:
+    """What a row is checked against: each message's profile, each profile's attributes."""
+
+    run_id: int
+    profile_of: dict[int, int]  # message_id -> profile_id
+    keys: dict[int, dict[str, int]]  # profile_id -> key -> attr_id
+    ids: dict[int, set[int]]  # profile_id -> attr_ids
+
+    @classmethod
+    def of(cls, store: Store, run_id: int) -> _RunAttributes:
+        profile_of = {m.message_id: m.profile_id for m in store.messages_to_judge(run_id)}
+        keys: dict[int, dict[str, int]] = {}
+        ids: dict[int, set[int]] = {}
+        for a in store.attributes_of(run_id):
+            keys.setdefault(a.profile_id, {})[a.key] = a.attr_id
+            ids.setdefault(a.profile_id, set()).add(a.attr_id)
+        return cls(run_id, profile_of, keys, ids)
+
+
+@dataclass(frozen=True)
+class _BadCell:
+    """Makes the one-line error for a cell of a row."""
+
+    source: str
+    line: int
+    row: dict[str, str]
+
+    def __call__(self, column: str, expected: str) -> CimemError:
+        return CimemError(
+            f"{self.source}: line {self.line}: column {column}: expected {expected},"
+            f" found {self.row.get(column)!r}"
+        )
+
+
+def _verdict(
+    row: dict[str, str], bad: _BadCell, run: _RunAttributes, reviewer: str | None
+) -> HumanVerdict | None:
+    """The verdict of one row; None when its ``revealed`` is empty (left unset)."""
+    value = (row.get("revealed") or "").strip().lower()
+    if not value:
+        return None
+    if value not in YES | NO:
+        raise bad("revealed", "yes or no (or empty to leave the pair unset)")
+    text_id = (row.get("message_id") or "").strip()
+    if not text_id.isdigit() or int(text_id) not in run.profile_of:
+        raise bad("message_id", f"the id of a generated message of run {run.run_id}")
+    profile = run.profile_of[int(text_id)]
+    attr_text = (row.get("attr_id") or "").strip()
+    key = from_spreadsheet((row.get("attribute") or "").strip())
+    if attr_text:
+        if not attr_text.isdigit() or int(attr_text) not in run.ids.get(profile, set()):
+            raise bad("attr_id", "the id of an attribute of the message's profile")
+        attr_id = int(attr_text)
+        if key and run.keys[profile].get(key) != attr_id:
+            raise bad("attribute", f"the key of attribute {attr_id}")
+    elif key in run.keys.get(profile, {}):
+        attr_id = run.keys[profile][key]
+    else:
+        raise bad("attribute", "a key of an attribute of the message's profile")
+    return HumanVerdict(
+        int(text_id),
+        attr_id,
+        value in YES,
+        from_spreadsheet((row.get("reviewer") or "").strip()) or reviewer,
+        from_spreadsheet((row.get("note") or "").strip()) or None,
+    )

@@ -1,0 +1,60 @@
+"""Where people's verdicts meet the numbers: a human verdict is stored per (message, attribute),
+the metrics and their correction work on cells of a prepared run (a labelled pair row of the cube
+and a trial). These maps go from one to the other through the store's message slots (message ->
+profile, context, trial)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cimem.analysis.cube import LeakCube
+from cimem.errors import CimemError
+from cimem.store import Store
+
+
+@dataclass(frozen=True)
+class AuditCells:
+    """People's verdicts on cells of a prepared run: pair row (index into the cube's pairs), trial,
+    and whether the person found the attribute revealed."""
+
+    pair: np.ndarray  # int64
+    trial: np.ndarray  # int64
+    revealed: np.ndarray  # bool
+
+    def __len__(self) -> int:
+        return len(self.pair)
+
+
+@dataclass(frozen=True)
+class CellIndex:
+    """Where messages and attributes of a run sit in a prepared cube."""
+
+    message_of: dict[tuple[int, int], int]  # (context position, trial) -> message_id
+    cell_of: dict[int, tuple[int, int]]  # message_id -> (context position, trial)
+    pair_of: dict[tuple[int, int], int]  # (context position, attribute position) -> pair row
+    attr_pos: dict[int, int]  # the store's attr_id -> attribute position
+
+
+def cell_index(store: Store, cube: LeakCube) -> CellIndex:
+    """The maps between a stored run's messages and the cube's pair rows and trials."""
+    if cube.info.run_id is None or cube.profile_ids is None or cube.ctx_local is None:
+        raise CimemError("people's verdicts need a run from a database, not a file")
+    if cube.attr_ids is None:
+        raise CimemError("the cube carries no attribute ids")
+    ctx_pos = {
+        (cube.profile_ids[int(p)], int(c)): i
+        for i, (p, c) in enumerate(zip(cube.ctx_profile, cube.ctx_local))
+    }
+    message_of: dict[tuple[int, int], int] = {}
+    for (pid, ctx, trial, composition), slot in store.message_slots(cube.info.run_id).items():
+        if composition is None and (pid, ctx) in ctx_pos:
+            message_of[(ctx_pos[(pid, ctx)], trial)] = slot.message_id
+    pair_of = {(int(c), int(a)): i for i, (c, a) in enumerate(zip(cube.pair_ctx, cube.pair_attr))}
+    return CellIndex(
+        message_of,
+        {m: cell for cell, m in message_of.items()},
+        pair_of,
+        {int(a): i for i, a in enumerate(cube.attr_ids)},
+    )
