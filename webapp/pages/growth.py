@@ -11,7 +11,8 @@ import streamlit as st
 
 from cimem.analysis.growth import EXPECTED_RATIO, RATIO_OF_EXPECTATIONS
 from cimem.demo.reference import FIGURE2, FIGURE2_NOTE
-from webapp import linechart, render, state
+from webapp import render, state
+from webapp.charts import linechart
 
 OBSERVED, THEORY, BOUND = "observed", "1-(1-p)^k (independent samples)", "union bound T·V(1)"
 STYLES = {OBSERVED: [1, 0], THEORY: [6, 4], BOUND: [2, 3]}

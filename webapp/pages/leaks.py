@@ -9,7 +9,7 @@ import streamlit as st
 
 from cimem.analysis.audit import AMBIGUOUS, EVIDENCE_KINDS, Evidence
 from webapp import render, state
-from webapp.heatgrid import heat_grid
+from webapp.charts.heatgrid import heat_grid
 
 st.title("Leaks")
 ch, cube = state.labelled_run(

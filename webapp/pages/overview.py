@@ -10,7 +10,8 @@ import streamlit as st
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions, Mode
 from cimem.analysis.report import frame_to_csv, pareto_front, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
-from webapp import linechart, render, review, state
+from webapp import render, review, state
+from webapp.charts import linechart
 
 st.title("Overview")
 ch: state.Choices = st.session_state["choices"]
