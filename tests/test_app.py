@@ -11,7 +11,7 @@ from cimem.analysis.composition import composition_curve
 from cimem.demo.simulate import build_demo_database
 from cimem.ingest import ingest_file
 from cimem.store import Store
-from webapp import linechart
+from webapp.charts import linechart
 
 from fixtures import shown_tables, small_profile, write_jsonl
 

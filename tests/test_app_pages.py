@@ -13,7 +13,7 @@ from test_app import PAGES, TITLES, no_exception, open_page
 from cimem.demo.reference import TABLE1
 from cimem.ingest import ingest_file
 from cimem.store import Store
-from webapp import heatgrid, linechart
+from webapp.charts import heatgrid, linechart
 
 from conftest import shared_file
 from fixtures import shown_tables, small_profile, write_jsonl

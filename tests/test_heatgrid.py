@@ -3,7 +3,7 @@ and counts, names from data passed as they are (the table sets them as text)."""
 
 import pandas as pd
 
-from webapp.heatgrid import clicked_cell, grid_data
+from webapp.charts.heatgrid import clicked_cell, grid_data
 
 HOSTILE = "<img src=x onerror=alert(1)> **bold** [link](http://example.invalid)"
 

@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from webapp.linechart import Encoding, chart_data
+from webapp.charts.linechart import Encoding, chart_data
 
 HOSTILE = "<img src=x onerror=alert(1)> **bold** [link](http://example.invalid)"
 ENC = Encoding(

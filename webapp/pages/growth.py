@@ -11,7 +11,8 @@ import streamlit as st
 
 from cimem.analysis.growth import EXPECTED_RATIO, RATIO_OF_EXPECTATIONS
 from cimem.demo.reference import FIGURE2, FIGURE2_NOTE
-from webapp import linechart, render, state
+from webapp import render, state
+from webapp.charts import linechart
 
 OBSERVED, THEORY, BOUND = "observed", "1-(1-p)^k (independent samples)", "union bound T·V(1)"
 STYLES = {OBSERVED: [1, 0], THEORY: [6, 4], BOUND: [2, 3]}
@@ -382,7 +383,7 @@ def draw(
     key: str,
     table: Callable[[], pd.DataFrame],
 ) -> None:
-    """One growth chart drawn in the page (:mod:`webapp.linechart`), with SVG and PNG downloads
+    """One growth chart drawn in the page (:mod:`webapp.charts.linechart`), with SVG and PNG downloads
     that Vega-Lite draws from the same rows when one is clicked, and its numbers (``table``) as
     CSV."""
     styles = tuple(c for c in STYLES if c in set(data["curve"]))
@@ -572,7 +573,7 @@ COMPOSITION = {  # measure: colour
 
 
 def composition_chart(comp, run_name: str, judge: str) -> None:
-    """The memory-composition curves drawn in the page (:mod:`webapp.linechart`; as a Vega chart
+    """The memory-composition curves drawn in the page (:mod:`webapp.charts.linechart`; as a Vega chart
     it loaded the chart library for this one chart), with SVG, PNG and CSV downloads."""
     rows = pd.DataFrame(
         [

@@ -9,7 +9,7 @@ import streamlit as st
 
 from cimem.analysis.audit import AMBIGUOUS, EVIDENCE_KINDS, Evidence
 from webapp import render, state
-from webapp.heatgrid import heat_grid
+from webapp.charts.heatgrid import heat_grid
 
 st.title("Leaks")
 ch, cube = state.labelled_run(
@@ -161,7 +161,7 @@ def heatmap(filters: tuple) -> None:
 
 def heatmap_layout(colour: str):
     """The heatmap as a chart, for its downloads (on screen it is a table,
-    :mod:`webapp.heatgrid`): every row labelled, rows and columns in the order of the cells'
+    :mod:`webapp.charts.heatgrid`): every row labelled, rows and columns in the order of the cells'
     row_order and column_order, coloured by ``colour``: "frequency" (the leak frequency's
     scale, white at 0%) or "label"; a place with no cell grey, as on screen. A layout:
     :func:`render.layout`."""

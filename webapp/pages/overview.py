@@ -10,7 +10,8 @@ import streamlit as st
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions, Mode
 from cimem.analysis.report import frame_to_csv, pareto_front, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
-from webapp import linechart, render, state
+from webapp import render, state
+from webapp.charts import linechart
 from webapp.panels import queue as review
 
 st.title("Overview")
@@ -144,7 +145,7 @@ FRONT = "Pareto front of this database's runs"
 
 def tradeoff_layout(data: pd.DataFrame, front_data: pd.DataFrame) -> dict:
     """The trade-off chart as Vega-Lite, for its SVG and PNG downloads (on screen it is drawn in
-    the page, :mod:`webapp.linechart`)."""
+    the page, :mod:`webapp.charts.linechart`)."""
     base = alt.Chart(data).encode(
         x=alt.X(
             "violation:Q",

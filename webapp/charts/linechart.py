@@ -8,19 +8,19 @@ percent from zero, one colour per run and one dash per curve, both named in a le
 chart, a tooltip on every point, the paper's points as labelled diamonds; for a scatter, each
 series' points labelled with its name and a fixed top to the y axis (Overview's trade-off as a
 Vega chart was about 0.4 s of its first load). Every name is set as text, never read as HTML.
-The SVG and PNG downloads are still drawn by Vega-Lite on the server.
+With a ``download`` name, two buttons under the chart save it as SVG or PNG, made in the browser
+from the chart as drawn (with its legend), so the file is the chart on screen.
 """
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-_HERE = Path(__file__).parent
+from webapp.charts import assets
+
 NAME = "cimem_linechart"
-JS = (_HERE / "linechart.js").read_text(encoding="utf-8")
-CSS = (_HERE / "linechart.css").read_text(encoding="utf-8")
+JS, CSS = assets("linechart")
 _CHART = st.components.v2.component(NAME, js=JS, css=CSS)
 
 
@@ -116,6 +116,16 @@ def _number(x) -> int | float:
     return int(x) if float(x).is_integer() else float(x)
 
 
-def line_chart(data: dict, key: str) -> None:
-    """Draw a chart from :func:`chart_data`, as wide as the page."""
-    _CHART(data=data, key=key)
+def line_chart(data: dict, key: str, download: str | None = None) -> None:
+    """Draw a chart from :func:`chart_data`, as wide as the page; with ``download``, SVG and
+    PNG buttons that save it as ``download``.svg and .png."""
+    _CHART(data=with_download(data, download), key=key)
+
+
+def with_download(data: dict, download: str | None) -> dict:
+    """A chart's data with the file name its save buttons use (none: no buttons).
+
+    >>> with_download({"height": 400}, "growth"), with_download({"height": 400}, None)
+    ({'height': 400, 'download': 'growth'}, {'height': 400})
+    """
+    return {**data, "download": download} if download else data

@@ -1,14 +1,9 @@
 // Growth's line charts: an SVG built from data with textContent and attributes only (names from
-// data are never read as HTML), redrawn with each new data and when its box changes width.
+// data are never read as HTML), redrawn with each new data and when its box changes width. Its
+// SVG and PNG files are made from the chart as drawn (save.js, put first, has saveButtons, el and
+// textWidth).
 const SVG = "http://www.w3.org/2000/svg";
 const MARGIN = { left: 52, right: 18, top: 14, bottom: 46 };
-
-function el(parent, name, attrs = {}, text) {
-  const node = parent.appendChild(document.createElementNS(SVG, name));
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 // Round ticks from 0 up to at least `top`: steps of 1, 2, 2.5 or 5 times a power of ten.
 function yTicks(top) {
@@ -32,13 +27,6 @@ function tipText(data, series, point) {
     lines.push(`${data.extra}: ${Number.isInteger(point[2]) ? point[2] : point[2].toFixed(3)}`);
   }
   return lines.join("\n");
-}
-
-// The width of a text in the chart's font, for placing labels before the SVG is on screen.
-function textWidth(box, size) {
-  const ctx = document.createElement("canvas").getContext("2d");
-  ctx.font = `${size}px ${getComputedStyle(box).fontFamily || "sans-serif"}`;
-  return (text) => ctx.measureText(text).width;
 }
 
 function overlap(a, b) {
@@ -253,5 +241,57 @@ export default function ({ data, parentElement }) {
 function render(box) {
   box.drawnWidth = box.clientWidth;
   box.tipBox.style.display = "none";
-  box.replaceChildren(draw(box, box.data), legend(box.data), box.tipBox);
+  const parts = [draw(box, box.data), legend(box.data)];
+  if (box.data.download) parts.push(saveButtons(box, standalone, box.data.download));
+  box.replaceChildren(...parts, box.tipBox);
+}
+
+// The chart as a file is the chart on screen: its SVG as drawn, the legend drawn in SVG under
+// it, the page's colours and font written in (a file has no page around it).
+function standalone(box) {
+  const svg = box.querySelector("svg[role=img]").cloneNode(true);
+  svg.querySelector("g.targets").remove();
+  const { ink, paper, font } = pageStyle(box);
+  const top = +svg.getAttribute("height");
+  const height = top + legendSvg(svg, box.data, top, textWidth(box, 12));
+  return asFile(svg, +svg.getAttribute("width"), height, paper, `
+    text { font-family: ${font}; font-size: 11px; fill: ${ink}; }
+    .grid line { stroke: ${ink}; stroke-opacity: 0.12; }
+    .axis text { fill-opacity: 0.75; }
+    .axis text.title { font-size: 12px; fill-opacity: 0.9; }
+    .marks path { fill: ${ink}; }
+    .marks text, .lines text.label { paint-order: stroke; stroke: ${paper}; stroke-width: 3px;
+      stroke-linejoin: round; }
+    .marks text, .legend text { font-size: 12px; }
+    .legend text.title { fill-opacity: 0.75; }
+    .lines line.leader { stroke: ${ink}; stroke-opacity: 0.45; stroke-width: 1; }
+    .legend line { stroke: ${ink}; stroke-width: 2; }`);
+}
+
+// The legend of legend() in SVG, from `top` down: a column per group; returns its height.
+function legendSvg(svg, data, top, measure) {
+  const g = el(svg, "g", { class: "legend" });
+  const groups = [[data.colourTitle, data.colours, true],
+    [data.dashTitle, data.dashes.filter(([name]) => name), false]];
+  let [x, tallest] = [MARGIN.left, 0];
+  for (const [title, entries, dots] of groups) {
+    if (!entries.length) continue;
+    let [y, wide] = [top + 20, measure(title || "")];
+    if (title) {
+      el(g, "text", { class: "title", x, y }, title);
+      y += 22;
+    }
+    for (const [name, value] of entries) {
+      if (dots) el(g, "circle", { cx: x + 6, cy: y - 4, r: 6, fill: value });
+      else el(g, "line", { x1: x + 1, x2: x + 29, y1: y - 4, y2: y - 4,
+        "stroke-dasharray": value.join(" ") });
+      const at = x + (dots ? 18 : 36);
+      el(g, "text", { x: at, y }, name);
+      wide = Math.max(wide, at - x + measure(name));
+      y += 22;
+    }
+    x += wide + 48;
+    tallest = Math.max(tallest, y - top);
+  }
+  return tallest;
 }

@@ -4,18 +4,20 @@ As a Vega chart it was a fifth of the Leaks page's first load in a browser: the 
 code, then the chart's compilation. As a table, every row and every column is labelled (a long
 name is cut with an ellipsis, and its tooltip gives it whole), each cell's tooltip gives its
 counts, and a click on a cell reports it (by keyboard: one cell in the tab order, the arrow
-keys, Enter). The names are set as text, never read as HTML.
+keys, Enter). The names are set as text, never read as HTML. With a ``download`` name, two
+buttons under it save it as SVG or PNG: the same grid drawn in SVG in the browser from the same
+data, with its legend, so the file is the heatmap on screen.
 """
 
-from pathlib import Path
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
-_HERE = Path(__file__).parent
+from webapp.charts import assets
+
 NAME = "cimem_heatgrid"
-JS = (_HERE / "heatgrid.js").read_text(encoding="utf-8")
-CSS = (_HERE / "heatgrid.css").read_text(encoding="utf-8")
+JS, CSS = assets("heatgrid")
 _GRID = st.components.v2.component(NAME, js=JS, css=CSS)
 
 
@@ -67,13 +69,59 @@ def grid_data(cells: pd.DataFrame, picked: tuple[str, str] | None, blank: str) -
     }
 
 
+@dataclass(frozen=True)
+class GridLegend:
+    """The heatmap's legend in its saved files: a ``title``; a colour ramp (stop in 0..1,
+    colour) with ``ticks`` in percent, or ``swatches`` (name, colour); then what a place with no
+    cell (the grid's blank colour) means, ``blank``."""
+
+    title: str
+    blank: str
+    ramp: tuple[tuple[float, str], ...] = ()
+    ticks: tuple[int, ...] = ()
+    swatches: tuple[tuple[str, str], ...] = ()
+
+    def as_data(self) -> dict:
+        """The legend as the script reads it (plain JSON).
+
+        >>> GridLegend("label", "no label", swatches=(("share", "#4c9f70"),)).as_data()
+        {'title': 'label', 'blank': 'no label', 'ramp': [], 'ticks': [], 'swatches': [['share', '#4c9f70']]}
+        """
+        return {
+            "title": self.title,
+            "blank": self.blank,
+            "ramp": [[float(stop), colour] for stop, colour in self.ramp],
+            "ticks": list(self.ticks),
+            "swatches": [[name, colour] for name, colour in self.swatches],
+        }
+
+
 def heat_grid(
-    cells: pd.DataFrame, picked: tuple[str, str] | None, key: str, blank: str
+    cells: pd.DataFrame,
+    picked: tuple[str, str] | None,
+    key: str,
+    blank: str,
+    download: str | None = None,
+    legend: GridLegend | None = None,
 ) -> tuple[str, str] | None:
     """Draw the table; returns the (attribute key, task context) of the cell just clicked, in
-    the rerun the click made, else None."""
-    result = _GRID(data=grid_data(cells, picked, blank), key=key, on_cell_change=lambda: None)
+    the rerun the click made, else None. With ``download``: SVG and PNG buttons that save it
+    as ``download``.svg and .png, with ``legend`` drawn under the grid."""
+    data = with_download(grid_data(cells, picked, blank), download, legend)
+    result = _GRID(data=data, key=key, on_cell_change=lambda: None)
     return clicked_cell(getattr(result, "cell", None))
+
+
+def with_download(data: dict, download: str | None, legend: GridLegend | None) -> dict:
+    """The table's data with the file name its save buttons use and the legend of its files
+    (no name: no buttons).
+
+    >>> with_download({"rows": []}, "leaks", None), with_download({"rows": []}, None, None)
+    ({'rows': [], 'download': 'leaks', 'legend': None}, {'rows': []})
+    """
+    if not download:
+        return data
+    return {**data, "download": download, "legend": legend.as_data() if legend else None}
 
 
 def clicked_cell(value: object) -> tuple[str, str] | None:
