@@ -4,11 +4,11 @@ Overview page does, and its JSON gives ``ci95: null`` with the reason."""
 import json
 import re
 
-from conftest import shared_file
-
 from cimem.cli.main import main
 from cimem.ingest import ingest_file
 from cimem.store import Store
+
+from conftest import shared_file
 
 SUMMARIES = ("violation", "violation_unbiased", "completeness", "leak_rate")
 
