@@ -11,6 +11,7 @@ import argparse
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import TextIO
 
 from cimem.cli.analysis import add_analysis_commands
 from cimem.cli.audit import add_audit_commands
@@ -42,7 +43,14 @@ def _is_user_error(exc: Exception) -> bool:
     return type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
     """Journal lines set aside while opening the database: one line, once, on stderr."""
     if issubclass(category, JournalWarning):
         print(f"warning: {message}", file=sys.stderr)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from cimem.cli.common import add_call_args, add_db, int_list, parse_where, progress_bar
 from cimem.errors import CimemError
 from cimem.paths import default_db_path
+
+if TYPE_CHECKING:
+    from cimem.llm.calls import CallProgress
 
 
 def price_table(path: str | None) -> dict[str, tuple[float, float]]:
@@ -106,13 +110,15 @@ def settings_from(args: argparse.Namespace) -> Any:
     )
 
 
-def _generation_bar(settings: Any):
+def _generation_bar(
+    settings: Any,
+) -> tuple[Callable[[CallProgress], None], Callable[[], None]]:
     """A tqdm bar with calls done, failed, cached, tokens, cost and ETA."""
     from tqdm import tqdm
 
     state: dict[str, Any] = {}
 
-    def update(prog) -> None:
+    def update(prog: CallProgress) -> None:
         bar = state.get("bar")
         if bar is None:
             # cached answers arrive at once: start the bar past them so the ETA uses real calls

@@ -27,7 +27,7 @@ from cimem.generate.runner import RunSettings, new_run_from_profiles, settings_o
 from cimem.ingest.records import LABELS_COMBINED
 from cimem.judges.replies import load_json
 from cimem.llm.calls import CallProgress
-from cimem.llm.client import cache_key
+from cimem.llm.client import ChatResult, cache_key
 from cimem.store import Store
 from cimem.text import normalize
 
@@ -203,7 +203,10 @@ def label_run(
 
 
 def _fractions(
-    slots, results, attrs: dict[int, list[tuple[int, str]]], summary: LabelSummary
+    slots: list[tuple[int, int, str, int]],
+    results: list[ChatResult],
+    attrs: dict[int, list[tuple[int, str]]],
+    summary: LabelSummary,
 ) -> dict[str, pa.Array]:
     """Per (pair, persona) fractions over parsed samples; the combined view when every persona
     has at least one parsed sample."""

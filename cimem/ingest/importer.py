@@ -12,6 +12,7 @@ import hashlib
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cimem.ingest.detect import detect_format, open_reader
 from cimem.ingest.files import require_file
@@ -98,7 +99,7 @@ class _AlreadyImported(Exception):
         self.run_id, self.name = run_id, name
 
 
-def ingest_or_find(store: Store, path: str | Path, **kwargs) -> IngestResult:
+def ingest_or_find(store: Store, path: str | Path, **kwargs: Any) -> IngestResult:
     """Like :func:`ingest_file`, but a file already imported returns its run with created=False."""
     try:
         return ingest_file(store, path, **kwargs)

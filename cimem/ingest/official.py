@@ -12,9 +12,11 @@ The file is read one line at a time, so memory stays flat whatever its size.
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
 from typing import Any, NoReturn
@@ -34,6 +36,7 @@ from cimem.ingest.validate import (
     check_binary,
     check_fractions,
 )
+from cimem.store import JudgmentStatus, MessageStatus
 
 TRIAL_KEY = re.compile(r"^combination_num_to_share=(\d+)_num_not_to_share=(\d+)_trial=(\d+)$")
 TRIAL_PREFIX = "combination"
@@ -123,6 +126,63 @@ def read_official(
         )
 
 
+_MESSAGE_COLUMNS = (
+    "ctx_idx",
+    "trial",
+    "num_to_share",
+    "num_not_to_share",
+    "shared_json",
+    "prompt",
+    "text",
+    "status",
+    "error",
+)
+
+
+@dataclass
+class _Payloads:
+    """The columns one profile's labels and trials fill, before they become its record's."""
+
+    lab: dict[str, list] = dataclasses.field(
+        default_factory=lambda: {"ctx_idx": [], "attr_idx": [], "persona": [], "field": []}
+    )
+    flat: list[float] = dataclasses.field(default_factory=list)
+    msg: dict[str, list] = dataclasses.field(
+        default_factory=lambda: {k: [] for k in _MESSAGE_COLUMNS}
+    )
+    jud: dict[str, list] = dataclasses.field(
+        default_factory=lambda: {"msg_idx": [], "status": [], "raw": []}
+    )
+    ver_msg: list[np.ndarray] = dataclasses.field(default_factory=list)
+    ver_attr: list[np.ndarray] = dataclasses.field(default_factory=list)
+    ver_rev: list[int] = dataclasses.field(default_factory=list)
+    evidence_at: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+
+    def fill(self, rec: ProfileRecord, bad_labels: Callable[[], NoReturn]) -> None:
+        """Moves the columns into ``rec``; the fractions are checked here, in bulk."""
+        rec.messages = self.msg
+        rec.judgments = self.jud
+        lab = self.lab
+        if lab["attr_idx"]:
+            fractions = check_fractions(self.flat, bad_labels).reshape(-1, 3)
+            rec.persona_labels = {
+                "ctx_idx": np.concatenate(lab["ctx_idx"]),
+                "attr_idx": np.concatenate(lab["attr_idx"]),
+                "persona": [p for p, n in lab["persona"] for _ in range(n)],
+                "fractions": fractions,
+            }
+        if self.ver_rev:
+            evidence: list[str | None] = [None] * len(self.ver_rev)
+            for p, sentence in self.evidence_at:
+                evidence[p] = sentence
+            rec.verdicts = {
+                "msg_idx": np.concatenate(self.ver_msg),
+                "attr_idx": np.concatenate(self.ver_attr),
+                "revealed": np.array(self.ver_rev, dtype=np.bool_),
+                "evidence": evidence,
+            }
+
+
 class _ProfileReader(Checker):
     """Turns one profile object into a ProfileRecord, checking every field against the schema."""
 
@@ -146,6 +206,14 @@ class _ProfileReader(Checker):
             age=_text(self.get(bio, "age", "bio.age")),
             bio_json=self._dumps(bio, "bio"),
         )
+        self._read_attributes(rec, attrs)
+        self._read_contexts(rec, contexts)
+        if with_runs:
+            self._read_context_payloads(rec, contexts)
+        return rec
+
+    def _read_attributes(self, rec: ProfileRecord, attrs: dict) -> None:
+        """The attributes, and the memory statements the labels are keyed by."""
         self.keys = list(attrs)
         self.key_index = {k: i for i, k in enumerate(self.keys)}
         statements: dict[str, list[int]] = {}
@@ -183,6 +251,8 @@ class _ProfileReader(Checker):
         self.statements = statements
         self.statement_order = list(statements)
         self.unique_statements = all(len(v) == 1 for v in statements.values())
+
+    def _read_contexts(self, rec: ProfileRecord, contexts: list) -> None:
         for c, ctx in enumerate(contexts):
             cplace = f"contexts[{c}]"
             if type(ctx) is not dict:
@@ -194,9 +264,6 @@ class _ProfileReader(Checker):
                     None,
                 )
             )
-        if with_runs:
-            self._read_context_payloads(rec, contexts)
-        return rec
 
     def _dumps(self, value: Any, field: str) -> str:
         try:
@@ -206,170 +273,148 @@ class _ProfileReader(Checker):
 
     # ------------------------------------------------------------------ labels and trials
     def _read_context_payloads(self, rec: ProfileRecord, contexts: list[dict]) -> None:
-        lab: dict[str, list] = {"ctx_idx": [], "attr_idx": [], "persona": [], "field": []}
-        flat: list[float] = []
-        msg: dict[str, list] = {
-            k: []
-            for k in (
-                "ctx_idx",
-                "trial",
-                "num_to_share",
-                "num_not_to_share",
-                "shared_json",
-                "prompt",
-                "text",
-                "status",
-                "error",
-            )
-        }
-        jud: dict[str, list] = {"msg_idx": [], "status": [], "raw": []}
-        ver_msg: list[np.ndarray] = []
-        ver_attr: list[np.ndarray] = []
-        ver_rev: list[int] = []
-        evidence_at: list[tuple[int, str]] = []
-        n_attr = len(self.keys)
-        all_attr = np.arange(n_attr, dtype=np.int32)
+        acc = _Payloads()
+        self.all_attr = np.arange(len(self.keys), dtype=np.int32)
         for c, ctx in enumerate(contexts):
             for key, payload in ctx.items():
                 if key.startswith(LABEL_PREFIX):
-                    persona = key[len(LABEL_PREFIX) :]
-                    persona = LABELS_COMBINED if persona == "combined" else persona
-                    idx = self._labels(payload, f"contexts[{c}].{key}", flat)
-                    lab["ctx_idx"].append(np.full(len(idx), c, dtype=np.int32))
-                    lab["attr_idx"].append(idx)
-                    lab["persona"].append((persona, len(idx)))
-                    lab["field"].append((f"contexts[{c}].{key}", payload))
-                    continue
-                if not key.startswith(TRIAL_PREFIX):
-                    continue
-                field = f"contexts[{c}].{key}"
-                numbers = parse_trial_key(key)
-                if numbers is None:
-                    self.fail(field, _TRIAL_KEY_EXPECTED, key)
-                rule = "contexts[].<trial key>"
-                self.value(rule, payload, field)
-                msg_idx = len(msg["ctx_idx"])
-                msg["ctx_idx"].append(c)
-                msg["trial"].append(numbers[2])
-                msg["num_to_share"].append(numbers[0])
-                msg["num_not_to_share"].append(numbers[1])
-                to_share = self._key_list(payload, "to_share_attributes", rule, field)
-                not_share = self._key_list(payload, "not_to_share_attributes", rule, field)
-                full = to_share == self.keys and not not_share
-                msg["shared_json"].append(
-                    None if full else orjson.dumps([to_share, not_share]).decode()
+                    self._read_label(acc, c, key, payload)
+                elif key.startswith(TRIAL_PREFIX):
+                    self._read_trial(acc, c, key, payload)
+        acc.fill(rec, lambda: self._bad_labels(acc.lab["field"]))
+
+    def _read_label(self, acc: _Payloads, c: int, key: str, payload: Any) -> None:
+        persona = key[len(LABEL_PREFIX) :]
+        persona = LABELS_COMBINED if persona == "combined" else persona
+        idx = self._labels(payload, f"contexts[{c}].{key}", acc.flat)
+        acc.lab["ctx_idx"].append(np.full(len(idx), c, dtype=np.int32))
+        acc.lab["attr_idx"].append(idx)
+        acc.lab["persona"].append((persona, len(idx)))
+        acc.lab["field"].append((f"contexts[{c}].{key}", payload))
+
+    def _read_trial(self, acc: _Payloads, c: int, key: str, payload: Any) -> None:
+        field = f"contexts[{c}].{key}"
+        numbers = parse_trial_key(key)
+        if numbers is None:
+            self.fail(field, _TRIAL_KEY_EXPECTED, key)
+        rule = "contexts[].<trial key>"
+        self.value(rule, payload, field)
+        msg = acc.msg
+        msg_idx = len(msg["ctx_idx"])
+        msg["ctx_idx"].append(c)
+        msg["trial"].append(numbers[2])
+        msg["num_to_share"].append(numbers[0])
+        msg["num_not_to_share"].append(numbers[1])
+        to_share = self._key_list(payload, "to_share_attributes", rule, field)
+        not_share = self._key_list(payload, "not_to_share_attributes", rule, field)
+        full = to_share == self.keys and not not_share
+        msg["shared_json"].append(None if full else orjson.dumps([to_share, not_share]).decode())
+        msg["prompt"].append(self.get(payload, "prompt", f"{rule}.prompt", f"{field}.prompt"))
+        sol = self.get(
+            payload, "model_solution", f"{rule}.model_solution", f"{field}.model_solution"
+        )
+        sfield = f"{field}.model_solution"
+        text = None
+        if sol is not None:
+            text = self.get(
+                sol,
+                "response_solution",
+                f"{rule}.model_solution.response_solution",
+                f"{sfield}.response_solution",
+            )
+        msg["text"].append(text)
+        if text is None:
+            msg["status"].append(MessageStatus.FAILED)
+            msg["error"].append("the source has no message for this trial")
+            return
+        msg["status"].append(MessageStatus.OK)
+        msg["error"].append(None)
+        self._read_judgment(acc, msg_idx, sol, f"{rule}.model_solution", sfield)
+
+    def _read_judgment(
+        self, acc: _Payloads, msg_idx: int, sol: Any, rule: str, sfield: str
+    ) -> None:
+        """The judge's verdicts and evidence on one message (none: the message was not judged)."""
+        rev = self.get(
+            sol,
+            "revealed_attributes",
+            f"{rule}.revealed_attributes",
+            f"{sfield}.revealed_attributes",
+        )
+        expl = self.get(
+            sol,
+            "revealed_attributes_explanation",
+            f"{rule}.revealed_attributes_explanation",
+            f"{sfield}.revealed_attributes_explanation",
+        )
+        if rev is None:
+            return  # message without verdicts: not judged
+        expl = expl or {}
+        vals = list(rev.values())
+        if not check_binary(vals):
+            bad = next(v for v in vals if type(v) is not int or v not in (0, 1))
+            self.fail(f"{sfield}.revealed_attributes", "values 0 or 1", bad)
+        attr_idx = self._verdict_attributes(rev, sfield)
+        base = len(acc.ver_rev)
+        acc.ver_msg.append(np.full(len(vals), msg_idx, dtype=np.int32))
+        acc.ver_attr.append(attr_idx)
+        acc.ver_rev.extend(vals)
+        unmatched = {}
+        if expl and self.evidence:
+            unmatched = self._collect_evidence(acc, expl, attr_idx, base)
+        acc.jud["msg_idx"].append(msg_idx)
+        if is_parse_failure(expl, vals):
+            raw = expl.get(RAW_REPLY_KEY)
+            acc.jud["status"].append(JudgmentStatus.PARSE_FAILURE)
+            acc.jud["raw"].append(raw if type(raw) is str else None)
+            return
+        acc.jud["status"].append(JudgmentStatus.OK)
+        acc.jud["raw"].append(
+            self._dumps(
+                {"unmatched_evidence": unmatched}, f"{sfield}.revealed_attributes_explanation"
+            )
+            if unmatched
+            else None
+        )
+
+    def _verdict_attributes(self, rev: dict, sfield: str) -> np.ndarray:
+        """Attribute indices of a verdict object, in its order (shared when it lists them all)."""
+        if list(rev) == self.keys:
+            return self.all_attr
+        attr_idx = np.empty(len(rev), dtype=np.int32)
+        for j, k in enumerate(rev):
+            if k not in self.key_index:
+                self.fail(
+                    f"{sfield}.revealed_attributes.{k}",
+                    "a key of information_attributes (verdict for an unknown attribute)",
+                    k,
                 )
-                msg["prompt"].append(
-                    self.get(payload, "prompt", f"{rule}.prompt", f"{field}.prompt")
-                )
-                sol = self.get(
-                    payload, "model_solution", f"{rule}.model_solution", f"{field}.model_solution"
-                )
-                sfield = f"{field}.model_solution"
-                text = None
-                if sol is not None:
-                    text = self.get(
-                        sol,
-                        "response_solution",
-                        f"{rule}.model_solution.response_solution",
-                        f"{sfield}.response_solution",
-                    )
-                msg["text"].append(text)
-                if text is None:
-                    msg["status"].append("failed")
-                    msg["error"].append("the source has no message for this trial")
-                    continue
-                msg["status"].append("ok")
-                msg["error"].append(None)
-                rev = self.get(
-                    sol,
-                    "revealed_attributes",
-                    f"{rule}.model_solution.revealed_attributes",
-                    f"{sfield}.revealed_attributes",
-                )
-                expl = self.get(
-                    sol,
-                    "revealed_attributes_explanation",
-                    f"{rule}.model_solution.revealed_attributes_explanation",
-                    f"{sfield}.revealed_attributes_explanation",
-                )
-                if rev is None:
-                    continue  # message without verdicts: not judged
-                expl = expl or {}
-                vals = list(rev.values())
-                if not check_binary(vals):
-                    bad = next(v for v in vals if type(v) is not int or v not in (0, 1))
-                    self.fail(f"{sfield}.revealed_attributes", "values 0 or 1", bad)
-                if list(rev) == self.keys:
-                    attr_idx = all_attr
-                else:
-                    attr_idx = np.empty(len(rev), dtype=np.int32)
-                    for j, k in enumerate(rev):
-                        if k not in self.key_index:
-                            self.fail(
-                                f"{sfield}.revealed_attributes.{k}",
-                                "a key of information_attributes (verdict for an "
-                                "unknown attribute)",
-                                k,
-                            )
-                        attr_idx[j] = self.key_index[k]
-                base = len(ver_rev)
-                ver_msg.append(np.full(len(vals), msg_idx, dtype=np.int32))
-                ver_attr.append(attr_idx)
-                ver_rev.extend(vals)
-                unmatched = {}
-                if expl and self.evidence:
-                    pos = (
-                        {self.keys[a]: base + j for j, a in enumerate(attr_idx)}
-                        if attr_idx is not all_attr
-                        else None
-                    )
-                    for k, sentence in expl.items():
-                        if pos is None:
-                            i = self.key_index.get(k)
-                            p = None if i is None else base + i
-                        else:
-                            p = pos.get(k)
-                        if p is None or type(sentence) is not str:
-                            if k not in _MARKS:
-                                unmatched[k] = sentence
-                        else:
-                            evidence_at.append((p, sentence))
-                jud["msg_idx"].append(msg_idx)
-                if is_parse_failure(expl, vals):
-                    raw = expl.get(RAW_REPLY_KEY)
-                    jud["status"].append("parse_failure")
-                    jud["raw"].append(raw if type(raw) is str else None)
-                    continue
-                jud["status"].append("ok")
-                jud["raw"].append(
-                    self._dumps(
-                        {"unmatched_evidence": unmatched},
-                        f"{sfield}.revealed_attributes_explanation",
-                    )
-                    if unmatched
-                    else None
-                )
-        rec.messages = msg
-        rec.judgments = jud
-        if lab["attr_idx"]:
-            fractions = check_fractions(flat, lambda: self._bad_labels(lab["field"])).reshape(-1, 3)
-            rec.persona_labels = {
-                "ctx_idx": np.concatenate(lab["ctx_idx"]),
-                "attr_idx": np.concatenate(lab["attr_idx"]),
-                "persona": [p for p, n in lab["persona"] for _ in range(n)],
-                "fractions": fractions,
-            }
-        if ver_rev:
-            evidence: list[str | None] = [None] * len(ver_rev)
-            for p, sentence in evidence_at:
-                evidence[p] = sentence
-            rec.verdicts = {
-                "msg_idx": np.concatenate(ver_msg),
-                "attr_idx": np.concatenate(ver_attr),
-                "revealed": np.array(ver_rev, dtype=np.bool_),
-                "evidence": evidence,
-            }
+            attr_idx[j] = self.key_index[k]
+        return attr_idx
+
+    def _collect_evidence(
+        self, acc: _Payloads, expl: dict, attr_idx: np.ndarray, base: int
+    ) -> dict[str, Any]:
+        """Places each evidence sentence at its verdict; returns those no verdict of this message
+        takes (kept with the judgment, so nothing in the file is lost)."""
+        unmatched = {}
+        pos = (
+            {self.keys[a]: base + j for j, a in enumerate(attr_idx)}
+            if attr_idx is not self.all_attr
+            else None
+        )
+        for k, sentence in expl.items():
+            if pos is None:
+                i = self.key_index.get(k)
+                p = None if i is None else base + i
+            else:
+                p = pos.get(k)
+            if p is None or type(sentence) is not str:
+                if k not in _MARKS:
+                    unmatched[k] = sentence
+            else:
+                acc.evidence_at.append((p, sentence))
+        return unmatched
 
     def _key_list(self, payload: dict, key: str, rule: str, field: str) -> list[str] | None:
         return self.key_list(

@@ -73,7 +73,11 @@ class OfflineJudge:
     def config(self) -> dict[str, Any]:
         return {"version": OFFLINE_JUDGE_VERSION}
 
-    def judge_many(self, items, progress=None) -> list[JudgeOutcome]:
+    def judge_many(
+        self,
+        items: list[tuple[str, list[AttributeSpec], str]],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[JudgeOutcome]:
         out = []
         for i, (message, attrs, person) in enumerate(items):
             out.append(JudgeOutcome(judge_offline(message, attrs, person)))

@@ -14,12 +14,15 @@ import os
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from cimem.errors import CimemError
 from cimem.store import CachedCompletion
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 NO_KEY = "not-needed"
@@ -63,7 +66,7 @@ def resolve_api_key(settings: ClientSettings, explicit: str | None = None) -> st
     return NO_KEY
 
 
-def make_client(settings: ClientSettings, api_key: str | None = None):
+def make_client(settings: ClientSettings, api_key: str | None = None) -> AsyncOpenAI:
     from openai import AsyncOpenAI
 
     return AsyncOpenAI(
@@ -126,7 +129,7 @@ def _retryable(exc: Exception) -> bool:
 
 
 async def chat(
-    client,
+    client: AsyncOpenAI,
     settings: ClientSettings,
     messages: list[dict[str, str]],
     *,
