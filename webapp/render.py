@@ -314,7 +314,9 @@ LABEL_COLOURS = {"share": "#4c9f70", "private": "#d1495b", "ambiguous": "#c0c0c0
 NO_CELL_COLOUR = "#ececec"
 
 
-def ramp_colours(values: Sequence[float] | np.ndarray | pd.Series, stops: list[float], colours: list[str]) -> list[str]:
+def ramp_colours(
+    values: Sequence[float] | np.ndarray | pd.Series, stops: list[float], colours: list[str]
+) -> list[str]:
     """Each value's colour on a piecewise-linear RGB ramp (``colours`` at ``stops``, clipped at
     both ends; a missing value takes the first colour): what Vega-Lite's rgb interpolation draws,
     made on the server so that one chart layout serves several colourings (a browser compiles a
