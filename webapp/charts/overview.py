@@ -1,0 +1,111 @@
+"""Overview's trade-off chart: violation against completeness with the Pareto front, drawn in the
+page (:mod:`webapp.charts.linechart`), and its downloads (an SVG/PNG of the same points and their CSV)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from cimem.analysis.overview_table import PUBLISHED, THIS_DATABASE
+from webapp import render
+from webapp.charts import linechart
+
+SOURCES = [THIS_DATABASE, PUBLISHED]
+SOURCE_COLOURS = ["#d62728", "#7f7f7f"]
+FRONT = "Pareto front of this database's runs"
+X_TITLE = "Violation@n (%) — lower is better"
+Y_TITLE = "Completeness (%) — higher is better"
+
+
+def tradeoff_layout(data: pd.DataFrame, front_data: pd.DataFrame) -> dict[str, Any]:
+    """The trade-off chart as Vega-Lite, for its SVG and PNG downloads (on screen it is drawn in
+    the page, :mod:`webapp.charts.linechart`)."""
+    base = alt.Chart(data).encode(
+        x=alt.X("violation:Q", title=X_TITLE, scale=alt.Scale(domain=[0, 100])),
+        y=alt.Y("completeness:Q", title=Y_TITLE, scale=alt.Scale(domain=[0, 100])),
+        color=alt.Color(
+            "source:N",
+            title=None,
+            scale=alt.Scale(domain=SOURCES, range=SOURCE_COLOURS),
+            legend=alt.Legend(orient="bottom"),
+        ),
+    )
+    layers = base.mark_point(size=120, filled=True) + base.mark_text(
+        dx=9, align="left", fontSize=11
+    ).encode(text="name", color=alt.value("#333333"))
+    if len(front_data) > 1:
+        layers = layers + alt.Chart(front_data).mark_line(
+            strokeDash=[4, 3], color=SOURCE_COLOURS[0]
+        ).encode(x="violation:Q", y="completeness:Q")
+    spec: dict[str, Any] = render.unvalidated(layers.properties(height=380, width=600)).to_dict()
+    return spec
+
+
+def front_caption(runs: int, on_front: int) -> str:
+    """What the dashed line is, or why there is none: a front needs two runs neither of which
+    beats the other on both numbers."""
+    if on_front > 1:
+        return (
+            f"Dashed: the Pareto front of this database's runs, {on_front} of the {runs} drawn"
+            " (no other run has both lower violation and higher completeness)."
+        )
+    if runs == 0:
+        return "No run of this database has both numbers, so none is drawn."
+    if runs == 1:
+        return "One run of this database is drawn: there is no Pareto front to join."
+    return (
+        f"No dashed front: one of the {runs} runs has both the lowest violation and the highest"
+        " completeness, so it alone is the Pareto front."
+    )
+
+
+def tradeoff_chart_data(data: pd.DataFrame, front_data: pd.DataFrame) -> dict[str, Any]:
+    """What the page's chart draws: every point labelled with its name, and the front (when it
+    joins two or more) as a dashed line without labels."""
+    rows = pd.concat(
+        [
+            data.assign(line="", label=data["name"]),
+            front_data.assign(line=FRONT, label="") if len(front_data) > 1 else None,
+        ]
+    )
+    enc = linechart.Encoding(
+        x="violation",
+        x_title=X_TITLE,
+        x_tip="Violation@n %",
+        y="completeness",
+        y_title=Y_TITLE,
+        y_tip="Completeness %",
+        colour="source",
+        dash="line",
+        label="label",
+    )
+    return linechart.chart_data(
+        rows,
+        enc,
+        colours=dict(zip(SOURCES, SOURCE_COLOURS, strict=True)),
+        dashes={"": [1, 0], FRONT: [4, 3]},
+        x_ticks=list(range(0, 101, 20)),
+        x_domain=(0, 100),
+        height=380,
+        y_top=100,
+    )
+
+
+def tradeoff(data: pd.DataFrame, front_data: pd.DataFrame, how: Mapping[str, str]) -> None:
+    """Draw the trade-off chart, its downloads (the CSV with ``how`` the numbers were computed)
+    and the caption that says what the dashed line is."""
+    linechart.line_chart(tradeoff_chart_data(data, front_data), key="tradeoff-chart")
+    render.downloads(
+        lambda: tradeoff_layout(data, front_data),
+        "tradeoff",
+        "tradeoff",
+        table=lambda: data.rename(
+            columns={"name": "run", "violation": "violation %", "completeness": "completeness %"}
+        ).assign(**how),
+    )
+    drawn = int((data["source"] == THIS_DATABASE).sum())
+    st.caption(front_caption(drawn, len(front_data)))
