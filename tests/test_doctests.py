@@ -16,6 +16,7 @@ EXPECTED = {
     "cimem.analysis.cube.first_bits",
     "cimem.analysis.cube.popcount",
     "cimem.analysis.labels",
+    "cimem.analysis.leaks.drop_full_choices",
     "cimem.analysis.labels.LabelRule.apply",
     "cimem.analysis.labels.LabelRule.parse",
     "cimem.analysis.metrics.factorize",
@@ -24,12 +25,11 @@ EXPECTED = {
     "cimem.store.enums",
     "webapp.heatgrid.clicked_cell",
     "webapp.heatgrid.grid_data",
+    "webapp.endpoints.is_local",
     "webapp.linechart.chart_data",
     "webapp.render.label_place",
     "webapp.render.ramp_colours",
     "webapp.render.table_html",
-    "webapp.state.drop_full_choices",
-    "webapp.state.is_local",
 }
 
 

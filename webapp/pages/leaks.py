@@ -8,15 +8,15 @@ import pandas as pd
 import streamlit as st
 
 from cimem.analysis.audit import AMBIGUOUS, EVIDENCE_KINDS, Evidence
-from webapp import render, state
+from webapp import cache, render, sidebar
 from webapp.heatgrid import heat_grid
 
 st.title("Leaks")
-ch, cube = state.labelled_run(
+ch, cube = sidebar.labelled_run(
     "This run has no labels, so nothing counts as a leak. Import a labelled results file (official"
     " run output) or labels (Hugging Face rows) for these profiles."
 )
-m = state.metrics(ch.db, ch.v, ch.run_id, ch.judge, ch.opts)
+m = cache.metrics(ch.scope(ch.run_id))
 FILTERED = ("profile", "domain", "event", "recipient", "task")
 TOP = 30  # attributes on the heatmap at first
 
@@ -47,17 +47,13 @@ def explore() -> None:
         {col: st.session_state.get(f"f_{col}") or [] for col in FILTERED},
         st.session_state.get("f_search", ""),
     )
-    state.make_leaks_page(
-        ch.db,
-        ch.v,
-        ch.run_id,
-        ch.judge,
-        ch.opts,
-        state.effective_filters(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, as_they_stand),
+    cache.make_leaks_page(
+        ch.scope(ch.run_id),
+        cache.effective_filters(ch.scope(ch.run_id), as_they_stand),
         st.session_state.get("heat_private", True),
         st.session_state.get("heat_top", TOP),
     )
-    options = state.filter_options(ch.db, ch.v, ch.run_id, ch.judge, ch.opts)
+    options = cache.filter_options(ch.scope(ch.run_id))
 
     def listed(box, label: str, col: str) -> list[str]:
         """A filter's list; with no value to choose, its help says why (it is drawn disabled)."""
@@ -69,7 +65,7 @@ def explore() -> None:
     # A domain list as short as the benchmark's ten is a row of pills: all in sight, one click
     # each (a list opens, then takes a click, and costs the browser about twice the work); the
     # bound is that of the pages made ahead, so every pill's page is made while you read.
-    as_pills = 1 < len(options["domain"]) <= state.ONE_VALUE_PAGES
+    as_pills = 1 < len(options["domain"]) <= cache.ONE_VALUE_PAGES
     picked: dict[str, list[str]] = {}
     if as_pills:
         picked["domain"] = (
@@ -89,22 +85,20 @@ def explore() -> None:
         picked[col] = listed(box, col.capitalize(), col)
     search = boxes[len(lists)].text_input("Attribute contains", "", key="f_search")
     chosen = filters_of(picked, search)
-    filters = state.effective_filters(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, chosen)
-    if state.matching_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters) == 0:
+    filters = cache.effective_filters(ch.scope(ch.run_id), chosen)
+    if cache.matching_pairs(ch.scope(ch.run_id), filters) == 0:
         st.info("No pair matches these filters.")
         return
     heatmap(filters)
-    messages(state.leaky_pairs(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters))
-    attribute_tables(state.leak_tables(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters), filters)
+    messages(cache.leaky_pairs(ch.scope(ch.run_id), filters))
+    attribute_tables(cache.leak_tables(ch.scope(ch.run_id), filters), filters)
     # made while you read: the cells of the heatmap's other colouring, which its toggle shows,
     # and with no filter set, each domain's page (the filter most often set first)
     private = st.session_state.get("heat_private", True)
     top = st.session_state.get("heat_top", TOP)
-    state.prefetch_heat_cells(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters, not private, top)
+    cache.prefetch_heat_cells(ch.scope(ch.run_id), filters, not private, top)
     if not filters:
-        state.prefetch_leaks_pages(
-            ch.db, ch.v, ch.run_id, ch.judge, ch.opts, "domain", private, top
-        )
+        cache.prefetch_leaks_pages(ch.scope(ch.run_id), "domain", private, top)
 
 
 def static(frame: pd.DataFrame) -> None:
@@ -147,7 +141,7 @@ def heatmap(filters: tuple) -> None:
         help="Off: every labelled cell, coloured by its label",
     )
     top = c2.slider("Attributes shown (most leaked first)", 5, 80, TOP, step=5, key="heat_top")
-    cells = state.heat_cells(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters, only_private, top)
+    cells = cache.heat_cells(ch.scope(ch.run_id), filters, only_private, top)
     if cells.empty:
         st.info("No private cell with samples here.")
     elif only_private and cells["leaks"].sum() == 0:
@@ -378,7 +372,7 @@ def attribute_tables(tables: tuple, filters: tuple) -> None:
     static(readable(paged(by_recipient, "recipients", 10), GROUP_COLUMNS))
 
     def by_domain_and_profile() -> None:
-        folded = state.group_tables(ch.db, ch.v, ch.run_id, ch.judge, ch.opts, filters)
+        folded = cache.group_tables(ch.scope(ch.run_id), filters)
         for frame, key in zip(folded, ("domains", "profiles")):
             static(readable(paged(frame, key), GROUP_COLUMNS))
 
@@ -448,9 +442,8 @@ def show_pair(target, legend: bool = True) -> None:
     attr_pos = int(target["attr"])
     profile_ids, ctx_local, attr_ids = cube.store_ids()
     pid = profile_ids[int(target["profile_pos"])]
-    rows = state.pair_messages(
-        ch.db,
-        ch.v,
+    rows = cache.pair_messages(
+        ch.at,
         ch.run_id,
         int(pid),
         int(ctx_local[ctx_pos]),

@@ -10,20 +10,18 @@ import streamlit as st
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions, Mode
 from cimem.analysis.report import frame_to_csv, pareto_front, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
-from webapp import linechart, render, review, state
+from webapp import cache, linechart, render, review, sidebar
 
 st.title("Overview")
-ch: state.Choices = st.session_state["choices"]
+ch: sidebar.Choices = st.session_state["choices"]
 if not ch.runs:
     st.info(
         "Choose one or more runs with messages in the sidebar (or import one on the Data page)."
     )
     st.stop()
-state.simulated_banner(ch.runs)
-state.check_coverage(ch, [state.cube(ch.db, ch.v, r, state.judge_for(ch, r)) for r in ch.runs])
-ov = state.overview(
-    ch.db, ch.v, tuple(ch.runs), tuple(state.judge_for(ch, r) for r in ch.runs), ch.opts
-)
+sidebar.simulated_banner(ch.runs)
+sidebar.check_coverage(ch, [cache.cube(ch.scope(r)) for r in ch.runs])
+ov = cache.overview(tuple(ch.scope(r) for r in ch.runs))
 note = render.escape_md(ov.note)
 note = note[:1].upper() + note[1:]  # said as a sentence
 common_cols = [c for c in ov.table.columns if c.endswith("_common")]
@@ -273,13 +271,7 @@ st.subheader("Discard report and the two modes")
 other: Mode = "definition" if ch.opts.mode == "official" else "official"
 rows = []
 for r, m in zip(ch.runs, ov.metrics):
-    alt_m = state.metrics(
-        ch.db,
-        ch.v,
-        r,
-        state.judge_for(ch, r),
-        MetricOptions(mode=other, label_rule=ch.opts.label_rule),
-    )
+    alt_m = cache.metrics(ch.scope(r, MetricOptions(mode=other, label_rule=ch.opts.label_rule)))
     by_mode = {ch.opts.mode: m, other: alt_m}
     d = m.discarded
     identity = by_mode["official"].discarded.identity_filter
