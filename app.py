@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from webapp import state
+from webapp import sidebar
 
 st.set_page_config(page_title="cimem", layout="wide")
 PAGES = [
@@ -16,5 +16,5 @@ PAGES = [
     st.Page("webapp/pages/data.py", title="Data", icon=":material/database:"),
 ]
 nav = st.navigation(PAGES)
-st.session_state["choices"] = state.sidebar()
+st.session_state["choices"] = sidebar.sidebar()
 nav.run()

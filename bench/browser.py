@@ -1,5 +1,5 @@
 """What a person waits for, in a real browser: three runs of the 60-profile fabricated file in one
-database (about 6.5 million verdicts), the app started as `bash scripts/app` does (webapp/serve.py)
+database (about 6.5 million verdicts), the app started as `bash scripts/app` does (webapp/startup/serve.py)
 on a local port, Debian's chromium driven by Playwright. For every page: the first load on a fresh
 server once it is ready (its console said "cimem: ready": its own first visit filled the page
 caches; the time it took is printed too), in a new browser with nothing cached, then as a new
@@ -155,7 +155,7 @@ def start_server(db: Path, script: Path | None = None) -> tuple[subprocess.Popen
     """The app as `bash scripts/app` starts it, or ``script`` with plain `streamlit run`; the app
     is ready when its console says so (its own first visit has filled the page caches)."""
     port = free_port()
-    launch = ["webapp.serve"] if script is None else ["streamlit", "run", str(script)]
+    launch = ["webapp.startup.serve"] if script is None else ["streamlit", "run", str(script)]
     started = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-m", *launch, "--server.headless", "true"]

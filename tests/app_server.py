@@ -1,4 +1,4 @@
-"""Start the app as the README says (`bash scripts/app`: `python -m webapp.serve`, which is
+"""Start the app as the README says (`bash scripts/app`: `python -m webapp.startup.serve`, which is
 `streamlit run app.py` with the libraries imported first, from the repository, so
 .streamlit/config.toml applies) on a free local port, and a small logging HTTP server: the
 browser tests' shared pieces."""
@@ -45,7 +45,7 @@ def running_app(env: dict[str, str], *args: str) -> Iterator[str]:
         [
             sys.executable,
             "-m",
-            "webapp.serve",
+            "webapp.startup.serve",
             "--server.headless",
             "true",
             "--server.port",

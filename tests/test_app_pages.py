@@ -416,26 +416,6 @@ def test_learn_figure1_is_the_papers_case_and_reacts(demo_db, monkeypatch):
     assert any("identity filter" in str(t.to_dict()) for t in shown_tables(at))
 
 
-def test_compact_labels_keep_the_distinguishing_end():
-    from webapp.state import compact_labels
-
-    keys = [
-        "expecting_child_health_insurance_premium_increase",
-        "expecting_child_health_insurance_provider_change",
-        "job_title",
-    ]
-    labels = compact_labels(keys, 34)
-    assert labels["job_title"] == "job_title"
-    assert all(len(v) <= 34 for v in labels.values())
-    assert labels[keys[0]].endswith("premium_increase")
-    assert labels[keys[1]].endswith("provider_change")
-    assert len(set(labels.values())) == 3
-    same_end = compact_labels(
-        ["a_long_prefix_one_" + "x" * 40, "b_long_prefix_two_" + "x" * 40], 20
-    )
-    assert len(set(same_end.values())) == 2
-
-
 def test_leaks_says_no_leaks_instead_of_a_red_field(tmp_path, monkeypatch):
     obj = small_profile("Quiet")
     for ctx in obj["contexts"]:
@@ -492,14 +472,19 @@ def test_data_page_runs_table_is_readable_and_shows_no_server_path(tmp_path, mon
 def test_growth_prefetches_the_worst_order_and_switching_uses_it(demo_db, monkeypatch):
     from cimem.analysis.cube import cube_from_store
     from cimem.analysis.growth import growth
-    from webapp import state, warm
+    from cimem.analysis.metrics import MetricOptions
+    from webapp.startup import prefetch, warm
 
     at = open_page(demo_db, PAGES[2], monkeypatch, runs="1,2")
     no_exception(at)
-    started = {k[2]: f for k, f in state._prefetched.items() if k[0] == demo_db and k[5] == "worst"}
+    started = {
+        k[1].run_id: f
+        for k, f in prefetch.started().items()
+        if k[0] == "growth" and k[1].path == demo_db and k[2].order == "worst"
+    }
     assert {1, 2} <= set(started)  # (other tests of this module may have shown run 3 too)
     store = warm.root(demo_db).cursor()  # the app's connection: this process has it open
-    want = growth(cube_from_store(store, 1, None), state.MetricOptions(), order="worst")
+    want = growth(cube_from_store(store, 1, None), MetricOptions(), order="worst")
     assert started[1].result(timeout=120).violation == want.violation
     at.radio(key="order").set_value("worst").run()
     no_exception(at)
@@ -511,20 +496,26 @@ def test_growth_prefetches_the_k_sliders_slices_as_the_page_would_compute_them(
 ):
     from cimem.analysis.cube import cube_from_store
     from cimem.analysis.growth import growth
-    from webapp import state, warm
+    from cimem.analysis.metrics import MetricOptions
+    from webapp import cache
+    from webapp.startup import prefetch, warm
 
     at = open_page(demo_db, PAGES[2], monkeypatch, runs="1")
     no_exception(at)
     n = at.slider(key="growth_k").value  # the default: every sample
     ahead = {
-        k[9]: f
-        for k, f in state._prefetched.items()
-        if k[0] == demo_db and k[2] == 1 and k[5] == "random" and k[8] is None
+        k[2].trials: f
+        for k, f in prefetch.started().items()
+        if k[0] == "growth"
+        and k[1].path == demo_db
+        and k[1].run_id == 1
+        and k[2].order == "random"
+        and k[2].tasks is None
     }
     assert set(ahead) == {(k,) for k in range(1, n + 1)}
     store = warm.root(demo_db).cursor()
     run_cube = cube_from_store(store, 1, None)
-    want = growth(run_cube, state.MetricOptions(), trials=[n - 1], draws=state.GROWTH_DRAWS)
+    want = growth(run_cube, MetricOptions(), trials=[n - 1], draws=cache.GROWTH_DRAWS)
     assert ahead[(n - 1,)].result(timeout=120).violation == want.violation
     at.slider(key="growth_k").set_value(n - 1).run()  # drawn from the slice made ahead
     no_exception(at)
@@ -571,11 +562,11 @@ def domain_pills(at):
 
 
 def test_leaks_with_every_domain_chosen_shows_what_no_filter_shows(demo_db, monkeypatch):
-    from webapp import state
+    from cimem.analysis import leaks
 
     filtered: list[tuple] = []  # the filters a view was made for
-    made = state.filtered_pairs
-    monkeypatch.setattr(state, "filtered_pairs", lambda t, f: filtered.append(f) or made(t, f))
+    made = leaks.filtered_pairs
+    monkeypatch.setattr(leaks, "filtered_pairs", lambda t, f: filtered.append(f) or made(t, f))
     at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
     no_exception(at)
     cells, tables = heat_grids(at), shown_tables(at)
@@ -594,34 +585,36 @@ def test_leaks_with_every_domain_chosen_shows_what_no_filter_shows(demo_db, monk
 
 
 def test_leaks_makes_each_domains_page_ahead_and_a_pick_shows_it(demo_db, monkeypatch):
+    from cimem.analysis import leaks
     from cimem.analysis.breakdowns import attribute_table, pair_table
     from cimem.analysis.cube import cube_from_store
-    from webapp import state, warm
+    from webapp import cache
+    from webapp.startup import prefetch, warm
 
     at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
     no_exception(at)
     domains, names = domain_pills(at)
-    assert 1 < len(names) <= state.ONE_VALUE_PAGES
+    assert 1 < len(names) <= cache.ONE_VALUE_PAGES
     ahead = {
-        k[6]: (k, f)
-        for k, f in state._prefetched.items()
-        if k[:2] == ("leaks", demo_db) and k[3] == 1
+        k[2]: (k, f)
+        for k, f in prefetch.started().items()
+        if k[0] == "leaks" and k[1].path == demo_db and k[1].run_id == 1
     }
     assert set(ahead) >= {(("domain", (d,)),) for d in names}
-    assert state.wait_for_prefetch(timeout=120)
+    assert prefetch.wait_for_prefetch(timeout=120)
     one = (("domain", (names[-1],)),)
     key, started = ahead[one]
     made = started.result()
     # what the page would make itself
     store = warm.root(demo_db).cursor()
-    view = state.filtered_pairs(pair_table(cube_from_store(store, 1, None), key[5]), one)
+    view = leaks.filtered_pairs(pair_table(cube_from_store(store, 1, None), key[1].opts), one)
     pd.testing.assert_frame_equal(made.view, view)
     pd.testing.assert_frame_equal(made.tables[0], attribute_table(view))
     assert made.heat_for == (True, 30) and set(made.cells["key"]) <= set(view["key"])
 
     filtered: list[tuple] = []
-    make = state.filtered_pairs
-    monkeypatch.setattr(state, "filtered_pairs", lambda t, f: filtered.append(f) or make(t, f))
+    make = leaks.filtered_pairs
+    monkeypatch.setattr(leaks, "filtered_pairs", lambda t, f: filtered.append(f) or make(t, f))
     domains.set_value([names[-1]]).run()
     no_exception(at)
     assert one not in filtered  # the page made ahead was drawn
@@ -637,17 +630,22 @@ def test_leaks_makes_each_domains_page_ahead_and_a_pick_shows_it(demo_db, monkey
 
 
 def test_leaks_makes_no_page_ahead_for_a_column_of_many_values(demo_db, monkeypatch):
-    from webapp import state
+    from webapp import cache
+    from webapp.startup import prefetch
 
     at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
     no_exception(at)
-    key = next(k for k in state._prefetched if k[:2] == ("leaks", demo_db) and k[3] == 1)
-    path, version, run, judge, opts = key[1:6]
-    tasks = state.filter_options(path, version, run, judge, opts)["task"]
-    assert len(tasks) > state.ONE_VALUE_PAGES
-    before = set(state._prefetched)
-    state.prefetch_leaks_pages(path, version, run, judge, opts, "task", True, 30)
-    assert set(state._prefetched) == before
+    key = next(
+        k
+        for k in prefetch.started()
+        if k[0] == "leaks" and k[1].path == demo_db and k[1].run_id == 1
+    )
+    scope = key[1]
+    tasks = cache.filter_options(scope)["task"]
+    assert len(tasks) > cache.ONE_VALUE_PAGES
+    before = set(prefetch.started())
+    cache.prefetch_leaks_pages(scope, "task", True, 30)
+    assert set(prefetch.started()) == before
 
 
 def test_leaks_shows_a_pairs_messages_once_chosen(demo_db, monkeypatch):
@@ -691,14 +689,14 @@ def test_leaks_heatmap_is_one_table_that_colours_its_cells(demo_db, monkeypatch)
 
 
 def test_leaks_makes_the_other_colouring_ahead_and_its_toggle_shows_it(demo_db, monkeypatch):
-    from webapp import state
+    from webapp.startup import prefetch
 
     at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
     no_exception(at)
     ahead = [
         f
-        for k, f in state._prefetched.items()
-        if k[:2] == ("heat", demo_db) and k[3] == 1 and k[6:] == ((), False, 30)
+        for k, f in prefetch.started().items()
+        if k[0] == "heat" and k[1].path == demo_db and k[1].run_id == 1 and k[2:] == ((), False, 30)
     ]
     assert len(ahead) == 1  # every labelled cell, by label: what the toggle shows next
     made = ahead[0].result(timeout=120)

@@ -17,6 +17,7 @@ EXPECTED = {
     "cimem.analysis.cube.popcount",
     "cimem.analysis.growth.vocab.method_name",
     "cimem.analysis.labels",
+    "cimem.analysis.leaks.drop_full_choices",
     "cimem.analysis.labels.LabelRule.apply",
     "cimem.analysis.labels.LabelRule.parse",
     "cimem.analysis.metrics.Summary.interval",
@@ -28,11 +29,10 @@ EXPECTED = {
     "webapp.charts.heatgrid.clicked_cell",
     "webapp.charts.heatgrid.grid_data",
     "webapp.charts.linechart.chart_data",
+    "webapp.endpoints.is_local",
     "webapp.render.label_place",
     "webapp.render.ramp_colours",
     "webapp.render.table_html",
-    "webapp.state.drop_full_choices",
-    "webapp.state.is_local",
 }
 
 

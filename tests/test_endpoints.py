@@ -8,7 +8,7 @@ import pytest
 from cimem.errors import CimemError
 from cimem.llm.client import NO_KEY, ClientSettings, resolve_api_key
 from cimem.llm.endpoints import Endpoint, load_endpoint_file, parse_endpoint_config
-from webapp.state import is_local
+from webapp.endpoints import is_local
 
 GOOD = """
 allow_free_endpoints = false

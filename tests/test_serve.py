@@ -3,13 +3,13 @@ reach `streamlit run`."""
 
 import sys
 
-from webapp import serve
+from webapp.startup import serve
 
 
 def test_serve_imports_the_libraries_then_runs_the_app_with_the_options(monkeypatch):
     from streamlit.web import cli
 
-    from webapp import warm, warm_visit
+    from webapp.startup import warm, warm_visit
 
     seen: dict = {}
     # recorded, not run: a cube build still running when the tests end would abort the process

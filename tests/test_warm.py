@@ -8,7 +8,7 @@ import numpy as np
 from cimem.analysis.cube import cube_from_store
 from cimem.ingest import ingest_file
 from cimem.store import Store
-from webapp import warm
+from webapp.startup import warm
 
 from fixtures import small_profile, write_jsonl
 
@@ -40,7 +40,7 @@ def test_a_missing_or_broken_database_warms_nothing_and_says_so(tmp_path, caplog
     assert warm.start(str(tmp_path / "absent.duckdb")) is None
     broken = tmp_path / "broken.duckdb"
     broken.write_text("not a database")
-    with caplog.at_level(logging.WARNING, logger="webapp.warm"):
+    with caplog.at_level(logging.WARNING, logger="webapp.startup.warm"):
         thread = warm.start(str(broken))
         assert thread is not None
         thread.join(timeout=60)

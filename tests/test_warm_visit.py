@@ -15,7 +15,7 @@ import pytest
 from app_server import REPO, free_port
 
 from cimem.demo.simulate import build_demo_database
-from webapp import warm_visit
+from webapp.startup import warm_visit
 
 TWO_PAGES = """
 import streamlit as st
@@ -59,7 +59,8 @@ def test_a_fresh_server_opens_every_page_once_and_says_it_is_ready(tmp_path):
     build_demo_database(db)
     port = free_port()
     proc, lines = launch(
-        ["webapp.serve", "--server.port", str(port)], {"CIMEM_DB": str(db), "CIMEM_WARM_VISIT": "1"}
+        ["webapp.startup.serve", "--server.port", str(port)],
+        {"CIMEM_DB": str(db), "CIMEM_WARM_VISIT": "1"},
     )
     try:
         assert wait_for(lambda: any(x.startswith("cimem: ready") for x in lines), 240), lines
@@ -132,15 +133,13 @@ def test_the_visit_finds_the_server_where_it_listens(monkeypatch, address, base,
 
 
 def test_ready_waits_for_the_curves_started_in_the_background():
-    from webapp import state
+    from webapp.startup import prefetch
 
     key = ("a test's background work",)
-    made = state._prefetch_pool.submit(time.sleep, 0.5)
-    with state._prefetch_lock:
-        state._prefetched[key] = made
+    prefetch.start(key, time.sleep, 0.5)
+    made = prefetch.started()[key]
     try:
-        assert not state.wait_for_prefetch(timeout=0.01)
-        assert state.wait_for_prefetch(timeout=30) and made.done()
+        assert not prefetch.wait_for_prefetch(timeout=0.01)
+        assert prefetch.wait_for_prefetch(timeout=30) and made.done()
     finally:
-        with state._prefetch_lock:
-            state._prefetched.pop(key, None)
+        prefetch.forget(key)

@@ -9,17 +9,17 @@ from cimem.analysis.agreement import format_kappa
 from cimem.errors import CimemError
 from cimem.judges.base import Judge, OfflineJudge, judge_message, rejudge
 from cimem.store import JudgmentStatus, MessageStatus
-from webapp import render, state
+from webapp import cache, connection, endpoints, render, sidebar
 from webapp.panels import queue as review
 from webapp.panels.side_by_side import side_by_side
 
 st.title("Audit")
-ch: state.Choices = st.session_state["choices"]
-store = state.store()
+ch: sidebar.Choices = st.session_state["choices"]
+store = connection.store()
 wanted = st.query_params.get("message")
 message_id = int(wanted) if wanted and wanted.isdigit() else None
 rule = ch.opts.label_rule
-audit = state.message_audit(ch.db, ch.v, message_id, rule) if message_id is not None else None
+audit = cache.message_audit(ch.at, message_id, rule) if message_id is not None else None
 queue_run = audit.message.run_id if audit is not None else ch.run
 if queue_run is None:
     st.info("Choose a run with messages in the sidebar (or import one on the Data page).")
@@ -27,11 +27,11 @@ if queue_run is None:
 message_id = review.queue_panel(
     ch,
     queue_run,
-    state.judges_of(ch.db, ch.v, queue_run),
+    cache.judges_of(ch.at, queue_run),
     audit.message.message_id if audit is not None else None,
 )
 with st.expander("Open any message by profile, task and trial"):
-    cube = state.cube(ch.db, ch.v, queue_run, ch.judge if queue_run == ch.run else None)
+    cube = cache.cube(ch.at.run(queue_run, ch.judge if queue_run == ch.run else None))
     c1, c2, c3 = st.columns([2, 3, 1])
     pos = c1.selectbox(
         "Profile", range(cube.n_profiles), format_func=lambda i: cube.profile_names[i]
@@ -42,8 +42,8 @@ with st.expander("Open any message by profile, task and trial"):
     )
     trial = c3.number_input("Trial", 0, max(0, cube.n_trials - 1), 0)
     profile_ids, ctx_local, _ = cube.store_ids()
-    found = state.find_message(
-        ch.db, ch.v, queue_run, int(profile_ids[pos]), int(ctx_local[ctx]), int(trial)
+    found = cache.find_message(
+        ch.at, queue_run, int(profile_ids[pos]), int(ctx_local[ctx]), int(trial)
     )
     st.button(
         "Open this message",
@@ -52,13 +52,13 @@ with st.expander("Open any message by profile, task and trial"):
         args=(found,),
         key="open_picked",
     )
-audit = state.message_audit(ch.db, ch.v, message_id, rule) if message_id is not None else None
+audit = cache.message_audit(ch.at, message_id, rule) if message_id is not None else None
 if audit is None:
     st.info("No message to show: widen the queue's filter or open one above.")
     st.stop()
 detail = audit.message
 run_id = detail.run_id
-state.simulated_banner([run_id])
+sidebar.simulated_banner([run_id])
 st.markdown(
     f"**Message {detail.message_id}** of run {run_id} — profile "
     f"**{render.escape_md(detail.profile)}**, trial {detail.trial}"
@@ -87,7 +87,7 @@ shown = (
     else None
 )
 with st.container(border=True):
-    render.show_message(detail.text, audit.evidence(shown))
+    render.show_message(detail.text, audit.evidence(shown))  # type: ignore[arg-type]
 failure = audit.failure(shown)
 if failure is not None:
     st.warning(f"Judge {shown}: {render.escape_md(failure.status)}. Raw reply:")
@@ -136,7 +136,7 @@ else:
 
     settings, key = None, None
     try:
-        cfg = state.endpoint_config()
+        cfg = endpoints.endpoint_config()
     except CimemError as exc:
         st.error(render.escape_md(exc))
         st.stop()
@@ -154,7 +154,7 @@ else:
                 f"timeout {ep.timeout:g} s; the key stays on the server."
             )
             try:
-                key = state.endpoint_key(ep)
+                key = endpoints.endpoint_key(ep)
                 settings = ClientSettings(
                     model=ep.model,
                     base_url=ep.base_url,
@@ -164,7 +164,7 @@ else:
                 )
             except CimemError as exc:
                 st.error(render.escape_md(exc))
-    elif not state.free_endpoints_allowed(cfg):
+    elif not endpoints.free_endpoints_allowed(cfg):
         st.info(
             "This server does not let visitors call endpoints of their own (the operator's "
             "allow_free_endpoints; off when the app is served to others). Use a listed endpoint."
@@ -237,7 +237,7 @@ if live and live[0] == detail.message_id and judge is not None:
         st.dataframe(audit.compare(outcome.revealed, shown), hide_index=True)
         if st.button("Save to this run's audit judge (one per model and prompt)"):
             res = rejudge(store, run_id, judge, message_ids=[detail.message_id], audit=True)
-            state.changed()
+            cache.changed()
             cov = {c.judge_id: c for c in store.judge_coverage(run_id)}[res.judge_id]
             st.success(
                 f"Saved to judge {res.judge_id} ({res.verdicts} verdicts on this message); it"
@@ -279,7 +279,7 @@ else:
         format_func=lambda k: jnames[k],
         key="jb",
     )
-    ag = state.agreement(ch.db, ch.v, ja, jb, rule)
+    ag = cache.agreement(ch.at, ja, jb, rule)
     o = ag.overall
     m1, m2, m3 = st.columns(3)
     m1.metric("pairs both decided", f"{o.n:,}")

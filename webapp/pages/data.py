@@ -11,12 +11,12 @@ from cimem import paths
 from cimem.errors import CimemError
 from cimem.ingest import ingest_or_find
 from cimem.ingest.export import export_official
-from webapp import render, state
+from webapp import cache, connection, render, sidebar
 
 st.title("Data")
-store = state.store()
+store = connection.store()
 st.caption(
-    f"Database: {render.escape_md(state.database().shown)}. Open another with the sidebar's "
+    f"Database: {render.escape_md(connection.database().shown)}. Open another with the sidebar's "
     "picker or `?db=NAME` in the URL (a .duckdb file in the data folder), or start the app with "
     "CIMEM_DB set."
 )
@@ -61,7 +61,7 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
             progress=progress,
         )
         bar.progress(1.0, text="Done")
-        state.changed()
+        cache.changed()
         if res.created:
             note = (
                 f"Run {res.run_id} ({render.escape_md(res.name)}): {res.profiles:,} profiles,"
@@ -69,7 +69,7 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
                 + ("; added to the runs in the sidebar." if res.messages else ".")
             )
             if res.messages:
-                state.join_selection(res.run_id, note)
+                sidebar.join_selection(res.run_id, note)
             st.success(note)
         else:
             st.info(
@@ -85,7 +85,7 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
             Path(tmp.name).unlink(missing_ok=True)
 
 st.header("Runs")
-runs = state.runs_frame(state.db_path(), state.version())
+runs = cache.runs_frame(cache.current())
 if runs.empty:
     st.info(
         "No runs yet: import a file above, or from the command line with "
@@ -139,7 +139,7 @@ choice = st.selectbox(
     runs["run_id"].tolist(),
     format_func=lambda r: f"{r}: {runs.set_index('run_id').loc[r, 'name']}",
 )
-cfg = state.run_config(state.db_path(), state.version(), int(choice))
+cfg = cache.run_config(cache.current(), int(choice))
 with st.expander("Configuration"):
     # a table, as every other one here, the source file by its name as in the runs table
     settings = {**cfg, "source": file_name(cfg.get("source"))}
@@ -152,7 +152,7 @@ with st.expander("Configuration"):
         ),
         breakable=("value",),
     )
-    judges = state.judges_of(state.db_path(), state.version(), int(choice))
+    judges = cache.judges_of(cache.current(), int(choice))
     if judges:
         render.static_table(
             pd.DataFrame(
@@ -169,11 +169,11 @@ with st.expander("Configuration"):
 c1, c2 = st.columns(2)
 new_name = c1.text_input("New name", cfg["name"], key=f"new_name_{choice}")
 if c1.button("Rename", key="rename") and new_name.strip():
-    state.rename_run(int(choice), new_name.strip())
+    cache.rename_run(int(choice), new_name.strip())
     st.rerun()
 confirm = c2.checkbox(f"Yes, delete run {choice} and everything in it")
 if c2.button("Delete run", disabled=not confirm):
-    state.delete_run(int(choice))
+    cache.delete_run(int(choice))
     st.rerun()
 
 st.header("Export")

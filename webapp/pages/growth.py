@@ -11,7 +11,7 @@ import streamlit as st
 
 from cimem.analysis.growth import EXPECTED_RATIO, RATIO_OF_EXPECTATIONS
 from cimem.demo.reference import FIGURE2, FIGURE2_NOTE
-from webapp import render, state
+from webapp import cache, render, sidebar
 from webapp.charts import linechart
 
 OBSERVED, THEORY, BOUND = "observed", "1-(1-p)^k (independent samples)", "union bound T·V(1)"
@@ -24,12 +24,12 @@ METHODS = {
 }
 
 st.title("Growth")
-ch: state.Choices = st.session_state["choices"]
-runs = state.labelled_runs(ch)
+ch: sidebar.Choices = st.session_state["choices"]
+runs = sidebar.labelled_runs(ch)
 if not runs:
     st.stop()
-state.simulated_banner(runs)
-names = state.run_names(ch.db, ch.v)
+sidebar.simulated_banner(runs)
+names = cache.run_names(ch.at)
 ALL_RUNS = [names.get(r, str(r)) for r in runs]  # every run keeps its colour on both charts
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"] * 20
 st.markdown(
@@ -93,7 +93,9 @@ def settings() -> View:
         " ratio of expected counts: expected leaked attributes over expected eligible ones"
         " (exact, slightly different)",
     )
-    curves = {r: state.growth_slice(ch, r, order, samples, method, tasks=(ALL,)) for r in runs}
+    curves = {
+        r: cache.growth_slice(ch.scope(r), order, samples, method, tasks=(ALL,)) for r in runs
+    }
     o1, o2 = st.columns(2)
     show_bound = o1.toggle(
         "Union bound T·V(1)",
@@ -125,7 +127,7 @@ def how_computed(v: View) -> None:
     how = {
         "random": f"method **{v.method}**"
         + (
-            f" ({state.GROWTH_DRAWS} random task orders per profile where a task count has more"
+            f" ({cache.GROWTH_DRAWS} random task orders per profile where a task count has more"
             " subsets; enumerated otherwise)"
             if v.method == EXPECTED_RATIO
             else ""
@@ -332,9 +334,8 @@ def growth_chart(
         return g.n_trials if axis == "T" else g.n_tasks
 
     slices = {
-        r: state.growth_slice(
-            ch,
-            r,
+        r: cache.growth_slice(
+            ch.scope(r),
             v.order,
             v.samples,
             v.method,
@@ -547,8 +548,8 @@ def prefetch(v: View) -> None:
         range(1, v.max_n + 1), key=lambda k: abs(k - st.session_state.get("growth_k", v.max_n))
     )
     ks = [(None, (k,)) for k in near[:PREFETCH_KS]]
-    state.prefetch_growth(ch, runs, "random", v.samples, v.method, ks)
-    state.prefetch_growth(ch, runs, "worst", v.samples, v.method)
+    cache.prefetch_growth([ch.scope(r) for r in runs], "random", v.samples, v.method, ks)
+    cache.prefetch_growth([ch.scope(r) for r in runs], "worst", v.samples, v.method)
 
 
 @st.fragment
@@ -645,10 +646,10 @@ def composition_chart(comp, run_name: str, judge: str) -> None:
 
 
 first = runs[0]
-comp = state.composition(ch.db, ch.v, first, state.judge_for(ch, first))
+comp = cache.composition(ch.scope(first))
 if comp is not None:
     judge_name = next(
-        (j.name for j in state.judges_of(ch.db, ch.v, first) if j.judge_id == comp.judge),
+        (j.name for j in cache.judges_of(ch.at, first) if j.judge_id == comp.judge),
         str(comp.judge),
     )
     st.subheader(f"Memory composition ({render.escape_md(names.get(first, str(first)))})")
@@ -675,18 +676,18 @@ def one_attribute() -> None:
 
 def attribute_detail() -> None:
     run = runs[0]
-    judge = state.judge_for(ch, run)
-    cube = state.cube(ch.db, ch.v, run, judge)
+    judge = sidebar.judge_for(ch, run)
+    cube = cache.cube(ch.at.run(run, judge))
     pc1, pc2 = st.columns(2)
     profile = pc1.selectbox("Profile", cube.profile_names, key="growth_profile")
-    ranked = state.ranked_attributes(ch.db, ch.v, run, judge, ch.opts)
+    ranked = cache.ranked_attributes(ch.at.run(run, judge, ch.opts))
     keys = ranked[ranked["profile"] == profile]["key"].tolist()
     if not keys:
         st.info(f"No attribute of {render.escape_md(profile)} is private in a task with samples.")
         return
     key = pc2.selectbox("Attribute (most leaked first)", keys, key="growth_key")
     try:
-        view = state.attribute_view(ch.db, ch.v, run, judge, ch.opts, profile, key)
+        view = cache.attribute_view(ch.at.run(run, judge, ch.opts), profile, key)
     except LookupError as exc:
         st.info(render.escape_md(str(exc)))
         return

@@ -9,16 +9,16 @@ from streamlit.delta_generator import DeltaGenerator
 
 from cimem.analysis import leak_table
 from cimem.analysis.leak_table import FILTERED, GROUP_COLUMNS, Filters, filters_of, readable
-from webapp import render, state
+from webapp import cache, render, sidebar
 from webapp.charts import leaks as chart
 
 st.title("Leaks")
-ch, cube = state.labelled_run(
+ch, cube = sidebar.labelled_run(
     "This run has no labels, so nothing counts as a leak. Import a labelled results file (official"
     " run output) or labels (Hugging Face rows) for these profiles."
 )
-m = state.metrics(ch.db, ch.v, ch.run_id, ch.judge, ch.opts)
-RUN = (ch.db, ch.v, ch.run_id, ch.judge, ch.opts)  # the run, judge and options every read takes
+m = cache.metrics(ch.scope(ch.run_id))
+RUN = ch.at.run(ch.run_id, ch.judge, ch.opts)  # the run, judge and options every read takes
 TOP = 30  # attributes on the heatmap at first
 CELL_PROFILES = 5  # a chosen cell lists the messages of at most this many profiles
 
@@ -46,20 +46,20 @@ def explore() -> None:
         {col: st.session_state.get(f"f_{col}") or [] for col in FILTERED},
         st.session_state.get("f_search", ""),
     )
-    state.make_leaks_page(*RUN, state.effective_filters(*RUN, as_they_stand), *heat_choice())
-    filters = state.effective_filters(*RUN, filter_widgets(state.filter_options(*RUN)))
-    if state.matching_pairs(*RUN, filters) == 0:
+    cache.make_leaks_page(RUN, cache.effective_filters(RUN, as_they_stand), *heat_choice())
+    filters = cache.effective_filters(RUN, filter_widgets(cache.filter_options(RUN)))
+    if cache.matching_pairs(RUN, filters) == 0:
         st.info("No pair matches these filters.")
         return
     heatmap(filters)
-    messages(state.leaky_pairs(*RUN, filters))
-    attribute_tables(state.leak_tables(*RUN, filters), filters)
+    messages(cache.leaky_pairs(RUN, filters))
+    attribute_tables(cache.leak_tables(RUN, filters), filters)
     # made while you read: the cells of the heatmap's other colouring, which its toggle shows,
     # and with no filter set, each domain's page (the filter most often set first)
     private, top = heat_choice()
-    state.prefetch_heat_cells(*RUN, filters, not private, top)
+    cache.prefetch_heat_cells(RUN, filters, not private, top)
     if not filters:
-        state.prefetch_leaks_pages(*RUN, "domain", private, top)
+        cache.prefetch_leaks_pages(RUN, "domain", private, top)
 
 
 def filter_widgets(options: Mapping[str, list[str]]) -> Filters:
@@ -75,7 +75,7 @@ def filter_widgets(options: Mapping[str, list[str]]) -> Filters:
     # A domain list as short as the benchmark's ten is a row of pills: all in sight, one click
     # each (a list opens, then takes a click, and costs the browser about twice the work); the
     # bound is that of the pages made ahead, so every pill's page is made while you read.
-    as_pills = 1 < len(options["domain"]) <= state.ONE_VALUE_PAGES
+    as_pills = 1 < len(options["domain"]) <= cache.ONE_VALUE_PAGES
     picked: dict[str, list[str]] = {}
     if as_pills:
         picked["domain"] = (
@@ -136,7 +136,7 @@ def heatmap(filters: Filters) -> None:
         help="Off: every labelled cell, coloured by its label",
     )
     top = c2.slider("Attributes shown (most leaked first)", 5, 80, TOP, step=5, key="heat_top")
-    cells = state.heat_cells(*RUN, filters, only_private, top)
+    cells = cache.heat_cells(RUN, filters, only_private, top)
     chosen = st.session_state.get("leak_pick")
     clicked = chart.heatmap(cells, only_private, chosen, leak_table.how_computed(m, filters))
     if clicked is not None:
@@ -158,7 +158,7 @@ def attribute_tables(tables: tuple[pd.DataFrame, pd.DataFrame], filters: Filters
     static(readable(paged(by_recipient, "recipients", 10), GROUP_COLUMNS))
 
     def by_domain_and_profile() -> None:
-        folded = state.group_tables(*RUN, filters)
+        folded = cache.group_tables(RUN, filters)
         for frame, key in zip(folded, ("domains", "profiles")):
             static(readable(paged(frame, key), GROUP_COLUMNS))
 
@@ -218,7 +218,7 @@ def show_pair(target: pd.Series, legend: bool = True) -> None:
     """One profile's messages for a pair, the judge's evidence highlighted (``legend``: say
     what the colours mean, once per list)."""
     pid, ctx, attr = leak_table.pair_store_ids(cube, target)
-    rows = state.pair_messages(ch.db, ch.v, ch.run_id, pid, ctx, attr, m.info.judge_id)
+    rows = cache.pair_messages(ch.at, ch.run_id, pid, ctx, attr, m.info.judge_id)
     st.markdown(
         f"**{render.escape_md(str(target['key']))}** of "
         f"**{render.escape_md(str(target['profile']))}** to "

@@ -16,7 +16,7 @@ from cimem.demo.teaching import (
     simulate_mixed,
     worked_case,
 )
-from webapp import render, state
+from webapp import cache, render, sidebar
 from webapp.panels import queue as review
 
 st.title("Learn the metrics")
@@ -228,21 +228,17 @@ st.markdown(
     "3. **Parse failures**: a judge reply that could not be read counts as *nothing revealed*,"
     " which lowers both metrics silently."
 )
-ch: state.Choices = st.session_state["choices"]
+ch: sidebar.Choices = st.session_state["choices"]
 if ch.run is None:
     st.info("Choose a run in the sidebar to see these steps with its numbers.")
 else:
-    run_cube = state.cube(ch.db, ch.v, ch.run, ch.judge)
+    run_cube = cache.cube(ch.scope(ch.run))
     if not run_cube.has_labels:
         st.info("The selected run has no labels, so neither metric applies to it.")
     else:
         both = {
-            mode: state.metrics(
-                ch.db,
-                ch.v,
-                ch.run,
-                ch.judge,
-                MetricOptions(mode=mode, label_rule=ch.opts.label_rule),
+            mode: cache.metrics(
+                ch.scope(ch.run, MetricOptions(mode=mode, label_rule=ch.opts.label_rule))
             )
             for mode in ("official", "definition")
         }

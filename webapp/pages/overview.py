@@ -7,22 +7,20 @@ from cimem.analysis import overview_table
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions
 from cimem.analysis.report import frame_to_csv, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
-from webapp import render, state
-from webapp.panels import queue as review
+from webapp import cache, render, sidebar
 from webapp.charts import overview as chart
+from webapp.panels import queue as review
 
 st.title("Overview")
-ch: state.Choices = st.session_state["choices"]
+ch: sidebar.Choices = st.session_state["choices"]
 if not ch.runs:
     st.info(
         "Choose one or more runs with messages in the sidebar (or import one on the Data page)."
     )
     st.stop()
-state.simulated_banner(ch.runs)
-state.check_coverage(ch, [state.cube(ch.db, ch.v, r, state.judge_for(ch, r)) for r in ch.runs])
-ov = state.overview(
-    ch.db, ch.v, tuple(ch.runs), tuple(state.judge_for(ch, r) for r in ch.runs), ch.opts
-)
+sidebar.simulated_banner(ch.runs)
+sidebar.check_coverage(ch, [cache.cube(ch.scope(r)) for r in ch.runs])
+ov = cache.overview(tuple(ch.scope(r) for r in ch.runs))
 note = render.escape_md(ov.sentence)
 st.caption(
     ch.describe() + f". Mean over profiles (their std under More columns), bootstrap 95%"
@@ -91,7 +89,7 @@ tradeoff()
 st.subheader("Discard report and the two modes")
 other = MetricOptions(mode=overview_table.other_mode(ch.opts.mode), label_rule=ch.opts.label_rule)
 discards = overview_table.discard_table(
-    ov.metrics, [state.metrics(ch.db, ch.v, r, state.judge_for(ch, r), other) for r in ch.runs]
+    ov.metrics, [cache.metrics(ch.scope(r, other)) for r in ch.runs]
 )
 render.static_table(discards, digits={c: 2 for c in discards.columns if c.endswith(" %")})
 st.caption(

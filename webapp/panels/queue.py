@@ -12,7 +12,7 @@ import streamlit as st
 from cimem.analysis.audit.error_rates import MIN_AUDITED
 from cimem.analysis.audit.queue import FILTERS, SAMPLE
 from cimem.store import HumanVerdict, JudgeInfo
-from webapp import render, state
+from webapp import cache, render, sidebar
 
 FILTER_TEXT = {
     "leaked": "leaked a private attribute",
@@ -44,7 +44,7 @@ def _url(name: str, value: str) -> None:
         del st.query_params[name]
 
 
-def queue_panel(ch: state.Choices, run_id: int, judges: list[JudgeInfo], current: int | None):
+def queue_panel(ch: sidebar.Choices, run_id: int, judges: list[JudgeInfo], current: int | None):
     """Draw the queue of ``run_id`` and return the message to show (``current`` when set, else
     the queue's first), or None when there is none."""
     q = st.query_params
@@ -105,14 +105,15 @@ def queue_panel(ch: state.Choices, run_id: int, judges: list[JudgeInfo], current
             return current
         if flt == SAMPLE:
             queue = _narrow(
-                state.sample_queue(ch.db, ch.v, run_id, judge, ch.opts, int(size), int(seed)),
+                cache.sample_queue(ch.at.run(run_id, judge, ch.opts), int(size), int(seed)),
                 profile,
                 task,
                 attribute,
             )
         else:
-            queue = state.review_queue(
-                ch.db, ch.v, run_id, judge, vs, flt, ch.opts.label_rule, profile, task, attribute
+            queue = cache.review_queue(
+                ch.at.run(run_id, judge, ch.opts),
+                cache.QueueFilter(flt, vs, profile, task, attribute),
             )
         items = {i.message_id: i for i in queue.items}
         st.session_state["sampled"] = (
@@ -260,7 +261,7 @@ def human_panel(
             return
         hj = store.human_judge(run_id)
         store.add_human_verdicts(hj, chosen)
-        state.changed()
+        cache.changed()
         st.success(
             f"Stored {len(chosen)} verdict(s) as judge {hj} (people's verdicts of this run);"
             f" {len(rows) - len(chosen)} rows left unset."
@@ -363,18 +364,18 @@ def judge_against_people(store, run_id: int, judge: int | None, label_rule: str)
     )
 
 
-def corrected_section(ch: state.Choices) -> None:
+def corrected_section(ch: sidebar.Choices) -> None:
     """Overview: raw against corrected Violation@n and Completeness of the first selected run,
     when people have recorded verdicts on it."""
     if ch.run is None:
         return
-    human = state.human_judge_of(ch.db, ch.v, ch.run)
-    run_cube = state.cube(ch.db, ch.v, ch.run, ch.judge)
+    human = cache.human_judge_of(ch.at, ch.run)
+    run_cube = cache.cube(ch.scope(ch.run))
     if human is None or run_cube.info.judge_id in (None, human) or not run_cube.has_labels:
         return
     st.divider()
     st.subheader("Corrected for the judge's errors")
-    c = state.corrected(ch.db, ch.v, ch.run, ch.judge, ch.opts, human)
+    c = cache.corrected(ch.scope(ch.run), human)
     r = c.result
     rows = []
     for name, v in (("Violation@n %", r.violation), ("Completeness %", r.completeness)):

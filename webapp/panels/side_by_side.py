@@ -8,13 +8,13 @@ from __future__ import annotations
 import streamlit as st
 
 from cimem.analysis.audit import MessageAudit
-from webapp import render, state
+from webapp import cache, render, sidebar
 
 TWO_JUDGES, TWO_RUNS = "two judges of this message", "this task in another run"
 
 
 @st.fragment
-def side_by_side(ch: state.Choices, audit: MessageAudit, shown: int | None) -> None:
+def side_by_side(ch: sidebar.Choices, audit: MessageAudit, shown: int | None) -> None:
     """Draw the comparison the reader picks (two judges, or another run) under ``audit``; a
     fragment, so its pickers rerun this section only, not the whole Audit page."""
     how = st.radio("Compare", (TWO_JUDGES, TWO_RUNS), horizontal=True, key="sbs_how")
@@ -48,20 +48,20 @@ def _two_judges(audit: MessageAudit, shown: int | None) -> None:
     st.caption(render.EVIDENCE_LEGEND + " **Only here**: the other side's judge did not find it.")
 
 
-def _two_runs(ch: state.Choices, audit: MessageAudit, shown: int | None) -> None:
-    others = state.counterparts(ch.db, ch.v, audit.message.message_id)
+def _two_runs(ch: sidebar.Choices, audit: MessageAudit, shown: int | None) -> None:
+    others = cache.counterparts(ch.at, audit.message.message_id)
     if not others:
         st.caption(
             "No other run has this profile (by name), recipient and task: import or make another"
             " run of the same profiles to compare models or prompt levels."
         )
         return
-    names = state.run_names(ch.db, ch.v)
+    names = cache.run_names(ch.at)
     by_run = {c.run_id: c for c in others}
     pick = st.selectbox(
         "Other run", list(by_run), format_func=lambda r: names.get(r, str(r)), key="sbs_run"
     )
-    other = state.message_audit(ch.db, ch.v, by_run[pick].message_id, ch.opts.label_rule)
+    other = cache.message_audit(ch.at, by_run[pick].message_id, ch.opts.label_rule)
     if other is None:  # deleted meanwhile
         st.caption("That message is gone: reload the page.")
         return

@@ -19,6 +19,8 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 
+from webapp.startup import prefetch
+
 # The app's pages by URL path, the default page first (app.py's st.navigation).
 PAGES = ("", "leaks", "growth", "audit", "learn", "data")
 PAGE_TIMEOUT_S = 300.0
@@ -121,8 +123,7 @@ def _run() -> None:
         return
     # the pages started work in the background (Growth's next slices, Leaks' other colouring):
     # ready when it is made
-    state = sys.modules.get("webapp.state")
-    if state is not None and not state.wait_for_prefetch(timeout=PAGE_TIMEOUT_S):
+    if not prefetch.wait_for_prefetch(timeout=PAGE_TIMEOUT_S):
         print("cimem: background work still being made", file=sys.stderr, flush=True)
     print(f"cimem: ready: {report.summary()}", file=sys.stderr, flush=True)
 

@@ -1,11 +1,11 @@
 """What a fresh server does before its first visitor asks: the one connection per database, and
 the leak cubes of the default database's runs, built in a background thread as the server starts
-(``webapp.serve``). Building a cube reads every verdict of its run (about 0.15 s for a 60-profile
+(``webapp.startup.serve``). Building a cube reads every verdict of its run (about 0.15 s for a 60-profile
 run), the biggest part of a first page's wait.
 
-No Streamlit here: this runs before the Streamlit runtime exists. ``webapp.state`` takes a warm
-cube once (its own cache keeps it from then on) and opens databases through :func:`root`, so the
-warm thread and the pages share one connection.
+No Streamlit here: this runs before the Streamlit runtime exists. ``webapp.cache`` takes a warm
+cube once (its own cache keeps it from then on) and ``webapp.connection`` opens databases through
+:func:`root`, so the warm thread and the pages share one connection.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.store import Store
 
 log = logging.getLogger(__name__)
-DEMO_DB = Path(__file__).resolve().parent / "local" / "demo.duckdb"
+DEMO_DB = Path(__file__).resolve().parents[2] / "local" / "demo.duckdb"
 _roots: dict[str, Store] = {}
 _roots_lock = threading.Lock()
 _cubes: dict[tuple[str, float, int], LeakCube] = {}

@@ -1,14 +1,14 @@
-"""Start the app (``python -m webapp.serve [streamlit options]``, what ``bash scripts/app`` runs):
-the libraries every page needs are imported first, then Streamlit's own ``streamlit run app.py``
-runs in this process.
+"""Start the app (``python -m webapp.startup.serve [streamlit options]``, what ``bash scripts/app``
+runs): the libraries every page needs are imported first, then Streamlit's own
+``streamlit run app.py`` runs in this process.
 
 Streamlit imports a page's modules when the first visitor's script runs, so without this the first
 page a fresh server shows waits about a second for pandas, Altair, DuckDB and cimem. Imported here,
 before the server listens, they are in ``sys.modules`` when that script runs. The app's own
 ``webapp`` modules with Streamlit caches are left to the script (their caches must be made with
-the runtime up); ``webapp.warm`` has none and starts building the default database's cubes.
-Once the server answers, ``webapp.warm_visit`` opens every page once, so the first person's page
-is drawn from warm caches; the console then says "cimem: ready".
+the runtime up); ``webapp.startup.warm`` has none and starts building the default database's
+cubes. Once the server answers, ``webapp.startup.warm_visit`` opens every page once, so the first
+person's page is drawn from warm caches; the console then says "cimem: ready".
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import importlib
 import sys
 from pathlib import Path
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
+APP = Path(__file__).resolve().parents[2] / "app.py"
 PRELOAD = (
     "numpy",
     "pandas",
@@ -41,14 +41,14 @@ PRELOAD = (
 
 
 def main(argv: list[str]) -> int:
-    """Import PRELOAD, start building the default database's cubes (:mod:`webapp.warm`) and the
-    warm visit (:mod:`webapp.warm_visit`), then run ``streamlit run app.py`` with ``argv`` as
-    its options."""
+    """Import PRELOAD, start building the default database's cubes (:mod:`webapp.startup.warm`)
+    and the warm visit (:mod:`webapp.startup.warm_visit`), then run ``streamlit run app.py``
+    with ``argv`` as its options."""
     for name in PRELOAD:
         importlib.import_module(name)
     from streamlit.web import cli
 
-    from webapp import warm, warm_visit
+    from webapp.startup import warm, warm_visit
 
     warm.start(warm.default_database())
     warm_visit.start()

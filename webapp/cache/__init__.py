@@ -1,0 +1,134 @@
+"""The app's cached reads, each keyed by one frozen value (:class:`DbScope` for the database,
+:class:`RunScope` for a run under a judge and options, plus the few values of the question),
+and the app's writes, which forget them.
+
+The only part of the app that knows about Streamlit's caches. Every read takes its scope's
+database path and version (a changed file is read again); :func:`changed` also forgets
+everything after the app's own writes.
+"""
+
+from __future__ import annotations
+
+from webapp.cache import cubes, curves, leak_views, queues
+from webapp.cache.cubes import (
+    attribute_view,
+    composition,
+    corrected,
+    cube,
+    metrics,
+    overview,
+    pairs,
+)
+from webapp.cache.curves import GROWTH_DRAWS, CurveAsk, growth_slice, prefetch_growth
+from webapp.cache.leak_views import (
+    ONE_VALUE_PAGES,
+    effective_filters,
+    filter_options,
+    group_tables,
+    heat_cells,
+    leak_tables,
+    leaky_pairs,
+    make_leaks_page,
+    matching_pairs,
+    prefetch_heat_cells,
+    prefetch_leaks_pages,
+    ranked_attributes,
+)
+from webapp.cache.queues import QueueFilter, review_queue, sample_queue
+from webapp.cache.records import (
+    agreement,
+    counterparts,
+    coverage_of,
+    find_message,
+    human_judge_of,
+    judges_of,
+    message_audit,
+    pair_messages,
+    run_config,
+    run_names,
+    runs_frame,
+)
+from webapp.cache.scope import DbScope, RunScope
+from webapp.connection import db_path, store, version
+
+__all__ = [
+    "GROWTH_DRAWS",
+    "ONE_VALUE_PAGES",
+    "CurveAsk",
+    "DbScope",
+    "QueueFilter",
+    "RunScope",
+    "agreement",
+    "attribute_view",
+    "changed",
+    "composition",
+    "corrected",
+    "counterparts",
+    "coverage_of",
+    "cube",
+    "current",
+    "delete_run",
+    "effective_filters",
+    "filter_options",
+    "find_message",
+    "group_tables",
+    "growth_slice",
+    "heat_cells",
+    "human_judge_of",
+    "judges_of",
+    "leak_tables",
+    "leaky_pairs",
+    "make_leaks_page",
+    "matching_pairs",
+    "message_audit",
+    "metrics",
+    "overview",
+    "pair_messages",
+    "pairs",
+    "prefetch_growth",
+    "prefetch_heat_cells",
+    "prefetch_leaks_pages",
+    "ranked_attributes",
+    "rename_run",
+    "review_queue",
+    "run_config",
+    "run_names",
+    "runs_frame",
+    "sample_queue",
+]
+
+
+def current() -> DbScope:
+    """This visit's database at its version (:mod:`webapp.connection`)."""
+    return DbScope(db_path(), version())
+
+
+def changed() -> None:
+    """Call after a write: forget cached results (the big shared ones too)."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    for made in (
+        cubes._cube,
+        cubes.pairs,
+        leak_views._view,
+        leak_views.leak_tables,
+        leak_views.group_tables,
+        leak_views.leaky_pairs,
+        queues._review_queue,
+        queues.sample_queue,
+        curves._growth_slice,
+    ):
+        made.clear()
+
+
+def rename_run(run_id: int, name: str) -> None:
+    """Rename a run of this visit's database and forget cached results."""
+    store().rename_run(run_id, name)
+    changed()
+
+
+def delete_run(run_id: int) -> None:
+    """Delete a run of this visit's database with everything in it, and forget cached results."""
+    store().delete_run(run_id)
+    changed()

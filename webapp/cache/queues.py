@@ -1,0 +1,72 @@
+"""The Audit page's queues: the messages to review under a judge (by a filter), and the
+suggested audit sample. Shared read-only resources: copying a queue of thousands of items out
+of ``st.cache_data`` cost about 40 ms of every Next."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import streamlit as st
+
+from cimem.analysis.audit.queue import Queue
+from cimem.analysis.metrics import MetricOptions
+from cimem.errors import CimemError
+from webapp.cache.cubes import cube
+from webapp.cache.scope import RunScope
+from webapp.connection import session_store
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    """Which messages the review queue holds: the ``filter`` (leaked, disagree, ...) against
+    judge ``vs``, narrowed to a profile, a task (or recipient) and an attribute ("" for all)."""
+
+    filter: str
+    vs: int | None = None
+    profile: str = ""
+    task: str = ""
+    attribute: str = ""
+
+
+def review_queue(scope: RunScope, ask: QueueFilter) -> Queue:
+    """The Audit page's queue under the scope's judge and label rule (task matches the task or
+    the recipient); the other options do not change it, nor its cache entry."""
+    return _review_queue(scope.with_opts(MetricOptions(label_rule=scope.opts.label_rule)), ask)
+
+
+@st.cache_resource(show_spinner="Building the review queue...", max_entries=32)
+def _review_queue(scope: RunScope, ask: QueueFilter) -> Queue:
+    from cimem.analysis.audit.queue import review_queue as build
+
+    q = build(
+        session_store(scope.path),
+        scope.run_id,
+        scope.judge_id,
+        vs=ask.vs,
+        filter=ask.filter,
+        label_rule=scope.opts.label_rule,
+        profile=ask.profile or None,
+        attribute=ask.attribute or None,
+    )
+    if ask.task:
+        low = ask.task.lower()
+        q = replace(
+            q, items=[i for i in q.items if low in i.task.lower() or low in i.recipient.lower()]
+        )
+    return q
+
+
+@st.cache_resource(show_spinner="Drawing the audit sample...", max_entries=16)
+def sample_queue(scope: RunScope, size: int, seed: int) -> Queue:
+    """The suggested audit sample of a run under a judge, as a queue with its progress."""
+    from cimem.analysis.audit.queue import sample_queue as build
+    from cimem.analysis.audit.sample import audit_sample
+    from cimem.analysis.metrics import prepare
+
+    run_cube = cube(scope)
+    store = session_store(scope.path)
+    rows = audit_sample(store, prepare(run_cube, scope.opts), size, seed)
+    judge = run_cube.info.judge_id
+    if judge is None:
+        raise CimemError(f"run {scope.run_id} has no judge: there is nothing to audit")
+    return build(store, scope.run_id, judge, rows)

@@ -1,0 +1,335 @@
+"""The sidebar every page shares (the database, runs, judge, mode and label rule, kept in the
+URL's query parameters), the :class:`Choices` it returns, and the openings pages share: a run
+with labels, the simulated-data banner, the partial-judge note."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+import pandas as pd
+import streamlit as st
+
+from cimem import paths
+from cimem.analysis import coverage
+from cimem.analysis.cube import LeakCube
+from cimem.analysis.labels import LabelRule
+from cimem.analysis.metrics import MODES, PARSE_FAILURES, MetricOptions, ParseFailures, RunMetrics
+from cimem.errors import CimemError
+from webapp import cache
+from webapp.cache import DbScope, RunScope
+from webapp.connection import (
+    db_path,
+    ensure_demo_database,
+    shown_name,
+    store,
+    version,
+)
+from webapp.render import escape_md
+from webapp.startup import warm
+
+PARTIAL_LABEL = "Use a judge that covers part of a run"
+
+
+@dataclass
+class Choices:
+    db: str
+    v: float
+    runs: list[int]  # selected runs with messages
+    run: int | None  # the first selected run (pages that show one)
+    judge: int | None  # judge of `run` (None: its original verdicts)
+    opts: MetricOptions
+    allow_partial: bool = False  # use a judge that covers part of its run
+
+    @property
+    def run_id(self) -> int:
+        """The chosen run, on pages past :func:`labelled_run` (which stops without one)."""
+        if self.run is None:
+            raise CimemError("no run is chosen")
+        return self.run
+
+    @property
+    def at(self) -> DbScope:
+        """The chosen database at its version: the key of its cached reads."""
+        return DbScope(self.db, self.v)
+
+    def scope(self, run_id: int, opts: MetricOptions | None = None) -> RunScope:
+        """A selected run under its judge (:func:`judge_for`) and the chosen options (or
+        ``opts``): the key of its cached reads."""
+        return self.at.run(run_id, judge_for(self, run_id), opts or self.opts)
+
+    def describe(self, m: RunMetrics | None = None) -> str:
+        """How the numbers on screen were computed."""
+        o = self.opts
+        parts = [f"mode **{o.mode}**", f"label rule **{escape_md(o.label_rule)}**"]
+        if m is not None:
+            parts += [f"judge **{escape_md(m.judge)}**", f"n = **{m.n_trials}**", f"k = **{m.k}**"]
+        if o.mode == "definition":
+            parts.append(
+                "parse failures "
+                + ("excluded" if o.parse_failures == "exclude" else "counted as nothing revealed")
+            )
+            if o.exclude:
+                parts.append("excluded keys " + escape_md(", ".join(o.exclude)))
+        return ", ".join(parts)
+
+
+def judge_for(choices: Choices, run_id: int) -> int | None:
+    """The chosen judge applies to the first run; others use their original verdicts."""
+    return choices.judge if run_id == choices.run else None
+
+
+def _param(name: str, default: str) -> str:
+    return st.query_params.get(name, default)
+
+
+# ----------------------------------------------------------------------------- the database
+def _pick_database() -> None:
+    """The picker changed: open that database (the runs and judge belong to the old one)."""
+    chosen = st.session_state.get("db_pick") or ""
+    if chosen:
+        st.query_params["db"] = chosen
+    elif "db" in st.query_params:
+        del st.query_params["db"]
+    for key in ("runs", "judge"):
+        st.session_state.pop(key, None)
+        if key in st.query_params:
+            del st.query_params[key]
+
+
+def database_picker() -> None:
+    """The sidebar's database choice: the default one and the .duckdb files in the data
+    folder (a ?db= typed by hand shows as it was typed)."""
+    default = warm.default_database()
+    options = ["", *paths.databases_in(paths.data_dir())]
+    current = st.query_params.get("db", "")
+    if current not in options:
+        options.append(current)
+    st.selectbox(
+        "Database",
+        options,
+        index=options.index(current),
+        format_func=lambda o: o or f"{shown_name(default)} (default)",
+        key="db_pick",
+        on_change=_pick_database,
+        help="the .duckdb files in the data folder (CIMEM_DATA_DIR); also ?db=NAME in the URL",
+    )
+
+
+# ----------------------------------------------------------------------------- the sidebar
+def sidebar() -> Choices:
+    """The database, runs, mode, label rule and judge, kept in the URL query parameters."""
+    with st.sidebar:
+        database_picker()
+    ensure_demo_database()
+    store()  # a clear message when the database cannot be opened
+    db = DbScope(db_path(), version())
+    runs = cache.runs_frame(db)
+    with_messages = runs[runs["messages"] > 0] if not runs.empty else runs
+    with st.sidebar:
+        run_ids: list[int] = []
+        judge_id = None
+        if with_messages.empty:
+            st.info("No run with messages in this database yet. See the Data page.")
+        else:
+            run_ids = _run_picker(with_messages)
+            if run_ids:
+                judge_id = _judge_picker(db, run_ids[0])
+        allow_partial = st.checkbox(
+            PARTIAL_LABEL,
+            value=_param("partial", "") == "1",
+            key="partial",
+            help="A judge that judged some messages of a run (say, re-judged on the Audit page)"
+            " describes those messages only; its numbers then say over how many.",
+        )
+        opts = _metric_options()
+        st.divider()
+        st.caption(
+            "Use your own data: `python -m cimem ingest results.jsonl --db my.duckdb` "
+            "(official run output, the benchmark's profiles.json, Hugging Face rows or a "
+            "PersistBench file), then open `?db=my.duckdb` or set CIMEM_DB. Run a real "
+            "model: `python -m cimem judge --run 1 --model M --base-url URL`."
+        )
+    _keep_in_url(run_ids, judge_id, allow_partial, opts)
+    return Choices(
+        db=db.path,
+        v=db.db_version,
+        runs=run_ids,
+        run=run_ids[0] if run_ids else None,
+        judge=judge_id,
+        opts=opts,
+        allow_partial=allow_partial,
+    )
+
+
+def _run_picker(with_messages: pd.DataFrame) -> list[int]:
+    """The runs chosen (those in the URL at first; a run just imported joins them)."""
+    labels = {int(cast(int, r.run_id)): f"{r.run_id}: {r.name}" for r in with_messages.itertuples()}
+    wanted = [int(x) for x in _param("runs", "").split(",") if x.strip().isdigit()]
+    default = [r for r in wanted if r in labels] or list(labels)
+    chosen = st.session_state.get("runs", default)
+    join = st.session_state.pop("runs_join", None)
+    if join in labels and join not in chosen:  # a run just imported on the Data page
+        chosen = [*chosen, join]
+    st.session_state["runs"] = [r for r in chosen if r in labels]
+    return st.multiselect("Runs", list(labels), format_func=lambda r: labels[r], key="runs")
+
+
+def _judge_picker(db: DbScope, run_id: int) -> int | None:
+    """The judge of the first chosen run (None: its original verdicts)."""
+    judges = cache.judges_of(db, run_id)
+    cov = cache.coverage_of(db, run_id)
+    jl = {
+        j.judge_id: f"{j.judge_id}: {j.name} ({j.kind}), {cov[j.judge_id].describe()}"
+        for j in judges
+    }
+    want_j = _param("judge", "")
+    jdefault = int(want_j) if want_j.isdigit() and int(want_j) in jl else None
+    options = [None, *jl]
+    judge: int | None = st.selectbox(
+        f"Judge (run {run_id})",
+        options,
+        index=options.index(jdefault) if jdefault in options else 0,
+        format_func=lambda j: "original verdicts" if j is None else jl[j],
+        key="judge",
+    )
+    return judge
+
+
+def _metric_options() -> MetricOptions:
+    """The mode and label rule, and in definition mode, parse failures and excluded keys."""
+    mode = st.radio(
+        "Metric mode",
+        MODES,
+        horizontal=True,
+        key="mode",
+        index=MODES.index(_param("mode", "official")) if _param("mode", "official") in MODES else 0,
+        help="official: the official script's numbers, quirks included;"
+        " definition: the paper's definitions literally",
+    )
+    rule_text = st.text_input(
+        "Label rule",
+        value=_param("rule", "unanimous"),
+        key="rule",
+        help="unanimous (official), majority, or threshold:X",
+    )
+    try:
+        rule = LabelRule.parse(rule_text).name
+    except ValueError as exc:
+        st.error(escape_md(exc))
+        rule = "unanimous"
+    parse_failures: ParseFailures = "exclude"
+    exclude: tuple[str, ...] = ()
+    if mode == "definition":
+        parse_failures = st.radio(
+            "Parse failures",
+            PARSE_FAILURES,
+            horizontal=True,
+            key="pf",
+            help="leave unparsed judge replies out, or count them as nothing revealed",
+        )
+        ex = st.text_input(
+            "Exclude keys",
+            value=_param("exclude", ""),
+            key="exclude",
+            help="comma-separated attribute keys left out of the private set",
+        )
+        exclude = tuple(x.strip() for x in ex.split(",") if x.strip())
+    return MetricOptions(mode=mode, label_rule=rule, exclude=exclude, parse_failures=parse_failures)
+
+
+def _keep_in_url(
+    run_ids: list[int], judge_id: int | None, allow_partial: bool, opts: MetricOptions
+) -> None:
+    """The choices in the URL's query parameters, so a link opens the same view."""
+    st.query_params.update(
+        {
+            "runs": ",".join(map(str, run_ids)),
+            "mode": opts.mode,
+            "rule": opts.label_rule,
+            **({"judge": str(judge_id)} if judge_id is not None else {}),
+            **({"partial": "1"} if allow_partial else {}),
+        }
+    )
+    if not allow_partial and "partial" in st.query_params:
+        del st.query_params["partial"]
+    if judge_id is None and "judge" in st.query_params:
+        del st.query_params["judge"]
+
+
+def join_selection(run_id: int, note: str) -> None:
+    """Add a run to the sidebar's selection on the next run of the script (the sidebar is drawn
+    before the page, so the Data page asks for a rerun), with a note to show then."""
+    st.session_state["runs_join"] = run_id
+    st.session_state["import_note"] = note
+    st.rerun()
+
+
+# ----------------------------------------------------------------------------- page openings
+def labelled_run(no_labels: str) -> tuple[Choices, LeakCube]:
+    """The opening of a page about one run: the choices and the run's cube, or a message and a
+    stop when no run is chosen or the run has no labels (``no_labels`` says what that means)."""
+    ch: Choices = st.session_state["choices"]
+    if ch.run is None:
+        st.info("Choose a run with messages in the sidebar (or import one on the Data page).")
+        st.stop()
+    simulated_banner([ch.run])
+    if len(ch.runs) > 1:
+        st.caption(
+            f"One run at a time here: the first of the {len(ch.runs)} runs selected in the"
+            " sidebar. To see another, put it first there (remove the runs before it)."
+        )
+    run_cube = cache.cube(ch.scope(ch.run))
+    check_coverage(ch, [run_cube])
+    if not run_cube.has_labels:
+        st.warning(no_labels)
+        st.stop()
+    return ch, run_cube
+
+
+def labelled_runs(choices: Choices) -> list[int]:
+    """The selected runs that have labels (pages comparing runs); a message when there is none
+    and a note naming the runs left out."""
+    if not choices.runs:
+        st.info(
+            "Choose one or more runs with messages in the sidebar (or import one on the Data page)."
+        )
+        return []
+    cubes = {r: cache.cube(choices.scope(r)) for r in choices.runs}
+    check_coverage(choices, list(cubes.values()))
+    out = [r for r in choices.runs if cubes[r].has_labels]
+    names = cache.run_names(choices.at)
+    left = [names.get(r, str(r)) for r in choices.runs if r not in out]
+    if not out:
+        st.warning(
+            "No selected run has labels: nothing counts as a leak. Import a labelled results file"
+            " (official run output) or labels (Hugging Face rows)."
+        )
+    elif left:
+        st.caption("Left out (no labels): " + ", ".join(escape_md(x) for x in left))
+    return out
+
+
+def check_coverage(ch: Choices, cubes: list[LeakCube]) -> None:
+    """Stop with a message when a judge covers part of its run and the sidebar does not allow
+    that; when it does, say over how many messages every number is."""
+    try:
+        notes = coverage.check_coverage(
+            cubes, ch.allow_partial, f'tick "{PARTIAL_LABEL}" in the sidebar'
+        )
+    except coverage.PartialJudge as exc:
+        st.warning(escape_md(exc), icon=":material/rule:")
+        st.stop()
+    for run, note in notes:
+        st.info(f"Every number of run {escape_md(run)} is {escape_md(note)}.")
+
+
+def simulated_banner(run_ids: list[int]) -> None:
+    """A warning when any of these runs is simulated (the demo's are)."""
+    runs = cache.runs_frame(cache.current())
+    if not runs.empty and runs[runs["run_id"].isin(run_ids)]["simulated"].any():
+        st.warning(
+            "SIMULATED data: the demo runs come from simulated assistants, not from any"
+            " real model. Import real results on the Data page.",
+            icon="⚠️",
+        )
