@@ -350,7 +350,7 @@ def sample_queue(
 @st.cache_data(show_spinner=False, max_entries=32)
 def human_judge_of(path: str, db_version: float, run_id: int) -> int | None:
     """The run's human judge when people have recorded verdicts on it, else None."""
-    human = _store(path).human_judge_of(run_id)
+    human = _store(path).find_human_judge(run_id)
     return human if human is not None and _store(path).human_verdicts(human) else None
 
 

@@ -19,6 +19,7 @@ from cimem.analysis.labels import PRIVATE, LabelRule
 from cimem.analysis.review import SampleRow
 from cimem.errors import CimemError
 from cimem.store import JudgmentStatus, Store
+from cimem.store.columns import LabelColumns, QueueCells
 
 FILTERS = ("leaked", "disagree", "parse_failure", "judge_error", "ungrounded", "unreviewed")
 SAMPLE = "sample"  # the suggested audit sample (cimem.analysis.review.audit_sample) as a queue
@@ -92,7 +93,7 @@ def review_queue(
     profile, task, trial. ``disagree`` needs ``vs``, a second judge of the run."""
     if filter not in FILTERS:
         raise CimemError(f"unknown filter {filter!r}; choose one of {', '.join(FILTERS)}")
-    judge = judge if judge is not None else store.default_judge(run_id)
+    judge = judge if judge is not None else store.find_default_judge(run_id)
     if judge is None:
         raise CimemError(f"run {run_id} has no judge yet: judge it with `python -m cimem judge`")
     known = {j.judge_id for j in store.judges(run_id)}
@@ -104,7 +105,7 @@ def review_queue(
     rule = LabelRule.parse(label_rule)
     keys = {a.attr_id: a.key for a in store.attributes_of(run_id)}
     contexts = {(c.profile_id, c.ctx_idx): c for c in store.contexts_of(run_id)}
-    human = store.human_judge_of(run_id)
+    human = store.find_human_judge(run_id)
     reviewed = {v.message_id for v in store.human_verdicts(human)} if human is not None else set()
     status = store.judgments_of(judge)
     other_status = store.judgments_of(vs) if vs is not None else {}
@@ -177,7 +178,7 @@ def review_queue(
     return Queue(items, filter, judge, vs, human, counts)
 
 
-def _private_cells(labels: dict, cells: dict, rule: LabelRule) -> np.ndarray:
+def _private_cells(labels: LabelColumns, cells: QueueCells, rule: LabelRule) -> np.ndarray:
     """Whether each cell's (profile, context, attribute) is labelled private under ``rule``."""
     hard = np.asarray(labels["hard"], np.int8)
     code = np.where(
@@ -190,7 +191,7 @@ def _private_cells(labels: dict, cells: dict, rule: LabelRule) -> np.ndarray:
     )
     is_private = code == PRIVATE
 
-    def key(cols: dict) -> np.ndarray:
+    def key(cols: LabelColumns | QueueCells) -> np.ndarray:
         return (
             np.asarray(cols["profile_id"], np.int64) << 42
             | np.asarray(cols["ctx_idx"], np.int64) << 32
@@ -201,7 +202,7 @@ def _private_cells(labels: dict, cells: dict, rule: LabelRule) -> np.ndarray:
 
 
 def _attributes_by_message(
-    cells: dict, selected: np.ndarray, keys: dict[int, str]
+    cells: QueueCells, selected: np.ndarray, keys: dict[int, str]
 ) -> dict[int, tuple[str, ...]]:
     """message_id -> the sorted keys of its ``selected`` cells."""
     mids = np.asarray(cells["message_id"], np.int64)[selected]
@@ -219,7 +220,7 @@ def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -
     """A suggested audit sample as a queue: one item per sampled message, its sampled attributes
     listed; a message is reviewed when people decided every sampled attribute of it. ``counts``
     gives ``cells`` and ``cells_decided`` (progress through the sample)."""
-    human = store.human_judge_of(run_id)
+    human = store.find_human_judge(run_id)
     decided = (
         {(v.message_id, v.attr_id) for v in store.human_verdicts(human)}
         if human is not None

@@ -800,7 +800,7 @@ def build_demo_database(db_path: str | Path, bundle: str | Path | None = None) -
                     aids.append(attr.attr_id)
                     revs.append(attr.key in shown)
             with store.transaction():
-                imported = store.default_judge(res.run_id)
+                imported = store.find_default_judge(res.run_id)
                 assert imported is not None  # the demo files ship verdicts
                 store.rename_judge(imported, "offline judge (demo)")
                 judge = store.create_judge(
