@@ -173,8 +173,8 @@ def test_human_verdicts_keep_their_history_and_the_latest_is_current(demo_copy):
     from cimem.store import HumanVerdict
 
     with Store.open(demo_copy) as store:
-        human = store.human_judge(1)
-        assert store.human_judge(1) == human  # one human judge per run
+        human = store.get_or_create_human_judge(1)
+        assert store.get_or_create_human_judge(1) == human  # one human judge per run
         store.add_human_verdicts(
             human,
             [
@@ -209,7 +209,7 @@ def test_a_version_1_database_is_migrated_with_its_human_verdicts(tmp_path):
     db = tmp_path / "old.duckdb"
     build_demo_database(db)
     with Store.open(db) as store:  # make it look like version 1: verdicts only, no history
-        human = store.human_judge(1)
+        human = store.get_or_create_human_judge(1)
         store.set_human_verdict(human, 7, 3, True, "old note")
     con = duckdb.connect(str(db))
     con.execute("DROP TABLE human_verdicts")
@@ -299,7 +299,7 @@ def test_metrics_corrected_by_people_who_know_the_truth(demo_copy, tmp_path):
         w.writerows(rows)
     assert cli(demo_copy, "human", "import", str(sample), "--run", "1").returncode == 0
     with Store.open(demo_copy, read_only=True) as store:
-        human = store.human_judge_of(1)
+        human = store.find_human_judge(1)
     truth = json.loads(
         cli(demo_copy, "metrics", "--run", "1", "--judge", str(truth_judge), "--json").stdout
     )
@@ -351,7 +351,7 @@ def test_review_queue_filters_counts_and_neighbours(demo_copy):
         assert q.neighbours(second)[0] == first
         assert q.neighbours(10**9) == (None, first)
         # a person's verdict takes the message off what is left, not off the queue
-        store.set_human_verdict(store.human_judge(1), first, 1, False, None)
+        store.set_human_verdict(store.get_or_create_human_judge(1), first, 1, False, None)
         again = review_queue(store, 1, 1, vs=2, filter="disagree")
         assert len(again.items) == len(q.items) and again.left == q.left - 1
         assert review_queue(store, 1, 1, filter="unreviewed").counts["unreviewed"] == 659
@@ -480,7 +480,7 @@ def test_audit_deep_link_has_the_picker_and_records_only_what_was_set(demo_copy,
     assert not at.exception
     assert any("Stored 1 verdict(s)" in s.value for s in at.success)
     with Store.open(demo_copy) as store:
-        human = store.human_judge_of(1)
+        human = store.find_human_judge(1)
         rows = store.human_verdicts(human)
     assert [(r.message_id, r.attr_id, r.revealed, r.reviewer, r.note) for r in rows] == [
         (5, missed, True, "ana", "the judge missed it")
@@ -503,7 +503,7 @@ def test_overview_shows_raw_and_corrected_when_people_audited(demo_copy, monkeyp
             for v in store.message_verdicts(m)
             if v.judge_id == truth
         ]
-        store.add_human_verdicts(store.human_judge(1), verdicts)
+        store.add_human_verdicts(store.get_or_create_human_judge(1), verdicts)
     at = open_app(demo_copy, monkeypatch, None, runs="1")
     assert "Corrected for the judge's errors" in [s.value for s in at.subheader]
     table = at.dataframe[
@@ -558,7 +558,7 @@ def test_the_workflow_on_the_shared_persistbench_file(tmp_path):
         w.writerows(rows)
     assert cli(db, "human", "import", str(sample), "--run", str(run)).returncode == 0
     with Store.open(db, read_only=True) as store:
-        human = store.human_judge_of(run)
+        human = store.find_human_judge(run)
     doc = json.loads(
         cli(db, "metrics", "--run", str(run), "--corrected-by", str(human), "--json").stdout
     )["runs"][0]
@@ -632,7 +632,7 @@ def test_the_history_of_peoples_verdicts_is_drawn_only_when_opened(demo_copy, mo
     from cimem.store import HumanVerdict
 
     with Store.open(demo_copy) as store:
-        human = store.human_judge(1)
+        human = store.get_or_create_human_judge(1)
         store.add_human_verdicts(human, [HumanVerdict(5, 1, True, "ana", "states it")])
     at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", message="5")
     assert shown_message(at) == 5

@@ -383,5 +383,5 @@ def test_the_auditor_loop_on_the_shared_persistbench_file(browser, tmp_path):
         page.get_by_text("No other run has this profile", exact=False).first.wait_for(timeout=60000)
         no_exception(page, "another run side by side")
     with Store.open(db, read_only=True) as store:
-        rows = store.human_verdicts(store.human_judge_of(run))
+        rows = store.human_verdicts(store.find_human_judge(run))
     assert [(r.message_id, r.attr_id, r.revealed) for r in rows] == [(second, missed.attr_id, True)]

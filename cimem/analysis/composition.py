@@ -32,7 +32,7 @@ class CompositionCurve:
 
 
 def composition_curve(store: Store, run_id: int, judge_id: int | None = None) -> CompositionCurve:
-    judge = judge_id if judge_id is not None else store.default_judge(run_id)
+    judge = judge_id if judge_id is not None else store.find_default_judge(run_id)
     if judge is None:
         raise CimemError(f"run {run_id} has no judge yet: judge its messages first")
     by_step: dict[int, list[tuple[float | None, bool, float | None]]] = {}

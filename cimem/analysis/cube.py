@@ -115,7 +115,7 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
     """The cube of a stored run, under ``judge_id`` (default: the run's original verdicts)."""
     cfg = store.run_config(run_id)
     if judge_id is None:
-        judge_id = store.default_judge(run_id)
+        judge_id = store.find_default_judge(run_id)
     judge = "none"
     coverage = None
     if judge_id is not None:

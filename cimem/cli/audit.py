@@ -149,7 +149,7 @@ def cmd_human_export(args: argparse.Namespace) -> int:
 
     with Store.open(args.db or default_db_path()) as store:
         run_id = store.resolve_run(args.run)
-        judge = store.human_judge_of(run_id)
+        judge = store.find_human_judge(run_id)
         rows = store.human_verdicts(judge, history=args.history) if judge is not None else []
     write_csv(args.out, verdict_records(rows))
     what = "verdicts with their history" if args.history else "current verdicts"
@@ -171,7 +171,9 @@ def cmd_human_import(args: argparse.Namespace) -> int:
     with Store.open(args.db or default_db_path()) as store:
         run_id = store.resolve_run(args.run)
         verdicts, unset = read_verdicts(store, run_id, text, str(path), args.reviewer)
-        judge = store.human_judge(run_id) if verdicts else store.human_judge_of(run_id)
+        judge = (
+            store.get_or_create_human_judge(run_id) if verdicts else store.find_human_judge(run_id)
+        )
         n = store.add_human_verdicts(judge, verdicts) if judge is not None else 0
     print(
         f"recorded {n} human verdicts on run {run_id}"

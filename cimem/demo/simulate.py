@@ -420,7 +420,7 @@ def _add_ground_truth_judge(store: Store, run_id: int, truth: list[dict[str, Any
             aids.append(attr.attr_id)
             revs.append(attr.key in shown)
     with store.transaction():
-        imported = store.default_judge(run_id)
+        imported = store.find_default_judge(run_id)
         assert imported is not None  # the demo files ship verdicts
         store.rename_judge(imported, "offline judge (demo)")
         judge = store.create_judge(

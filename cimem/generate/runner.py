@@ -460,7 +460,7 @@ def _judge_missing(
 ) -> list[JudgeOutcome]:
     """Judge the run's generated messages that its judge has not seen; append to that judge.
     With ``retry_failed``, judge calls that failed (status error) are made again."""
-    judge_id = store.default_judge(run_id)
+    judge_id = store.find_default_judge(run_id)
     if retry_failed and judge_id is not None:
         store.delete_failed_judgments(judge_id)
     todo = store.unjudged_messages(run_id, judge_id)

@@ -51,7 +51,7 @@ def export_official(
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, int]:
     """Write ``run_id`` as official JSON lines to ``out`` (atomically). Returns counts."""
-    judge_id = judge_id if judge_id is not None else store.default_judge(run_id)
+    judge_id = judge_id if judge_id is not None else store.find_default_judge(run_id)
     profiles = store.profiles_of(run_id)
     if not profiles:
         raise CimemError(f"run {run_id} has no profiles to export")

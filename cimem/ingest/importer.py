@@ -76,7 +76,7 @@ def ingest_file(
                 for rec in records:
                     appender.put(writer.tables(rec))
             hasher.join()
-            existing = store.run_by_hash(digest["h"])
+            existing = store.find_run_by_hash(digest["h"])
             if existing is not None:
                 raise _AlreadyImported(existing.run_id, existing.name)
             writer.finish(digest["h"])

@@ -159,7 +159,7 @@ def rejudge(
     }
     with store.transaction():
         if audit:
-            judge_id = store.audit_judge(
+            judge_id = store.get_or_create_audit_judge(
                 run_id=run_id,
                 name=judge.name,
                 kind=judge.kind,

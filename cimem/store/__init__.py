@@ -7,7 +7,7 @@ vocabularies (:mod:`cimem.store.enums`) its methods return. Imports nothing of c
 
 from cimem.store import rows
 from cimem.store.database import DatabaseBusy, DatabaseRefused, Store
-from cimem.store.enums import JudgeKind, JudgmentStatus, Label, MessageStatus
+from cimem.store.enums import JudgeKind, JudgmentStatus, Label, LabelCode, MessageStatus
 from cimem.store.rows import *  # noqa: F403  (the row types, listed once in rows.__all__)
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "JudgeKind",
     "JudgmentStatus",
     "Label",
+    "LabelCode",
     "MessageStatus",
     "Store",
 ]

@@ -21,21 +21,69 @@ from pathlib import Path
 from typing import Protocol
 
 import orjson
+import pyarrow as pa
 
+from cimem.store.connection import Database
 from cimem.store.rows import CachedCall, CachedCompletion
+from cimem.store.schema import LLM_CACHE_SCHEMA
 
 BATCH = 256
 
 
 class CacheTable(Protocol):
-    """What the journal needs of the database: its path and the cache table's two statements.
-    `Store` satisfies it; naming the protocol here keeps the store free of an import cycle."""
+    """What the journal needs of the database: its path and the cache table's two statements
+    (:class:`CallCacheTable`'s; tests give a stand-in)."""
 
     path: str
 
     def cache_get(self, keys: list[str]) -> dict[str, CachedCompletion]: ...
 
     def cache_put_many(self, rows: list[CachedCall]) -> None: ...
+
+
+class CallCacheTable(Database):
+    """The ``llm_cache`` table; opening the database for writing merges a stopped process's
+    journal into it."""
+
+    def _after_open(self) -> None:
+        super()._after_open()
+        recover(self)  # calls a stopped process completed but had not merged yet
+
+    def cache_get(self, keys: list[str]) -> dict[str, CachedCompletion]:
+        """The cached completions of those keys that are in the cache."""
+        if not keys:
+            return {}
+        rows = self.con.execute(
+            "SELECT key, response, reasoning, prompt_tokens, completion_tokens FROM llm_cache"
+            " WHERE list_contains(?, key)",
+            [keys],
+        ).fetchall()
+        return {
+            key: CachedCompletion(
+                response=response,
+                reasoning=reasoning,
+                prompt_tokens=prompt_tokens or 0,
+                completion_tokens=completion_tokens or 0,
+            )
+            for key, response, reasoning, prompt_tokens, completion_tokens in rows
+        }
+
+    def cache_put_many(self, rows: list[CachedCall]) -> None:
+        """Store completed calls in one transaction; a key already there is replaced."""
+        if not rows:
+            return
+        data = pa.table(
+            {f.name: pa.array([getattr(r, f.name) for r in rows], f.type) for f in LLM_CACHE_SCHEMA}
+        )
+        with self.transaction():
+            self.con.register("_cache_rows", data)
+            try:
+                self.con.execute(
+                    f"INSERT OR REPLACE INTO llm_cache ({', '.join(LLM_CACHE_SCHEMA.names)})"
+                    f" SELECT {', '.join(LLM_CACHE_SCHEMA.names)} FROM _cache_rows"
+                )
+            finally:
+                self.con.unregister("_cache_rows")
 
 
 def journal_path(store: CacheTable) -> Path | None:
@@ -86,7 +134,16 @@ def check_line(line: bytes) -> CachedCall:
         when = datetime.fromisoformat(at)
     except ValueError:
         raise ValueError(f"field created_at: expected an ISO time, got {at!r:.40}") from None
-    return CachedCall(key, model, purpose, response, reasoning, pt, ct, when.replace(tzinfo=None))
+    return CachedCall(
+        key=key,
+        model=model,
+        purpose=purpose,
+        response=response,
+        reasoning=reasoning,
+        prompt_tokens=pt,
+        completion_tokens=ct,
+        created_at=when.replace(tzinfo=None),
+    )
 
 
 _INT32_MAX = 2**31 - 1
@@ -127,7 +184,7 @@ def recover(store: CacheTable) -> Recovery:
             rejected.append(
                 orjson.dumps({"line": lineno, "problem": str(exc), "text": text}) + b"\n"
             )
-    store.cache_put_many(list({r[0]: r for r in rows}.values()))  # a key twice: the last wins
+    store.cache_put_many(list({r.key: r for r in rows}.values()))  # a key twice: the last wins
     aside = None
     if rejected:
         aside = path.with_name(path.name + ".rejected")
@@ -171,14 +228,14 @@ class CallCache:
         completion_tokens: int,
     ) -> None:
         row = CachedCall(
-            key,
-            model,
-            purpose,
-            response,
-            reasoning,
-            prompt_tokens,
-            completion_tokens,
-            datetime.now(UTC).replace(tzinfo=None),
+            key=key,
+            model=model,
+            purpose=purpose,
+            response=response,
+            reasoning=reasoning,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            created_at=datetime.now(UTC).replace(tzinfo=None),
         )
         if self.path is None:
             self.store.cache_put_many([row])

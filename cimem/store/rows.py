@@ -13,6 +13,7 @@ Raw database tuples never leave :mod:`cimem.store`.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
@@ -48,6 +49,17 @@ __all__ = [
     "RunSummary",
     "VerdictRow",
 ]
+
+
+def field_names(row_type: type) -> tuple[str, ...]:
+    """The field names of a NamedTuple or dataclass row type, in order.
+
+    >>> field_names(RunRef), field_names(MessageSlot)
+    (('run_id', 'name'), ('message_id', 'status'))
+    """
+    if dataclasses.is_dataclass(row_type):
+        return tuple(f.name for f in dataclasses.fields(row_type))
+    return tuple(row_type._fields)  # type: ignore[attr-defined]
 
 
 # ----------------------------------------------------------------------------- runs and judges
@@ -368,5 +380,8 @@ class CachedCall(NamedTuple):
 
     def completion(self) -> CachedCompletion:
         return CachedCompletion(
-            self.response, self.reasoning, self.prompt_tokens, self.completion_tokens
+            response=self.response,
+            reasoning=self.reasoning,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
         )

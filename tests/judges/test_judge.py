@@ -23,7 +23,7 @@ def run(store, tmp_path):
 
 
 def test_rejudge_is_a_new_judge_and_keeps_the_original(store, run):
-    original = store.default_judge(run)
+    original = store.find_default_judge(run)
     before = store.con.execute(
         "SELECT * FROM verdicts WHERE judge_id = ? ORDER BY ALL", [original]
     ).fetchall()
@@ -59,12 +59,12 @@ def test_rejudge_selection(store, run):
 
 
 def test_agreement_and_human_verdicts(store, run):
-    first = store.default_judge(run)
+    first = store.find_default_judge(run)
     second = rejudge(store, run, OfflineJudge()).judge_id
     ag = agreement(store, first, second)
     # the imported judge's parse failure (context 1, trial 0) is left out: 3 messages x 3 attrs
     assert ag.overall.n == 9 and ag.overall.agreement == 1.0
-    human = store.human_judge(run)
+    human = store.get_or_create_human_judge(run)
     mid, aid = store.con.execute(
         "SELECT m.message_id, a.attr_id FROM messages m, attributes a WHERE m.ctx_idx = 0 AND"
         " m.trial = 1 AND a.key = 'diagnosis'"
@@ -79,7 +79,7 @@ def test_agreement_and_human_verdicts(store, run):
         "both_no": 0,
     }
     assert ag.disagreements[0]["b_evidence"] == "second thought, same answer"
-    assert store.human_judge(run) == human
+    assert store.get_or_create_human_judge(run) == human
 
 
 def test_cohen_kappa_known_values():
@@ -96,7 +96,7 @@ def test_offline_judge_agrees_with_kimi_on_real_messages(store):
     profiles = ingest_file(store, shared_file("profiles.json")).run_id
     run = ingest_file(store, shared_file("persistbench_llama33_jeffery_day.json")).run_id
     res = rejudge(store, run, OfflineJudge(), values_from=profiles)
-    ag = agreement(store, store.default_judge(run), res.judge_id)
+    ag = agreement(store, store.find_default_judge(run), res.judge_id)
     assert ag.overall.n > 2000
     assert ag.overall.kappa >= 0.6
 

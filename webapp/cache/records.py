@@ -53,7 +53,7 @@ def coverage_of(db: DbScope, run_id: int) -> dict[int, JudgeCoverage]:
 def human_judge_of(db: DbScope, run_id: int) -> int | None:
     """The run's human judge when people have recorded verdicts on it, else None."""
     store = session_store(db.path)
-    human = store.human_judge_of(run_id)
+    human = store.find_human_judge(run_id)
     return human if human is not None and store.human_verdicts(human) else None
 
 

@@ -205,7 +205,7 @@ def human_panel(
 ) -> None:
     """People's verdicts on one message: every attribute of the profile can be marked; each row
     is unset until a person sets it, and saving stores only the rows that were set."""
-    human = store.human_judge_of(run_id)
+    human = store.find_human_judge(run_id)
     current = {}
     if human is not None:
         current = {v.attr_id: v for v in store.human_verdicts(human) if v.message_id == message_id}
@@ -259,7 +259,7 @@ def human_panel(
         if not chosen:
             st.info("Nothing set: choose revealed or not revealed on a row first.")
             return
-        hj = store.human_judge(run_id)
+        hj = store.get_or_create_human_judge(run_id)
         store.add_human_verdicts(hj, chosen)
         cache.changed()
         st.success(
@@ -271,7 +271,7 @@ def human_panel(
 def history_section(store, run_id: int, message_id: int) -> None:
     """People's verdicts on this message over time, when there are any, drawn only while the
     section is open; once opened it stays open from message to message."""
-    human = store.human_judge_of(run_id)
+    human = store.find_human_judge(run_id)
     if human is None or not any(v.message_id == message_id for v in store.human_verdicts(human)):
         return
     render.when_opened(
@@ -333,7 +333,7 @@ def judge_against_people(store, run_id: int, judge: int | None, label_rule: str)
     Overview estimates its error rates from (it updates with every saved verdict)."""
     from cimem.analysis.agreement import agreement, wilson_interval
 
-    human = store.human_judge_of(run_id)
+    human = store.find_human_judge(run_id)
     if human is None or judge is None or judge == human:
         return
     ag = agreement(store, judge, human, label_rule, max_disagreements=0)

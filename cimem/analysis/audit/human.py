@@ -37,7 +37,7 @@ def verdicts_on_message(
 ) -> list[HumanVerdictRow]:
     """People's verdicts on one message of the run: the current ones, or with ``history`` every
     verdict ever recorded; none when no person has judged the run."""
-    human = store.human_judge_of(run_id)
+    human = store.find_human_judge(run_id)
     if human is None:
         return []
     return [v for v in store.human_verdicts(human, history=history) if v.message_id == message_id]

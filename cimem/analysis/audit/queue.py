@@ -11,7 +11,6 @@ reviewer typed (:class:`Narrowing`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from cimem.analysis.cube import HARD_FROM_FRACTIONS
 from cimem.analysis.labels import PRIVATE, LabelRule
 from cimem.errors import CimemError
 from cimem.store import ContextRow, Judgment, JudgmentStatus, MessageToJudge, Store
+from cimem.store.columns import LabelColumns, QueueCells
 
 FILTERS = ("leaked", "disagree", "parse_failure", "judge_error", "ungrounded", "unreviewed")
 SAMPLE = "sample"  # the suggested audit sample (.sample.audit_sample) as a queue
@@ -144,7 +144,7 @@ def review_queue(
     narrowed by profile, task, recipient (substring, any case) and attribute key; sorted by
     profile, task, trial. ``disagree`` needs ``vs``, a second judge of the run."""
     judge = _checked_judge(store, run_id, judge, vs, filter)
-    human = store.human_judge_of(run_id)
+    human = store.find_human_judge(run_id)
     reviewed = {v.message_id for v in store.human_verdicts(human)} if human is not None else set()
     messages = store.messages_to_judge(run_id)
     hit, behind = _cells_behind(
@@ -176,7 +176,7 @@ def _checked_judge(
     and that both judges are the run's."""
     if filter not in FILTERS:
         raise CimemError(f"unknown filter {filter!r}; choose one of {', '.join(FILTERS)}")
-    judge = judge if judge is not None else store.default_judge(run_id)
+    judge = judge if judge is not None else store.find_default_judge(run_id)
     if judge is None:
         raise CimemError(f"run {run_id} has no judge yet: judge it with `python -m cimem judge`")
     known = {j.judge_id for j in store.judges(run_id)}
@@ -263,7 +263,7 @@ def _item(
     )
 
 
-def _private_cells(labels: dict[str, Any], cells: dict[str, Any], rule: LabelRule) -> np.ndarray:
+def _private_cells(labels: LabelColumns, cells: QueueCells, rule: LabelRule) -> np.ndarray:
     """Whether each cell's (profile, context, attribute) is labelled private under ``rule``."""
     hard = np.asarray(labels["hard"], np.int8)
     code = np.where(
@@ -276,7 +276,7 @@ def _private_cells(labels: dict[str, Any], cells: dict[str, Any], rule: LabelRul
     )
     is_private = code == PRIVATE
 
-    def key(cols: dict[str, Any]) -> np.ndarray:
+    def key(cols: LabelColumns | QueueCells) -> np.ndarray:
         return (
             np.asarray(cols["profile_id"], np.int64) << 42
             | np.asarray(cols["ctx_idx"], np.int64) << 32
@@ -287,7 +287,7 @@ def _private_cells(labels: dict[str, Any], cells: dict[str, Any], rule: LabelRul
 
 
 def _attributes_by_message(
-    cells: dict[str, Any], selected: np.ndarray, keys: dict[int, str]
+    cells: QueueCells, selected: np.ndarray, keys: dict[int, str]
 ) -> dict[int, tuple[str, ...]]:
     """message_id -> the sorted keys of its ``selected`` cells."""
     mids = np.asarray(cells["message_id"], np.int64)[selected]
@@ -305,7 +305,7 @@ def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -
     """A suggested audit sample as a queue: one item per sampled message, its sampled attributes
     listed; a message is reviewed when people decided every sampled attribute of it. ``counts``
     gives ``cells`` and ``cells_decided`` (progress through the sample)."""
-    human = store.human_judge_of(run_id)
+    human = store.find_human_judge(run_id)
     decided = (
         {(v.message_id, v.attr_id) for v in store.human_verdicts(human)}
         if human is not None

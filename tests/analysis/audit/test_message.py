@@ -57,7 +57,7 @@ def audited(store, tmp_path):
 def test_message_audit_reads_labels_verdicts_and_grounding(store, audited):
     run, message_id = audited
     offline = rejudge(store, run, OfflineJudge()).judge_id
-    imported = store.default_judge(run)
+    imported = store.find_default_judge(run)
     audit = message_audit(store, message_id, "unanimous")
     assert audit is not None
     assert (audit.message.recipient, audit.message.trial) == ("Bank Loan Officer", 0)
@@ -100,7 +100,7 @@ def test_message_audit_reads_labels_verdicts_and_grounding(store, audited):
 
 def test_table_and_live_comparison(store, audited):
     run, message_id = audited
-    imported = store.default_judge(run)
+    imported = store.find_default_judge(run)
     audit = message_audit(store, message_id, "unanimous")
     assert audit is not None
     rows = audit.table(shown=imported, only_revealed=True).to_dict("records")

@@ -27,7 +27,7 @@ def demo(tmp_path_factory):
 def test_the_queue_is_its_definition_message_by_message(demo, rule):
     path, offline = demo
     with Store.open(path, read_only=True) as store:
-        judge = store.default_judge(1)
+        judge = store.find_default_judge(1)
         leaked = review_queue(store, 1, judge, filter="leaked", label_rule=rule)
         disagree = review_queue(store, 1, judge, vs=offline, filter="disagree", label_rule=rule)
         every = store.messages_to_judge(1)

@@ -1,0 +1,212 @@
+"""Messages: the slots a run generates (profile, context, trial), their text and status."""
+
+from __future__ import annotations
+
+from cimem.store.connection import Database
+from cimem.store.enums import MessageStatus
+from cimem.store.rows import (
+    CompositionMessage,
+    Counterpart,
+    MessageDetail,
+    MessageRow,
+    MessageSlot,
+    MessageToJudge,
+    NewMessage,
+    PairMessage,
+)
+from cimem.store.schema import bulk_table
+
+# text from the database -> enum member, by dict lookup (cheaper than calling the enum per row)
+MESSAGE_STATUS = {m.value: m for m in MessageStatus}
+_STATUS = {"status": MESSAGE_STATUS.__getitem__}
+
+_TO_JUDGE_COLUMNS = "m.message_id, m.profile_id, p.name AS profile, m.ctx_idx, m.trial, m.text"
+
+_COUNTERPARTS_SQL = """
+    SELECT m2.run_id, m2.message_id, m2.trial
+    FROM messages m JOIN profiles p USING (run_id, profile_id)
+    JOIN contexts c USING (run_id, profile_id, ctx_idx)
+    JOIN profiles p2 ON p2.name = p.name AND p2.run_id <> m.run_id
+    JOIN contexts c2 ON c2.run_id = p2.run_id AND c2.profile_id = p2.profile_id
+     AND c2.recipient = c.recipient AND c2.task = c.task
+    JOIN messages m2 ON m2.run_id = c2.run_id AND m2.profile_id = c2.profile_id
+     AND m2.ctx_idx = c2.ctx_idx AND m2.shared_json IS NULL
+    WHERE m.message_id = ?
+    QUALIFY row_number() OVER (PARTITION BY m2.run_id
+     ORDER BY m2.trial <> m.trial, m2.trial, m2.message_id) = 1
+    ORDER BY m2.run_id"""
+
+_COMPOSITION_SQL = """
+    SELECT m.num_not_to_share, m.shared_json,
+           coalesce(list(a.key) FILTER (WHERE v.revealed), []) AS revealed_keys
+    FROM messages m
+    JOIN judgments j ON j.message_id = m.message_id AND j.judge_id = ? AND j.status = 'ok'
+    LEFT JOIN verdicts v ON v.message_id = m.message_id AND v.judge_id = j.judge_id
+    LEFT JOIN attributes a ON a.run_id = m.run_id AND a.attr_id = v.attr_id
+    WHERE m.run_id = ? AND m.shared_json IS NOT NULL AND m.status = 'ok'
+    GROUP BY m.message_id, m.num_not_to_share, m.shared_json ORDER BY m.message_id"""
+
+
+class Messages(Database):
+    """The ``messages`` table: reads for the runner, the judges, export and the audit."""
+
+    def next_message_id(self) -> int:
+        return int(self._scalar("SELECT coalesce(max(message_id), 0) + 1 FROM messages"))
+
+    def max_trial(self, run_id: int) -> int | None:
+        top = self._scalar("SELECT max(trial) FROM messages WHERE run_id = ?", [run_id])
+        return None if top is None else int(top)
+
+    def messages_of(self, run_id: int, profile_id: int) -> list[MessageRow]:
+        """The message slots of one profile, failed generations included."""
+        return self._rows(
+            MessageRow,
+            "SELECT message_id, ctx_idx, trial, num_to_share, num_not_to_share, shared_json,"
+            " prompt, text, status, error FROM messages WHERE run_id = ? AND profile_id = ?"
+            " ORDER BY ctx_idx, num_to_share, num_not_to_share, trial",
+            [run_id, profile_id],
+            convert=_STATUS,
+        )
+
+    def messages_to_judge(
+        self,
+        run_id: int,
+        profile: str | None = None,
+        context: int | None = None,
+        trial: int | None = None,
+        message_ids: list[int] | None = None,
+        limit: int | None = None,
+    ) -> list[MessageToJudge]:
+        """The generated messages of a run matching the selection, in message_id order."""
+        return self._rows(
+            MessageToJudge,
+            f"SELECT {_TO_JUDGE_COLUMNS}"
+            " FROM messages m JOIN profiles p USING (run_id, profile_id)"
+            " WHERE m.run_id = ? AND m.status = 'ok'"
+            " AND (? IS NULL OR p.name = ?) AND (? IS NULL OR m.ctx_idx = ?)"
+            " AND (? IS NULL OR m.trial = ?)"
+            " AND (? IS NULL OR list_contains(?, m.message_id))"
+            " ORDER BY m.message_id LIMIT ?",
+            [
+                run_id,
+                profile,
+                profile,
+                context,
+                context,
+                trial,
+                trial,
+                message_ids,
+                message_ids,
+                limit if limit is not None else 2**62,
+            ],
+        )
+
+    def unjudged_messages(self, run_id: int, judge_id: int | None) -> list[MessageToJudge]:
+        """Generated messages without a judgment of ``judge_id`` (all generated messages when
+        there is no judge yet)."""
+        return self._rows(
+            MessageToJudge,
+            f"SELECT {_TO_JUDGE_COLUMNS} FROM messages m"
+            " JOIN profiles p USING (run_id, profile_id)"
+            " WHERE m.run_id = ? AND m.status = 'ok' AND NOT EXISTS (SELECT 1 FROM judgments j"
+            " WHERE j.judge_id = ? AND j.message_id = m.message_id) ORDER BY m.message_id",
+            [run_id, judge_id],
+        )
+
+    def message_index(self, run_id: int) -> dict[tuple[str, int, int], int]:
+        """{(profile name, ctx_idx, trial): message_id} of full-memory messages."""
+        rows = self.con.execute(
+            "SELECT p.name, m.ctx_idx, m.trial, m.message_id FROM messages m JOIN profiles p"
+            " USING (run_id, profile_id) WHERE m.run_id = ? AND m.shared_json IS NULL",
+            [run_id],
+        ).fetchall()
+        return {(name, ctx, trial): int(mid) for name, ctx, trial, mid in rows}
+
+    def message_detail(self, message_id: int) -> MessageDetail | None:
+        """A message with its run, profile, context, prompt and status."""
+        rows = self._rows(
+            MessageDetail,
+            "SELECT m.message_id, m.run_id, m.profile_id, p.name AS profile, m.ctx_idx,"
+            " c.recipient, c.task, m.trial, m.prompt, m.text, m.status, m.error"
+            " FROM messages m JOIN profiles p USING (run_id, profile_id)"
+            " JOIN contexts c USING (run_id, profile_id, ctx_idx) WHERE m.message_id = ?",
+            [message_id],
+            convert=_STATUS,
+        )
+        return rows[0] if rows else None
+
+    def find_message(self, run_id: int, profile_id: int, ctx_idx: int, trial: int) -> int | None:
+        """The full-memory message of one slot, if the run has it."""
+        found = self._scalar(
+            "SELECT message_id FROM messages WHERE run_id = ? AND profile_id = ? AND ctx_idx = ?"
+            " AND trial = ? AND shared_json IS NULL ORDER BY message_id LIMIT 1",
+            [run_id, profile_id, ctx_idx, trial],
+        )
+        return None if found is None else int(found)
+
+    def counterparts(self, message_id: int) -> list[Counterpart]:
+        """The same profile (matched by name), recipient, task and trial in every other run, one
+        message per run (that run's lowest trial when it lacks this one), by run id."""
+        return self._rows(Counterpart, _COUNTERPARTS_SQL, [message_id])
+
+    def pair_messages(
+        self, run_id: int, profile_id: int, ctx_idx: int, attr_id: int, judge_id: int | None
+    ) -> list[PairMessage]:
+        """The messages of one (context, attribute) pair with one judge's verdict on it."""
+        return self._rows(
+            PairMessage,
+            "SELECT m.message_id, m.trial, m.text, v.revealed, v.evidence FROM messages m"
+            " LEFT JOIN verdicts v ON v.message_id = m.message_id AND v.judge_id = ?"
+            " AND v.attr_id = ? WHERE m.run_id = ? AND m.profile_id = ? AND m.ctx_idx = ?"
+            " ORDER BY m.trial",
+            [judge_id, attr_id, run_id, profile_id, ctx_idx],
+        )
+
+    def message_slots(self, run_id: int) -> dict[tuple[int, int, int, int | None], MessageSlot]:
+        """{(profile_id, ctx_idx, trial, num_not_to_share or None): what the slot holds}."""
+        rows = self.con.execute(
+            "SELECT profile_id, ctx_idx, trial,"
+            " CASE WHEN shared_json IS NULL THEN NULL ELSE num_not_to_share END, message_id, status"
+            " FROM messages WHERE run_id = ?",
+            [run_id],
+        ).fetchall()
+        return {
+            (p, c, t, b): MessageSlot(message_id=m, status=MESSAGE_STATUS[st])
+            for p, c, t, b, m, st in rows
+        }
+
+    def delete_failed_messages(self, run_id: int) -> int:
+        with self.transaction():
+            n = self._scalar(
+                "SELECT count(*) FROM messages WHERE run_id = ? AND status = 'failed'", [run_id]
+            )
+            self.con.execute(
+                "DELETE FROM messages WHERE run_id = ? AND status = 'failed'", [run_id]
+            )
+        return int(n)
+
+    def composition_messages(self, run_id: int, judge_id: int) -> list[CompositionMessage]:
+        """Composition-experiment messages with a parsed judgment of ``judge_id``, in message order
+        (a fixed order keeps sums over them the same to the last bit)."""
+        return self._rows(CompositionMessage, _COMPOSITION_SQL, [judge_id, run_id])
+
+    def has_composition(self, run_id: int) -> bool:
+        return bool(
+            self._scalar(
+                "SELECT count(*) FROM messages WHERE run_id = ? AND shared_json IS NOT NULL",
+                [run_id],
+            )
+        )
+
+    def add_messages(self, run_id: int, rows: list[NewMessage]) -> None:
+        """Append messages in one transaction; they get consecutive message ids."""
+        if not rows:
+            return
+        columns: dict[str, object] = {
+            name: [getattr(r, name) for r in rows] for name in NewMessage._fields
+        }
+        with self.transaction():
+            first = self.next_message_id()
+            columns["message_id"] = range(first, first + len(rows))
+            columns["run_id"] = [run_id] * len(rows)
+            self.append("messages", bulk_table("messages", columns))

@@ -1,0 +1,147 @@
+"""Runs: what was imported or generated, under which name, from which file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from cimem.store.connection import Database, now
+from cimem.store.rows import RunRef, RunSummary
+
+_DELETE_RUN_SQL = [
+    "DELETE FROM human_verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
+    "DELETE FROM verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
+    "DELETE FROM judgments WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
+    *(
+        f"DELETE FROM {t} WHERE run_id = ?"
+        for t in (
+            "judges",
+            "messages",
+            "hard_labels",
+            "persona_labels",
+            "contexts",
+            "attributes",
+            "profiles",
+            "runs",
+        )
+    ),
+]
+
+_LIST_RUNS_SQL = """
+    SELECT r.run_id, r.name, r.kind, r.source_format, r.model, r.source, r.level,
+           r.n_trials, r.simulated, r.created_at,
+           (SELECT count(*) FROM profiles p WHERE p.run_id = r.run_id) AS profiles,
+           (SELECT count(*) FROM contexts c WHERE c.run_id = r.run_id) AS contexts,
+           (SELECT count(*) FROM messages m WHERE m.run_id = r.run_id) AS messages,
+           (SELECT count(*) FROM verdicts v JOIN judges j USING (judge_id)
+             WHERE j.run_id = r.run_id) AS verdicts,
+           (SELECT count(*) FROM judges j WHERE j.run_id = r.run_id) AS judges
+    FROM runs r ORDER BY r.run_id"""
+
+
+class Runs(Database):
+    """The ``runs`` table: one row per imported file or generated run."""
+
+    def create_run(
+        self,
+        *,
+        name: str,
+        kind: str,
+        source_format: str,
+        source: str | None,
+        content_hash: str | None,
+        model: str | None = None,
+        prompt_set: str | None = None,
+        level: int | None = None,
+        memory_format: str | None = None,
+        n_trials: int | None = None,
+        simulated: bool = False,
+        config: str | None = None,
+    ) -> int:
+        columns: dict[str, object] = {
+            "run_id": self._next_id("run"),
+            "name": name,
+            "kind": kind,
+            "source_format": source_format,
+            "source": source,
+            "content_hash": content_hash,
+            "model": model,
+            "prompt_set": prompt_set,
+            "level": level,
+            "memory_format": memory_format,
+            "n_trials": n_trials,
+            "simulated": simulated,
+            "created_at": now(),
+            "config": config,
+        }
+        sql = (
+            f"INSERT INTO runs ({', '.join(columns)})"
+            f" VALUES ({', '.join('?' * len(columns))}) RETURNING run_id"
+        )
+        return int(self._scalar(sql, list(columns.values())))
+
+    def finish_run(
+        self, run_id: int, *, content_hash: str | None, n_trials: int | None, kind: str
+    ) -> None:
+        """Record what only the end of an import knows: the file's hash, trials, what it held."""
+        self.con.execute(
+            "UPDATE runs SET content_hash = ?, n_trials = ?, kind = ? WHERE run_id = ?",
+            [content_hash, n_trials, kind, run_id],
+        )
+
+    def rename_run(self, run_id: int, name: str) -> None:
+        with self.transaction():
+            self.con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
+
+    def delete_run(self, run_id: int) -> None:
+        """Remove a run and everything that belongs to it, in one transaction."""
+        with self.transaction():
+            for sql in _DELETE_RUN_SQL:
+                self.con.execute(sql, [run_id])
+
+    def set_run_config(self, run_id: int, config: dict[str, Any]) -> None:
+        self.con.execute(
+            "UPDATE runs SET config = ? WHERE run_id = ?", [orjson.dumps(config).decode(), run_id]
+        )
+
+    def find_run_by_hash(self, content_hash: str) -> RunRef | None:
+        """The first run imported from a file with this content hash, if any."""
+        rows = self._rows(
+            RunRef,
+            "SELECT run_id, name FROM runs WHERE content_hash = ? ORDER BY run_id LIMIT 1",
+            [content_hash],
+        )
+        return rows[0] if rows else None
+
+    def run_ids(self) -> list[int]:
+        rows = self.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()
+        return [int(run_id) for (run_id,) in rows]
+
+    def resolve_run(self, ref: str | int) -> int:
+        """A run id from its number or its name; raises LookupError naming the choices."""
+        text = str(ref).strip()
+        if text.isdigit():
+            found = self._scalar("SELECT run_id FROM runs WHERE run_id = ?", [int(text)])
+            if found is not None:
+                return int(found)
+        rows = self.con.execute(
+            "SELECT run_id FROM runs WHERE name = ? ORDER BY run_id", [text]
+        ).fetchall()
+        if len(rows) == 1:
+            return int(rows[0][0])
+        known = ", ".join(f"{s.run_id} ({s.name})" for s in self.list_runs()) or "none"
+        if len(rows) > 1:
+            raise LookupError(f"run name {text!r} is ambiguous; use its id. Runs: {known}")
+        raise LookupError(f"no run {text!r} in {self.path}. Runs: {known}")
+
+    def run_config(self, run_id: int) -> dict[str, Any]:
+        """Every column of the run's row, by name."""
+        cur = self.con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
+        rows = cur.fetchall()
+        if not rows:
+            raise LookupError(f"no run {run_id} in {self.path}")
+        return dict(zip([d[0] for d in cur.description], rows[0]))
+
+    def list_runs(self) -> list[RunSummary]:
+        return self._rows(RunSummary, _LIST_RUNS_SQL)
