@@ -59,3 +59,40 @@ def test_a_click_is_read_only_as_two_names():
     assert clicked_cell(["income_full", HOSTILE]) == ("income_full", HOSTILE)
     for sent in (None, 5, "income", ["a"], ["a", "b", "c"], ["a", None], {"0": "a", "1": "b"}):
         assert clicked_cell(sent) is None
+
+
+def test_a_download_name_sends_the_legend_of_the_saved_files_and_none_leaves_it_as_it_was(
+    monkeypatch,
+):
+    import json
+
+    from webapp.charts import heatgrid
+
+    sent: list[dict] = []
+
+    def grid(data: dict, key: str, on_cell_change: object) -> None:
+        sent.append(data)
+
+    monkeypatch.setattr(heatgrid, "_GRID", grid)
+    legend = heatgrid.GridLegend(
+        "leak frequency",
+        "not withheld in that task",
+        ramp=((0, "#ffffff"), (1, "#67000d")),
+        ticks=(0, 50, 100),
+    )
+    assert heatgrid.heat_grid(cells(), None, "a", "#eee") is None
+    heatgrid.heat_grid(cells(), None, "b", "#eee", download="leak_heatmap", legend=legend)
+    assert sent[0] == grid_data(cells(), None, "#eee")
+    assert sent[1] == {
+        **sent[0],
+        "download": "leak_heatmap",
+        "legend": {
+            "title": "leak frequency",
+            "blank": "not withheld in that task",
+            "ramp": [[0.0, "#ffffff"], [1.0, "#67000d"]],
+            "ticks": [0, 50, 100],
+            "swatches": [],
+        },
+    }
+    assert json.loads(json.dumps(sent[1])) == sent[1]
+    assert heatgrid.JS.index("function saveButtons") < heatgrid.JS.index("export default")

@@ -140,3 +140,26 @@ def test_a_scatter_one_labelled_series_per_name_with_a_fixed_top():
     assert front == ([[10.5, 40.0, None], [30, 60.0, None]], "")
     assert [c[0] for c in d["colours"]] == ["this database"]  # only what is drawn
     json.dumps(d, allow_nan=False)
+
+
+def test_a_download_name_gives_the_chart_its_save_buttons_and_none_leaves_it_as_it_was(
+    monkeypatch,
+):
+    from webapp.charts import linechart
+
+    sent: list[dict] = []
+    monkeypatch.setattr(linechart, "_CHART", lambda data, key: sent.append(data))
+    data = chart_data(rows(), ENC, colours=COLOURS, dashes=DASHES, x_ticks=[1, 2], x_domain=(1, 2))
+    linechart.line_chart(data, key="a")
+    linechart.line_chart(data, key="b", download="growth_violation")
+    assert sent[0] == data and "download" not in sent[0]
+    assert sent[1] == {**data, "download": "growth_violation"}
+    assert "download" not in data  # the caller's data is left as it was
+    json.dumps(sent[1], allow_nan=False)
+
+
+def test_the_charts_script_has_its_save_buttons_first():
+    from webapp.charts import linechart
+
+    assert linechart.JS.index("function saveButtons") < linechart.JS.index("export default")
+    assert ".save button" in linechart.CSS and ".linechart" in linechart.CSS
