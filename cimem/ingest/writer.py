@@ -51,173 +51,160 @@ class RunWriter:
 
     def tables(self, rec: ProfileRecord) -> list[tuple[str, pa.Table]]:
         """The Arrow tables of one profile record, with database ids; counts what it wrote."""
-        run, pid = self.run_id, self.n_profiles
-        out: list[tuple[str, pa.Table]] = []
-        out.append(
-            (
-                "profiles",
-                pa.table(
-                    {
-                        "run_id": [run],
-                        "profile_id": [pid],
-                        "name": [rec.name],
-                        "sex": [rec.sex],
-                        "address": [rec.address],
-                        "age": [rec.age],
-                        "bio_json": [rec.bio_json],
-                    }
-                ),
-            )
+        a0, m0 = self.next_attr, self.next_message
+        built = (
+            ("profiles", self._profile_table(rec)),
+            ("attributes", self._attribute_table(rec, a0)),
+            ("contexts", self._context_table(rec)),
+            ("persona_labels", self._persona_label_table(rec, a0)),
+            ("hard_labels", self._hard_label_table(rec, a0)),
+            ("messages", self._message_table(rec, m0)),
+            ("judgments", self._judgment_table(rec, m0)),
+            ("verdicts", self._verdict_table(rec, a0, m0)),
         )
-        a0 = self.next_attr
-        n_attr = len(rec.attributes)
-        if n_attr:
-            out.append(
-                (
-                    "attributes",
-                    pa.table(
-                        {
-                            "run_id": np.full(n_attr, run, np.int32),
-                            "profile_id": np.full(n_attr, pid, np.int32),
-                            "attr_id": np.arange(a0, a0 + n_attr, dtype=np.int32),
-                            "key": [a.key for a in rec.attributes],
-                            "value_json": pa.array(
-                                [a.value_json for a in rec.attributes], pa.string()
-                            ),
-                            "domain": pa.array([a.domain for a in rec.attributes], pa.string()),
-                            "event": pa.array([a.event for a in rec.attributes], pa.string()),
-                            "memory_statement": pa.array(
-                                [a.memory_statement for a in rec.attributes], pa.string()
-                            ),
-                        }
-                    ),
-                )
-            )
-        n_ctx = len(rec.contexts)
-        if n_ctx:
-            out.append(
-                (
-                    "contexts",
-                    pa.table(
-                        {
-                            "run_id": np.full(n_ctx, run, np.int32),
-                            "profile_id": np.full(n_ctx, pid, np.int32),
-                            "ctx_idx": np.arange(n_ctx, dtype=np.int32),
-                            "recipient": [c[0] for c in rec.contexts],
-                            "task": [c[1] for c in rec.contexts],
-                            "prompt": pa.array([c[2] for c in rec.contexts], pa.string()),
-                        }
-                    ),
-                )
-            )
-        pl = rec.persona_labels
-        if pl and len(pl["attr_idx"]):
-            n = len(pl["attr_idx"])
-            fr = pl["fractions"]
-            out.append(
-                (
-                    "persona_labels",
-                    pa.table(
-                        {
-                            "run_id": np.full(n, run, np.int32),
-                            "profile_id": np.full(n, pid, np.int32),
-                            "ctx_idx": pl["ctx_idx"],
-                            "attr_id": pl["attr_idx"] + a0,
-                            "persona": pa.array(pl["persona"], pa.string()).dictionary_encode(),
-                            "necessary": fr[:, 0],
-                            "private": fr[:, 1],
-                            "unlabeled": fr[:, 2],
-                        }
-                    ),
-                )
-            )
-            self.has_labels = True
-        hl = rec.hard_labels
-        if hl and len(hl["attr_idx"]):
-            n = len(hl["attr_idx"])
-            out.append(
-                (
-                    "hard_labels",
-                    pa.table(
-                        {
-                            "run_id": np.full(n, run, np.int32),
-                            "profile_id": np.full(n, pid, np.int32),
-                            "ctx_idx": np.asarray(hl["ctx_idx"], np.int32),
-                            "attr_id": np.asarray(hl["attr_idx"], np.int32) + a0,
-                            "label": pa.array(hl["label"], pa.string()),
-                        }
-                    ),
-                )
-            )
-            self.has_labels = True
-        m0 = self.next_message
-        n_msg = rec.n_messages
-        if n_msg:
-            m = rec.messages
-            out.append(
-                (
-                    "messages",
-                    pa.table(
-                        {
-                            "message_id": np.arange(m0, m0 + n_msg, dtype=np.int64),
-                            "run_id": np.full(n_msg, run, np.int32),
-                            "profile_id": np.full(n_msg, pid, np.int32),
-                            "ctx_idx": pa.array(m["ctx_idx"], pa.int32()),
-                            "trial": pa.array(m["trial"], pa.int32()),
-                            "num_to_share": pa.array(m["num_to_share"], pa.int32()),
-                            "num_not_to_share": pa.array(m["num_not_to_share"], pa.int32()),
-                            "shared_json": pa.array(m["shared_json"], pa.string()),
-                            "prompt": pa.array(m["prompt"], pa.string()),
-                            "text": pa.array(m["text"], pa.string()),
-                            "status": pa.array(m["status"], pa.string()),
-                            "error": pa.array(m["error"], pa.string()),
-                        }
-                    ),
-                )
-            )
-            self.has_messages = True
-            self.max_trials = max(self.max_trials, _trials_per_context(m))
-        j = rec.judgments
-        if j and j["msg_idx"]:
-            self._need_judge()
-            n = len(j["msg_idx"])
-            out.append(
-                (
-                    "judgments",
-                    pa.table(
-                        {
-                            "judge_id": np.full(n, self.judge_id, np.int32),
-                            "message_id": np.asarray(j["msg_idx"], np.int64) + m0,
-                            "status": pa.array(j["status"], pa.string()),
-                            "raw": pa.array(j["raw"], pa.string()),
-                        }
-                    ),
-                )
-            )
-        v = rec.verdicts
-        if v and len(v["msg_idx"]):
-            self._need_judge()
-            n = len(v["msg_idx"])
-            out.append(
-                (
-                    "verdicts",
-                    pa.table(
-                        {
-                            "judge_id": np.full(n, self.judge_id, np.int32),
-                            "message_id": np.asarray(v["msg_idx"], np.int64) + m0,
-                            "attr_id": np.asarray(v["attr_idx"], np.int32) + a0,
-                            "revealed": np.asarray(v["revealed"], np.bool_),
-                            "evidence": pa.array(v["evidence"], pa.string()),
-                        }
-                    ),
-                )
-            )
-            self.n_verdicts += n
-        self.next_attr += n_attr
-        self.next_message += n_msg
-        self.n_messages += n_msg
+        out = [(name, table) for name, table in built if table is not None]
+        self.next_attr += len(rec.attributes)
+        self.next_message += rec.n_messages
+        self.n_messages += rec.n_messages
         self.n_profiles += 1
         return out
+
+    def _owner(self, n: int) -> dict[str, np.ndarray]:
+        """The run and profile id columns of ``n`` rows of the profile being written."""
+        return {
+            "run_id": np.full(n, self.run_id, np.int32),
+            "profile_id": np.full(n, self.n_profiles, np.int32),
+        }
+
+    def _profile_table(self, rec: ProfileRecord) -> pa.Table:
+        return pa.table(
+            {
+                "run_id": [self.run_id],
+                "profile_id": [self.n_profiles],
+                "name": [rec.name],
+                "sex": [rec.sex],
+                "address": [rec.address],
+                "age": [rec.age],
+                "bio_json": [rec.bio_json],
+            }
+        )
+
+    def _attribute_table(self, rec: ProfileRecord, a0: int) -> pa.Table | None:
+        n_attr = len(rec.attributes)
+        if not n_attr:
+            return None
+        attrs = rec.attributes
+        return pa.table(
+            {
+                **self._owner(n_attr),
+                "attr_id": np.arange(a0, a0 + n_attr, dtype=np.int32),
+                "key": [a.key for a in attrs],
+                "value_json": pa.array([a.value_json for a in attrs], pa.string()),
+                "domain": pa.array([a.domain for a in attrs], pa.string()),
+                "event": pa.array([a.event for a in attrs], pa.string()),
+                "memory_statement": pa.array([a.memory_statement for a in attrs], pa.string()),
+            }
+        )
+
+    def _context_table(self, rec: ProfileRecord) -> pa.Table | None:
+        n_ctx = len(rec.contexts)
+        if not n_ctx:
+            return None
+        return pa.table(
+            {
+                **self._owner(n_ctx),
+                "ctx_idx": np.arange(n_ctx, dtype=np.int32),
+                "recipient": [c[0] for c in rec.contexts],
+                "task": [c[1] for c in rec.contexts],
+                "prompt": pa.array([c[2] for c in rec.contexts], pa.string()),
+            }
+        )
+
+    def _persona_label_table(self, rec: ProfileRecord, a0: int) -> pa.Table | None:
+        pl = rec.persona_labels
+        if not (pl and len(pl["attr_idx"])):
+            return None
+        fr = pl["fractions"]
+        self.has_labels = True
+        return pa.table(
+            {
+                **self._owner(len(pl["attr_idx"])),
+                "ctx_idx": pl["ctx_idx"],
+                "attr_id": pl["attr_idx"] + a0,
+                "persona": pa.array(pl["persona"], pa.string()).dictionary_encode(),
+                "necessary": fr[:, 0],
+                "private": fr[:, 1],
+                "unlabeled": fr[:, 2],
+            }
+        )
+
+    def _hard_label_table(self, rec: ProfileRecord, a0: int) -> pa.Table | None:
+        hl = rec.hard_labels
+        if not (hl and len(hl["attr_idx"])):
+            return None
+        self.has_labels = True
+        return pa.table(
+            {
+                **self._owner(len(hl["attr_idx"])),
+                "ctx_idx": np.asarray(hl["ctx_idx"], np.int32),
+                "attr_id": np.asarray(hl["attr_idx"], np.int32) + a0,
+                "label": pa.array(hl["label"], pa.string()),
+            }
+        )
+
+    def _message_table(self, rec: ProfileRecord, m0: int) -> pa.Table | None:
+        n_msg = rec.n_messages
+        if not n_msg:
+            return None
+        m = rec.messages
+        self.has_messages = True
+        self.max_trials = max(self.max_trials, _trials_per_context(m))
+        return pa.table(
+            {
+                "message_id": np.arange(m0, m0 + n_msg, dtype=np.int64),
+                **self._owner(n_msg),
+                "ctx_idx": pa.array(m["ctx_idx"], pa.int32()),
+                "trial": pa.array(m["trial"], pa.int32()),
+                "num_to_share": pa.array(m["num_to_share"], pa.int32()),
+                "num_not_to_share": pa.array(m["num_not_to_share"], pa.int32()),
+                "shared_json": pa.array(m["shared_json"], pa.string()),
+                "prompt": pa.array(m["prompt"], pa.string()),
+                "text": pa.array(m["text"], pa.string()),
+                "status": pa.array(m["status"], pa.string()),
+                "error": pa.array(m["error"], pa.string()),
+            }
+        )
+
+    def _judgment_table(self, rec: ProfileRecord, m0: int) -> pa.Table | None:
+        j = rec.judgments
+        if not (j and j["msg_idx"]):
+            return None
+        self._need_judge()
+        return pa.table(
+            {
+                "judge_id": np.full(len(j["msg_idx"]), self.judge_id, np.int32),
+                "message_id": np.asarray(j["msg_idx"], np.int64) + m0,
+                "status": pa.array(j["status"], pa.string()),
+                "raw": pa.array(j["raw"], pa.string()),
+            }
+        )
+
+    def _verdict_table(self, rec: ProfileRecord, a0: int, m0: int) -> pa.Table | None:
+        v = rec.verdicts
+        if not (v and len(v["msg_idx"])):
+            return None
+        self._need_judge()
+        n = len(v["msg_idx"])
+        self.n_verdicts += n
+        return pa.table(
+            {
+                "judge_id": np.full(n, self.judge_id, np.int32),
+                "message_id": np.asarray(v["msg_idx"], np.int64) + m0,
+                "attr_id": np.asarray(v["attr_idx"], np.int32) + a0,
+                "revealed": np.asarray(v["revealed"], np.bool_),
+                "evidence": pa.array(v["evidence"], pa.string()),
+            }
+        )
 
     def _need_judge(self) -> None:
         if self.judge_id is None:
