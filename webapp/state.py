@@ -302,26 +302,11 @@ def review_queue(
     attribute: str,
 ):
     """The Audit page's queue (task matches the task or the recipient)."""
+    from cimem.analysis.audit.queue import Narrowing, narrow
     from cimem.analysis.audit.queue import review_queue as build
 
-    q = build(
-        _store(path),
-        run_id,
-        judge_id,
-        vs=vs,
-        filter=filter,
-        label_rule=label_rule,
-        profile=profile or None,
-        attribute=attribute or None,
-    )
-    if task:
-        from dataclasses import replace
-
-        low = task.lower()
-        q = replace(
-            q, items=[i for i in q.items if low in i.task.lower() or low in i.recipient.lower()]
-        )
-    return q
+    q = build(_store(path), run_id, judge_id, vs=vs, filter=filter, label_rule=label_rule)
+    return narrow(q, Narrowing(profile=profile, task_or_recipient=task, attribute=attribute))
 
 
 @st.cache_resource(show_spinner="Drawing the audit sample...", max_entries=16)

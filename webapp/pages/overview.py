@@ -11,7 +11,7 @@ from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions, Mod
 from cimem.analysis.report import frame_to_csv, pareto_front, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import linechart, render, state
-from webapp.panels import queue as review
+from webapp.panels import judge_errors
 
 st.title("Overview")
 ch: state.Choices = st.session_state["choices"]
@@ -324,4 +324,4 @@ def dropped_contexts() -> None:
 
 render.when_opened("Dropped contexts (official mode)", "ov_dropped", dropped_contexts)
 
-review.corrected_section(ch)  # its own section: raw against corrected, when people audited
+judge_errors.corrected_section(ch)  # its own section: raw against corrected, when people audited
