@@ -432,9 +432,9 @@ def test_a_message_left_out_of_the_queue_says_so(demo_copy, monkeypatch):
 
 
 def test_a_long_queue_lists_the_messages_around_the_one_shown(demo_copy, monkeypatch):
-    from webapp.panels import queue as review
+    from webapp.panels import queue
 
-    monkeypatch.setattr(review, "PICKER_AROUND", 2)
+    monkeypatch.setattr(queue, "PICKER_AROUND", 2)
     with Store.open(demo_copy) as store:
         from cimem.analysis.audit.queue import review_queue
 

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cimem.cli.common import add_db, table
 from cimem.errors import CimemError
 from cimem.paths import default_db_path
 
+if TYPE_CHECKING:
+    from cimem.analysis.audit.queue import Queue, QueueItem
+    from cimem.analysis.cube import LeakCube
+    from cimem.store import Store
+
 
 def cmd_audit_queue(args: argparse.Namespace) -> int:
     import json
-    from dataclasses import asdict
 
     from cimem.analysis.audit.queue import SAMPLE, review_queue
     from cimem.store import Store
@@ -37,19 +42,35 @@ def cmd_audit_queue(args: argparse.Namespace) -> int:
             )
     shown = queue.items[: args.limit] if args.limit else queue.items
     if args.json:
-        doc = {
-            "run": run_id,
-            "judge": queue.judge,
-            "vs": queue.vs,
-            "human_judge": queue.human_judge,
-            "filter": queue.filter,
-            "total": len(queue.items),
-            "left": queue.left,
-            "counts": queue.counts,
-            "items": [asdict(i) for i in shown],
-        }
-        print(json.dumps(doc, indent=1))
+        print(json.dumps(_queue_doc(run_id, queue, shown), indent=1))
         return 0
+    _print_queue(run_id, queue, shown, args)
+    return 0
+
+
+def _queue_doc(run_id: int, queue: Queue, shown: list[QueueItem]) -> dict[str, object]:
+    """The queue as ``--json`` prints it."""
+    from dataclasses import asdict
+
+    return {
+        "run": run_id,
+        "judge": queue.judge,
+        "vs": queue.vs,
+        "human_judge": queue.human_judge,
+        "filter": queue.filter,
+        "total": len(queue.items),
+        "left": queue.left,
+        "counts": queue.counts,
+        "items": [asdict(i) for i in shown],
+    }
+
+
+def _print_queue(
+    run_id: int, queue: Queue, shown: list[QueueItem], args: argparse.Namespace
+) -> None:
+    """The queue as a table: how many are left, then one row per message shown."""
+    from cimem.analysis.audit.queue import SAMPLE
+
     print(f"run {run_id}: {queue.describe()}")
     if queue.filter == SAMPLE:
         print(
@@ -75,18 +96,15 @@ def cmd_audit_queue(args: argparse.Namespace) -> int:
         )
     if len(shown) < len(queue.items):
         print(f"... {len(queue.items) - len(shown)} more (--limit 0 lists all)")
-    return 0
 
 
-def _sample_queue(store, run_id: int, args: argparse.Namespace):
+def _sample_queue(store: Store, run_id: int, args: argparse.Namespace) -> Queue:
+    """The suggested audit sample (as ``audit-sample`` draws it) as a queue."""
     from cimem.analysis.audit.queue import sample_queue
     from cimem.analysis.audit.sample import audit_sample
-    from cimem.analysis.cube import cube_from_store
     from cimem.analysis.metrics import MetricOptions, prepare
 
-    cube = cube_from_store(store, run_id, args.judge)
-    if not cube.has_labels:
-        raise CimemError(f"run {run_id} has no labels: the sample is stratified by label")
+    cube = _labelled_cube(store, run_id, args)
     if cube.info.judge_id is None:
         raise CimemError(f"run {run_id} has no judge yet: judge it with `python -m cimem judge`")
     prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
@@ -94,18 +112,26 @@ def _sample_queue(store, run_id: int, args: argparse.Namespace):
     return sample_queue(store, run_id, cube.info.judge_id, rows)
 
 
+def _labelled_cube(store: Store, run_id: int, args: argparse.Namespace) -> LeakCube:
+    """The run under ``--judge``; it must have labels, since the audit sample is stratified by
+    label."""
+    from cimem.analysis.cube import cube_from_store
+
+    cube = cube_from_store(store, run_id, args.judge)
+    if not cube.has_labels:
+        raise CimemError(f"run {run_id} has no labels: the sample is stratified by label")
+    return cube
+
+
 def cmd_audit_sample(args: argparse.Namespace) -> int:
     from cimem.analysis.audit.sample import audit_sample
     from cimem.analysis.audit.verdict_csv import sample_records, write_csv
-    from cimem.analysis.cube import cube_from_store
     from cimem.analysis.metrics import MetricOptions, prepare
     from cimem.store import Store
 
     with Store.open(args.db or default_db_path(), read_only=True) as store:
         run_id = store.resolve_run(args.run)
-        cube = cube_from_store(store, run_id, args.judge)
-        if not cube.has_labels:
-            raise CimemError(f"run {run_id} has no labels: the sample is stratified by label")
+        cube = _labelled_cube(store, run_id, args)
         prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
         rows = audit_sample(store, prep, args.size, args.seed)
     if args.out:
@@ -184,6 +210,12 @@ def cmd_human_import(args: argparse.Namespace) -> int:
 
 
 def add_audit_commands(sub: argparse._SubParsersAction) -> None:
+    _add_queue_command(sub)
+    _add_sample_command(sub)
+    _add_human_commands(sub)
+
+
+def _add_queue_command(sub: argparse._SubParsersAction) -> None:
     from cimem.analysis.audit.queue import FILTERS, SAMPLE
 
     p = sub.add_parser(
@@ -216,6 +248,8 @@ def add_audit_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_audit_queue)
 
+
+def _add_sample_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "audit-sample",
         help="a stratified sample of a judge's decisions for people to review",
@@ -233,6 +267,8 @@ def add_audit_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="CSV", help="write the sample as CSV instead of printing it")
     p.set_defaults(func=cmd_audit_sample)
 
+
+def _add_human_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "human",
         help="export or import people's verdicts as CSV",

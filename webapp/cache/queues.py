@@ -4,7 +4,7 @@ of ``st.cache_data`` cost about 40 ms of every Next."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -36,24 +36,21 @@ def review_queue(scope: RunScope, ask: QueueFilter) -> Queue:
 
 @st.cache_resource(show_spinner="Building the review queue...", max_entries=32)
 def _review_queue(scope: RunScope, ask: QueueFilter) -> Queue:
+    from cimem.analysis.audit.queue import Narrowing, narrow
     from cimem.analysis.audit.queue import review_queue as build
 
+    store = session_store(scope.path)
     q = build(
-        session_store(scope.path),
+        store,
         scope.run_id,
         scope.judge_id,
         vs=ask.vs,
         filter=ask.filter,
         label_rule=scope.opts.label_rule,
-        profile=ask.profile or None,
-        attribute=ask.attribute or None,
     )
-    if ask.task:
-        low = ask.task.lower()
-        q = replace(
-            q, items=[i for i in q.items if low in i.task.lower() or low in i.recipient.lower()]
-        )
-    return q
+    return narrow(
+        q, Narrowing(profile=ask.profile, task_or_recipient=ask.task, attribute=ask.attribute)
+    )
 
 
 @st.cache_resource(show_spinner="Drawing the audit sample...", max_entries=16)

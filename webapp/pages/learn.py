@@ -17,7 +17,7 @@ from cimem.demo.teaching import (
     worked_case,
 )
 from webapp import cache, render, sidebar
-from webapp.panels import queue as review
+from webapp.panels import judge_errors
 
 st.title("Learn the metrics")
 st.markdown("""
@@ -408,4 +408,4 @@ def simulator() -> None:
 
 render.when_opened("Open the simulator", "learn_sim", simulator)
 
-review.explain_correction()  # its own section: the audit and the correction in plain words
+judge_errors.explain_correction()  # its own section: the audit and the correction in plain words

@@ -9,7 +9,7 @@ from cimem.analysis.report import frame_to_csv, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import cache, render, sidebar
 from webapp.charts import overview as chart
-from webapp.panels import queue as review
+from webapp.panels import judge_errors
 
 st.title("Overview")
 ch: sidebar.Choices = st.session_state["choices"]
@@ -114,4 +114,4 @@ def dropped_contexts() -> None:
 
 render.when_opened("Dropped contexts (official mode)", "ov_dropped", dropped_contexts)
 
-review.corrected_section(ch)  # its own section: raw against corrected, when people audited
+judge_errors.corrected_section(ch)  # its own section: raw against corrected, when people audited
