@@ -111,7 +111,7 @@ def chart_data(
     }
 
 
-def _number(x) -> int | float:
+def _number(x: float) -> int | float:
     """An axis value as JSON: a whole number as an int."""
     return int(x) if float(x).is_integer() else float(x)
 

@@ -9,7 +9,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from cimem.analysis.growth import EXPECTED_RATIO, RATIO_OF_EXPECTATIONS
+from cimem.analysis.composition import CompositionCurve
+from cimem.analysis.growth import EXPECTED_RATIO, RATIO_OF_EXPECTATIONS, GrowthCurve
 from cimem.demo.reference import FIGURE2, FIGURE2_NOTE
 from webapp import cache, render, sidebar
 from webapp.charts import linechart
@@ -115,7 +116,7 @@ def settings() -> View:
     return View(order, samples, method, show_bound, show_paper, curves)
 
 
-def describe(r: int, g) -> str:
+def describe(r: int, g: GrowthCurve) -> str:
     return (
         f"**{render.escape_md(names.get(r, g.run))}**: judge {render.escape_md(g.judge)},"
         f" {g.n_tasks} tasks, n = {g.n_trials}"
@@ -168,7 +169,7 @@ def standard_error(slices: dict) -> None:
 
 def download_layout(
     x: str, x_title: str, x_max: int, styles: tuple[str, ...], with_paper: bool, runs: tuple
-):
+) -> alt.LayerChart:
     """The Vega-Lite chart that a growth chart's SVG and PNG downloads draw: one colour per run
     (``runs``: every run, so each keeps its colour on both charts, drawn or not), one dash per
     curve, integer x axis; the Figure 2 points labelled. The curves are the dataset "rows", the
@@ -231,7 +232,7 @@ def _ticks(n: int) -> list[int]:
     return sorted({1, *range(step, n + 1, step), n})
 
 
-def curve_rows(v: View, r: int, g, axis: str, at: int) -> list[dict]:
+def curve_rows(v: View, r: int, g: GrowthCurve, axis: str, at: int) -> list[dict]:
     """Rows of one run's grid along T (at k = at) or along k (at T = at)."""
     rows: list[dict] = []
     name = names.get(r, g.run)
@@ -248,25 +249,27 @@ def curve_rows(v: View, r: int, g, axis: str, at: int) -> list[dict]:
     for i, j, t, k in points:
         se = g.stderr[i][j] if g.stderr else None
         for curve, grid in ((OBSERVED, g.violation), (THEORY, g.theory)):
-            if grid[i][j] is not None:
+            value = grid[i][j]
+            if value is not None:
                 rows.append(
                     {
                         "run": name,
                         "curve": curve,
                         "T": t,
                         "k": k,
-                        "violation": 100 * grid[i][j],
+                        "violation": 100 * value,
                         "se": None if se is None or curve != OBSERVED else 100 * se,
                     }
                 )
-        if v.show_bound and g.union_bound and g.union_bound[i][j] is not None:
+        bound = g.union_bound[i][j] if v.show_bound and g.union_bound else None
+        if bound is not None:
             rows.append(
                 {
                     "run": name,
                     "curve": BOUND,
                     "T": t,
                     "k": k,
-                    "violation": 100 * g.union_bound[i][j],
+                    "violation": 100 * bound,
                 }
             )
     return rows
@@ -330,7 +333,7 @@ def growth_chart(
     point, `note` before the chart (only when there is one if note_if_drawn). Returns the
     paper's points on the chart, or None when nothing is drawn."""
 
-    def reach(g) -> int:
+    def reach(g: GrowthCurve) -> int:
         return g.n_trials if axis == "T" else g.n_tasks
 
     slices = {
@@ -573,7 +576,7 @@ COMPOSITION = {  # measure: colour
 }
 
 
-def composition_chart(comp, run_name: str, judge: str) -> None:
+def composition_chart(comp: CompositionCurve, run_name: str, judge: str) -> None:
     """The memory-composition curves drawn in the page (:mod:`webapp.charts.linechart`; as a Vega chart
     it loaded the chart library for this one chart), with SVG, PNG and CSV downloads."""
     rows = pd.DataFrame(
