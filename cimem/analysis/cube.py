@@ -298,7 +298,9 @@ def _cube_from_official(path: Path) -> LeakCube:
 _FILE_MASKS = ("trials", "valid", "unparsed", "failed", "unjudged")
 
 
-def _trial_bits(rec: ProfileRecord, n_attr: int, n_ctx: int) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
+def _trial_bits(
+    rec: ProfileRecord, n_attr: int, n_ctx: int
+) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
     """Per (context, attribute) the trials whose verdict says revealed, per context the trials in
     each state, and the highest trial; full-memory trials only (A = every attribute, B = 0)."""
     m = rec.messages
