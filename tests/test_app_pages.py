@@ -146,6 +146,36 @@ def test_overview_tradeoff_is_drawn_in_the_page_with_its_pareto_front(demo_db, m
     assert set(paper["label"]) == {name for name, _, _ in TABLE1}
 
 
+def component_data(at, name: str) -> list[dict]:
+    """What the browser receives for each element of the custom component ``name``."""
+    return [
+        json.loads(c.proto.json)
+        for c in at.get("bidi_component")
+        if c.proto.component_name.endswith(name)
+    ]
+
+
+def test_the_saved_svg_is_the_drawn_chart_and_the_page_adds_only_the_csv(demo_db, monkeypatch):
+    """One renderer per chart: the trade-off and the heatmap carry their save name to the chart
+    drawn in the page (whose own buttons save the SVG/PNG), and the page draws no second chart
+    for a download; the numbers go out as CSV."""
+    at = open_page(demo_db, PAGES[0], monkeypatch, runs="1,2,3")
+    no_exception(at)
+    (tradeoff,) = [
+        d for d in component_data(at, linechart.NAME) if d["x"]["tip"] == "Violation@n %"
+    ]
+    assert tradeoff["download"] == "tradeoff"
+    labels = [b.label for b in at.get("download_button")]
+    assert "CSV" in labels and "SVG" not in labels and "PNG" not in labels
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
+    no_exception(at)
+    (grid,) = component_data(at, heatgrid.NAME)
+    assert grid["download"] == "leak_heatmap"
+    assert grid["legend"]["title"] in {"leak frequency", "label"} and grid["legend"]["blank"]
+    labels = [b.label for b in at.get("download_button")]
+    assert "CSV" in labels and "SVG" not in labels and "PNG" not in labels
+
+
 def test_overview_with_one_run_says_there_is_no_front_to_draw(demo_db, monkeypatch):
     at = open_page(demo_db, PAGES[0], monkeypatch, runs="1")
     no_exception(at)

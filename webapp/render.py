@@ -25,6 +25,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from cimem.analysis.audit import AMBIGUOUS, NEEDED_INCLUDED, PRIVATE_LEAKED, Evidence
 from cimem.analysis.report import frame_to_csv
@@ -263,15 +264,25 @@ def downloads(
         "PNG", png, file_name=f"{name}.png", mime="image/png", key=f"{key}-png", on_click="ignore"
     )
     if table is not None:
-        row.download_button(
-            "CSV",
-            lambda: frame_to_csv(table()),
-            file_name=f"{name}.csv",
-            mime="text/csv",
-            key=f"{key}-csv",
-            on_click="ignore",
-            help="The numbers this chart draws",
-        )
+        csv_download(table, name, key, row)
+
+
+def csv_download(
+    table: Callable[[], pd.DataFrame], name: str, key: str, where: DeltaGenerator | None = None
+) -> None:
+    """A CSV button for the numbers a chart draws (exact, and readable without a mouse), made
+    only when clicked and safe to open in a spreadsheet. A chart drawn in the page saves its own
+    SVG and PNG (:mod:`webapp.charts`), from the chart as drawn."""
+    button = st.download_button if where is None else where.download_button
+    button(
+        "CSV",
+        lambda: frame_to_csv(table()),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"{key}-csv",
+        on_click="ignore",
+        help="The numbers this chart draws",
+    )
 
 
 # Chart layouts made once, by the function that makes them and its arguments. Building an Altair

@@ -1,78 +1,32 @@
 """The Leaks heatmap: its colours, its legend, the table on screen (:mod:`webapp.charts.heatgrid`) and its
-downloads (an SVG/PNG chart of the same cells and their CSV), one specification for all of them."""
+downloads: the SVG/PNG the table's own buttons save from the grid as drawn, and the cells' CSV."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from cimem.analysis.leak_table import heatmap_csv
 from webapp import render
-from webapp.charts.heatgrid import heat_grid
+from webapp.charts.heatgrid import GridLegend, heat_grid
 
 LEGEND_BOX = "display:inline-block;vertical-align:middle;border:1px solid #ccc"
 
 
-def heatmap_layout(colour: str) -> alt.Chart:
-    """The heatmap as a chart, for its downloads (on screen it is a table,
-    :mod:`webapp.charts.heatgrid`): every row labelled, rows and columns in the order of the cells'
-    row_order and column_order, coloured by ``colour``: "frequency" (the leak frequency's
-    scale, white at 0%) or "label"; a place with no cell grey, as on screen. A layout:
-    :func:`render.layout`."""
-    return (
-        alt.Chart(alt.NamedData("cells"))
-        .mark_rect(stroke="#e6e6e6", strokeWidth=0.5)
-        .encode(
-            x=alt.X(
-                "column:N",
-                title=None,
-                sort=alt.EncodingSortField("column_order", op="min"),
-                axis=alt.Axis(labelAngle=-90, labelLimit=240, labelOverlap=False, orient="top"),
-            ),
-            y=alt.Y(
-                "row:N",
-                title=None,
-                sort=alt.EncodingSortField("row_order", op="min"),
-                axis=alt.Axis(labelLimit=260, labelOverlap=False, labelFontSize=11),
-            ),
-            color=_colour_scale(colour),
+def grid_legend(only_private: bool) -> GridLegend:
+    """The legend the saved SVG/PNG draw under the grid: that of :func:`legend_html`, from the
+    same constants (the frequency ramp with its percentages, or the three labels' colours)."""
+    if only_private:
+        return GridLegend(
+            "leak frequency",
+            "not withheld in that task",
+            ramp=tuple(zip(render.LEAK_STOPS, render.LEAK_COLOURS, strict=True)),
+            ticks=(0, 25, 50, 75, 100),
         )
-        .properties(
-            height=alt.Step(18),
-            width=alt.Step(18),
-            title=alt.TitleParams(
-                "grey: " + ("not withheld in that task" if colour == "frequency" else "no label"),
-                orient="bottom",
-                anchor="start",
-                fontSize=11,
-                fontWeight="normal",
-            ),
-        )
-        .configure_view(fill=render.NO_CELL_COLOUR)  # a place with no cell, as on screen
-    )
-
-
-def _colour_scale(colour: str) -> alt.Color:
-    """The downloaded chart's colours, those of the table on screen: the leak frequency's ramp
-    ("frequency") or the labels' colours."""
-    if colour == "frequency":
-        return alt.Color(
-            "frequency:Q",
-            title="leak frequency",
-            scale=alt.Scale(domain=render.LEAK_STOPS, range=render.LEAK_COLOURS, interpolate="rgb"),
-            legend=alt.Legend(format=".0%", values=[0, 0.05, 0.25, 0.5, 1]),
-        )
-    return alt.Color(
-        "label:N",
-        title="label",
-        scale=alt.Scale(
-            domain=list(render.LABEL_COLOURS), range=list(render.LABEL_COLOURS.values())
-        ),
-    )
+    return GridLegend("label", "no label", swatches=tuple(render.LABEL_COLOURS.items()))
 
 
 def coloured(cells: pd.DataFrame, only_private: bool) -> pd.DataFrame:
@@ -138,15 +92,16 @@ def heatmap(
         )
         return None
     fills = coloured(cells, only_private)
-    clicked = heat_grid(fills, chosen, "heat", blank=render.NO_CELL_COLOUR)
-    st.html(legend_html(only_private))
-    layout = "frequency" if only_private else "label"
-    render.downloads(
-        lambda: render.with_rows(render.layout(heatmap_layout, layout), {"cells": fills}),
-        "leak_heatmap",
-        "heat_download",
-        table=functools.partial(heatmap_csv, cells, how),
+    clicked = heat_grid(
+        fills,
+        chosen,
+        "heat",
+        blank=render.NO_CELL_COLOUR,
+        download="leak_heatmap",
+        legend=grid_legend(only_private),
     )
+    st.html(legend_html(only_private))
+    render.csv_download(functools.partial(heatmap_csv, cells, how), "leak_heatmap", "heat_download")
     st.caption(heatmap_caption(cells))
     return clicked
 

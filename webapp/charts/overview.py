@@ -1,12 +1,12 @@
 """Overview's trade-off chart: violation against completeness with the Pareto front, drawn in the
-page (:mod:`webapp.charts.linechart`), and its downloads (an SVG/PNG of the same points and their CSV)."""
+page (:mod:`webapp.charts.linechart`), and its downloads: the SVG/PNG the chart's own buttons save
+from the chart as drawn, and the points' CSV."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -19,30 +19,6 @@ SOURCE_COLOURS = ["#d62728", "#7f7f7f"]
 FRONT = "Pareto front of this database's runs"
 X_TITLE = "Violation@n (%) — lower is better"
 Y_TITLE = "Completeness (%) — higher is better"
-
-
-def tradeoff_layout(data: pd.DataFrame, front_data: pd.DataFrame) -> dict[str, Any]:
-    """The trade-off chart as Vega-Lite, for its SVG and PNG downloads (on screen it is drawn in
-    the page, :mod:`webapp.charts.linechart`)."""
-    base = alt.Chart(data).encode(
-        x=alt.X("violation:Q", title=X_TITLE, scale=alt.Scale(domain=[0, 100])),
-        y=alt.Y("completeness:Q", title=Y_TITLE, scale=alt.Scale(domain=[0, 100])),
-        color=alt.Color(
-            "source:N",
-            title=None,
-            scale=alt.Scale(domain=SOURCES, range=SOURCE_COLOURS),
-            legend=alt.Legend(orient="bottom"),
-        ),
-    )
-    layers = base.mark_point(size=120, filled=True) + base.mark_text(
-        dx=9, align="left", fontSize=11
-    ).encode(text="name", color=alt.value("#333333"))
-    if len(front_data) > 1:
-        layers = layers + alt.Chart(front_data).mark_line(
-            strokeDash=[4, 3], color=SOURCE_COLOURS[0]
-        ).encode(x="violation:Q", y="completeness:Q")
-    spec: dict[str, Any] = render.unvalidated(layers.properties(height=380, width=600)).to_dict()
-    return spec
 
 
 def front_caption(runs: int, on_front: int) -> str:
@@ -98,14 +74,15 @@ def tradeoff_chart_data(data: pd.DataFrame, front_data: pd.DataFrame) -> dict[st
 def tradeoff(data: pd.DataFrame, front_data: pd.DataFrame, how: Mapping[str, str]) -> None:
     """Draw the trade-off chart, its downloads (the CSV with ``how`` the numbers were computed)
     and the caption that says what the dashed line is."""
-    linechart.line_chart(tradeoff_chart_data(data, front_data), key="tradeoff-chart")
-    render.downloads(
-        lambda: tradeoff_layout(data, front_data),
-        "tradeoff",
-        "tradeoff",
-        table=lambda: data.rename(
+    linechart.line_chart(
+        tradeoff_chart_data(data, front_data), key="tradeoff-chart", download="tradeoff"
+    )
+    render.csv_download(
+        lambda: data.rename(
             columns={"name": "run", "violation": "violation %", "completeness": "completeness %"}
         ).assign(**how),
+        "tradeoff",
+        "tradeoff",
     )
     drawn = int((data["source"] == THIS_DATABASE).sum())
     st.caption(front_caption(drawn, len(front_data)))

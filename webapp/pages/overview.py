@@ -1,10 +1,12 @@
 """Overview: one Table-1-style row per run, the published Table 1, the trade-off scatter with its
 Pareto front, the discard report, and official vs definition mode."""
 
+from dataclasses import replace
+
 import streamlit as st
 
 from cimem.analysis import overview_table
-from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions
+from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP
 from cimem.analysis.report import frame_to_csv, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import cache, render, sidebar
@@ -87,7 +89,7 @@ def tradeoff() -> None:
 tradeoff()
 
 st.subheader("Discard report and the two modes")
-other = MetricOptions(mode=overview_table.other_mode(ch.opts.mode), label_rule=ch.opts.label_rule)
+other = replace(ch.opts, mode=overview_table.other_mode(ch.opts.mode))
 discards = overview_table.discard_table(
     ov.metrics, [cache.metrics(ch.scope(r, other)) for r in ch.runs]
 )
