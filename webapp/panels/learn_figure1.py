@@ -5,6 +5,7 @@ the rows are cimem.analysis.learn.figure1's, the steps cimem.demo.teaching's."""
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -92,7 +93,7 @@ def flip_reveals(base: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
     return out
 
 
-def _violation_steps(case: WorkedCase, rows: list[dict], n: int) -> None:
+def _violation_steps(case: WorkedCase, rows: list[dict[str, Any]], n: int) -> None:
     """Violation@n worked out: each withheld attribute's maximum, then their mean."""
     st.markdown(f"**Violation@{n}: the maximum, then the mean over withheld attributes**")
     for a, tasks, top in case.per_attribute:
