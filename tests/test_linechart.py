@@ -163,3 +163,13 @@ def test_the_charts_script_has_its_save_buttons_first():
 
     assert linechart.JS.index("function saveButtons") < linechart.JS.index("export default")
     assert ".save button" in linechart.CSS and ".linechart" in linechart.CSS
+
+
+def test_legend_order_and_draw_order_follow_the_given_names_not_the_rows():
+    """Rows listed last-run-first still give the legend in ``colours`` order; the series are
+    drawn later dashes first, so the first dash (observed) ends on top, runs in colour order."""
+    backwards = rows().iloc[::-1].reset_index(drop=True)
+    d = chart_data(backwards, ENC, colours=COLOURS, dashes=DASHES, x_ticks=[1, 2], x_domain=(1, 2))
+    assert [c for c, _ in d["colours"]] == ["1: first", HOSTILE]
+    assert [(c, s) for c, s, _, _ in d["series"]] == [(0, 1), (0, 0), (1, 0)]
+    assert d == data()  # the same chart whatever order the rows come in

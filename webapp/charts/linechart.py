@@ -12,6 +12,7 @@ With a ``download`` name, two buttons under the chart save it as SVG or PNG, mad
 from the chart as drawn (with its legend), so the file is the chart on screen.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import pandas as pd
@@ -73,23 +74,8 @@ def chart_data(
     >>> data["series"], data["colours"]
     ([[0, 0, [[1, 2.5, None], [2, 5.0, None]], '']], [['a', '#111']])
     """
-    shown_colours = [c for c in colours if c in set(rows[enc.colour])]
-    shown_dashes = [d for d in dashes if d in set(rows[enc.dash])]
-    series: list[tuple[int, int, list, str]] = []
-    keys = [enc.colour, enc.dash] + ([enc.label] if enc.label else [])
-    for group, part in rows.groupby(keys, sort=False):
-        colour, dash = group[0], group[1]
-        label = str(group[2]) if enc.label else ""
-        part = part.sort_values(enc.x)
-        extra = part[enc.extra] if enc.extra else pd.Series([None] * len(part), index=part.index)
-        points = [
-            [_number(x), float(y), None if e is None or e != e else float(e)]
-            for x, y, e in zip(part[enc.x], part[enc.y], extra, strict=True)
-        ]
-        series.append(
-            (shown_colours.index(str(colour)), shown_dashes.index(str(dash)), points, label)
-        )
-    series.sort(key=lambda s: (-s[1], s[0]))  # the first dash (observed) drawn last, on top
+    shown_colours = _drawn(colours, rows[enc.colour])
+    shown_dashes = _drawn(dashes, rows[enc.dash])
     return {
         "x": {"title": enc.x_title, "tip": enc.x_tip, "ticks": x_ticks, "domain": list(x_domain)},
         "y": {"title": enc.y_title, "tip": enc.y_tip, "top": y_top},
@@ -99,16 +85,61 @@ def chart_data(
         "dashTitle": enc.dash_title,
         "colours": [[c, colours[c]] for c in shown_colours],
         "dashes": [[d, dashes[d]] for d in shown_dashes],
-        "series": [list(s) for s in series],
-        "marks": []
-        if marks is None or marks.empty
-        else [
-            [_number(m[enc.x]), float(m[enc.y]), str(m["label"]), str(m["align"])]
-            + [int(m["dx"]), int(m["dy"])]
-            for _, m in marks.iterrows()
-        ],
+        "series": _series(rows, enc, shown_colours, shown_dashes),
+        "marks": _marks(marks, enc),
         "height": height,
     }
+
+
+def _drawn(names: Iterable[str], column: pd.Series) -> list[str]:
+    """The names a legend shows: those of ``names`` (in their order, which fixes each one's
+    colour or dash from chart to chart) that some row draws."""
+    present = set(column)
+    return [name for name in names if name in present]
+
+
+def _series(
+    rows: pd.DataFrame, enc: Encoding, shown_colours: list[str], shown_dashes: list[str]
+) -> list[list]:
+    """One series per (colour, dash[, label]) as [colour place, dash place, points, label],
+    ordered so the first dash (the observed curve) is drawn last, on top."""
+    series: list[tuple[int, int, list, str]] = []
+    keys = [enc.colour, enc.dash] + ([enc.label] if enc.label else [])
+    for group, part in rows.groupby(keys, sort=False):
+        colour, dash = group[0], group[1]
+        label = str(group[2]) if enc.label else ""
+        series.append(
+            (
+                shown_colours.index(str(colour)),
+                shown_dashes.index(str(dash)),
+                _points(part, enc),
+                label,
+            )
+        )
+    series.sort(key=lambda s: (-s[1], s[0]))
+    return [list(s) for s in series]
+
+
+def _points(part: pd.DataFrame, enc: Encoding) -> list[list]:
+    """One series' points [x, y, extra or None] in x order (a missing extra is None, so the
+    tooltip leaves it out)."""
+    part = part.sort_values(enc.x)
+    extra = part[enc.extra] if enc.extra else pd.Series([None] * len(part), index=part.index)
+    return [
+        [_number(x), float(y), None if e is None or e != e else float(e)]
+        for x, y, e in zip(part[enc.x], part[enc.y], extra, strict=True)
+    ]
+
+
+def _marks(marks: pd.DataFrame | None, enc: Encoding) -> list[list]:
+    """The labelled diamonds (e.g. the paper's points) as [x, y, label, align, dx, dy]."""
+    if marks is None or marks.empty:
+        return []
+    return [
+        [_number(m[enc.x]), float(m[enc.y]), str(m["label"]), str(m["align"])]
+        + [int(m["dx"]), int(m["dy"])]
+        for _, m in marks.iterrows()
+    ]
 
 
 def _number(x: float) -> int | float:
