@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from cimem.errors import CimemError
 from cimem.ingest.validate import MAX_TRIALS
@@ -25,6 +26,7 @@ from cimem.ingest.validate import MAX_TRIALS
 if TYPE_CHECKING:
     from cimem.ingest.official import ProfileRecord
     from cimem.store import JudgeCoverage, Store
+    from cimem.store.columns import LeakPairs, TrialMasks
 
 HARD_FROM_FRACTIONS = -2
 
@@ -117,58 +119,20 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
     cfg = store.run_config(run_id)
     if judge_id is None:
         judge_id = store.find_default_judge(run_id)
-    judge = "none"
-    coverage = None
-    if judge_id is not None:
-        info = store.judge_info(judge_id)
-        if info.run_id != run_id:
-            raise CimemError(f"judge {judge_id} belongs to run {info.run_id}, not run {run_id}")
-        judge = f"{info.judge_id}: {info.name}" + (f" ({info.model})" if info.model else "")
-        coverage = next(c for c in store.judge_coverage(run_id) if c.judge_id == judge_id)
-        judge += f", {coverage.describe()}"
-    top = store.max_trial(run_id)
-    if top is not None and top >= MAX_TRIALS:
-        raise CimemError(f"run {run_id} has trial {top}; cimem's metrics handle trials 0..63")
+    judge, coverage = _judge_label(store, run_id, judge_id)
+    _check_trials_fit(store, run_id)
     profiles = store.profiles_of(run_id)
-    names = [p.name for p in profiles]
     pid_pos = {p.profile_id: i for i, p in enumerate(profiles)}
     contexts = store.contexts_of(run_id)
     ctx_pos = {(c.profile_id, c.ctx_idx): i for i, c in enumerate(contexts)}
     attrs = store.attributes_of(run_id)
-    attr_pos = {a.attr_id: i for i, a in enumerate(attrs)}
     pairs = store.leak_pairs(run_id, judge_id)
-    masks = store.trial_masks(run_id, judge_id)
-
-    def ctx_index(pids: np.ndarray, cidx: np.ndarray) -> np.ndarray:
-        return np.fromiter(
-            (ctx_pos[(int(p), int(c))] for p, c in zip(pids, cidx)), dtype=np.int32, count=len(pids)
-        )
-
-    n_ctx = len(contexts)
-    per_ctx = {
-        k: np.zeros(n_ctx, np.uint64)
-        for k in ("trials", "valid", "unparsed", "judge_error", "failed", "unjudged")
-    }
-    if len(masks["profile_id"]):
-        where = ctx_index(masks["profile_id"], masks["ctx_idx"])
-        for k in per_ctx:
-            per_ctx[k][where] = np.asarray(masks[k], dtype=np.uint64)
-    # contexts are stored per profile in order: map pairs with a dense key instead of a dict
-    ctx_base = np.zeros(max(pid_pos, default=-1) + 2, np.int64)
-    for (p, c), i in ctx_pos.items():
-        if c == 0:
-            ctx_base[p] = i
-    attr_ids = np.asarray(pairs["attr_id"], np.int64)
-    attr_dense = np.full(max(attr_pos, default=-1) + 1, -1, np.int64)
-    attr_dense[list(attr_pos)] = list(attr_pos.values())
-    pair_ctx = (
-        ctx_base[np.asarray(pairs["profile_id"], np.int64)] + np.asarray(pairs["ctx_idx"], np.int64)
-    ).astype(np.int32)
+    per_ctx = _stored_context_masks(store.trial_masks(run_id, judge_id), ctx_pos)
     return LeakCube(
         run=f"{run_id}: {cfg['name']}",
         judge=judge,
         n_trials=int(cfg["n_trials"] or 0),
-        profile_names=names,
+        profile_names=[p.name for p in profiles],
         ctx_profile=np.array([pid_pos[c.profile_id] for c in contexts], np.int32),
         ctx_recipient=[c.recipient for c in contexts],
         ctx_task=[c.task for c in contexts],
@@ -176,8 +140,8 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
         attr_key=[a.key for a in attrs],
         attr_domain=[a.domain for a in attrs],
         attr_event=[a.event for a in attrs],
-        pair_ctx=pair_ctx,
-        pair_attr=attr_dense[attr_ids].astype(np.int32),
+        pair_ctx=_stored_pair_contexts(pairs, pid_pos, ctx_pos),
+        pair_attr=_stored_pair_attributes(pairs, {a.attr_id: i for i, a in enumerate(attrs)}),
         pair_necessary=np.asarray(pairs["necessary"], np.float64),
         pair_private=np.asarray(pairs["private"], np.float64),
         pair_hard=np.asarray(pairs["hard"], np.int8),
@@ -203,6 +167,70 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
     )
 
 
+def _judge_label(
+    store: Store, run_id: int, judge_id: int | None
+) -> tuple[str, JudgeCoverage | None]:
+    """How the cube names its judge (id, name, model, share of the run judged) and that coverage;
+    refuses a judge of another run, whose verdicts would be matched to the wrong messages."""
+    if judge_id is None:
+        return "none", None
+    info = store.judge_info(judge_id)
+    if info.run_id != run_id:
+        raise CimemError(f"judge {judge_id} belongs to run {info.run_id}, not run {run_id}")
+    judge = f"{info.judge_id}: {info.name}" + (f" ({info.model})" if info.model else "")
+    coverage = next(c for c in store.judge_coverage(run_id) if c.judge_id == judge_id)
+    return judge + f", {coverage.describe()}", coverage
+
+
+def _check_trials_fit(store: Store, run_id: int) -> None:
+    """Refuse a run whose trial numbers do not fit the cube's 64-bit trial masks."""
+    top = store.max_trial(run_id)
+    if top is not None and top >= MAX_TRIALS:
+        raise CimemError(f"run {run_id} has trial {top}; cimem's metrics handle trials 0..63")
+
+
+def _stored_context_masks(
+    masks: TrialMasks, ctx_pos: dict[tuple[int, int], int]
+) -> dict[str, np.ndarray]:
+    """The store's per-(profile, context) trial masks as arrays over the cube's contexts; a
+    context without a row (no message at all) has every mask empty."""
+    per_ctx = {
+        k: np.zeros(len(ctx_pos), np.uint64)
+        for k in ("trials", "valid", "unparsed", "judge_error", "failed", "unjudged")
+    }
+    if len(masks["profile_id"]):
+        where = np.fromiter(
+            (ctx_pos[(int(p), int(c))] for p, c in zip(masks["profile_id"], masks["ctx_idx"])),
+            dtype=np.int32,
+            count=len(masks["profile_id"]),
+        )
+        for k in per_ctx:
+            per_ctx[k][where] = np.asarray(masks[k], dtype=np.uint64)
+    return per_ctx
+
+
+def _stored_pair_contexts(
+    pairs: LeakPairs, pid_pos: dict[int, int], ctx_pos: dict[tuple[int, int], int]
+) -> np.ndarray:
+    """The cube context of every labelled pair. Contexts are stored per profile in order, so a
+    pair's context is its profile's first context plus its index: a dense look-up, not a dict
+    one per pair (runs hold millions of pairs)."""
+    ctx_base = np.zeros(max(pid_pos, default=-1) + 2, np.int64)
+    for (p, c), i in ctx_pos.items():
+        if c == 0:
+            ctx_base[p] = i
+    return (
+        ctx_base[np.asarray(pairs["profile_id"], np.int64)] + np.asarray(pairs["ctx_idx"], np.int64)
+    ).astype(np.int32)
+
+
+def _stored_pair_attributes(pairs: LeakPairs, attr_pos: dict[int, int]) -> np.ndarray:
+    """The cube attribute of every labelled pair, through a dense attr_id -> position table."""
+    attr_dense = np.full(max(attr_pos, default=-1) + 1, -1, np.int64)
+    attr_dense[list(attr_pos)] = list(attr_pos.values())
+    return attr_dense[np.asarray(pairs["attr_id"], np.int64)].astype(np.int32)
+
+
 # --------------------------------------------------------------------------- from a file
 def cube_from_official(path: str | Path) -> LeakCube:
     """The cube of an official run-output file, read in one streaming pass (no database)."""
@@ -219,83 +247,111 @@ def _cube_from_official(path: Path) -> LeakCube:
     """The file goes through the importer's own reader (the one grammar and validation of the
     official format, parse failures inferred there), without evidence; records become arrays."""
     from cimem.ingest.official import read_official
-    from cimem.ingest.records import LABELS_COMBINED
 
-    src = str(path)
-    names: list[str] = []
-    ctx_profile: list[np.ndarray] = []
-    recipients: list[str] = []
-    tasks: list[str] = []
-    attr_profile: list[np.ndarray] = []
-    keys: list[str] = []
-    domains: list[str | None] = []
-    events: list[str | None] = []
-    pc: list[np.ndarray] = []
-    pa_: list[np.ndarray] = []
-    frac: list[np.ndarray] = []
-    mask: list[np.ndarray] = []
-    per_ctx: dict[str, list[np.ndarray]] = {k: [] for k in _FILE_MASKS}
-    max_trial = -1
-    a_base = c_base = 0
+    parts = _FileCubeParts()
     for rec in read_official(path, evidence=False):
-        p = len(names)
-        names.append(rec.name)
-        n_attr, n_ctx = len(rec.attributes), len(rec.contexts)
-        attr_profile.append(np.full(n_attr, p, np.int32))
-        keys += [a.key for a in rec.attributes]
-        domains += [a.domain for a in rec.attributes]
-        events += [a.event for a in rec.attributes]
-        ctx_profile.append(np.full(n_ctx, p, np.int32))
-        recipients += [c[0] for c in rec.contexts]
-        tasks += [c[1] for c in rec.contexts]
-        bits, masks, top = _trial_bits(rec, n_attr, n_ctx)
-        max_trial = max(max_trial, top)
-        for k in _FILE_MASKS:
-            per_ctx[k].append(masks[k])
-        pl = rec.persona_labels
-        if pl:
-            combined = np.array([q == LABELS_COMBINED for q in pl["persona"]], np.bool_)
-            ci, ai = pl["ctx_idx"][combined], pl["attr_idx"][combined]
-            pc.append(ci + c_base)
-            pa_.append(ai + a_base)
-            frac.append(pl["fractions"][combined, :2])
-            mask.append(bits[ci, ai])
-        a_base += n_attr
-        c_base += n_ctx
-    n_ctx_all = c_base
-    zeros = np.zeros(n_ctx_all, np.uint64)
-    fractions = np.concatenate(frac) if frac else np.zeros((0, 2))
-    pair_ctx = (np.concatenate(pc) if pc else np.zeros(0)).astype(np.int32)
-    ctx_masks = {k: np.concatenate(v) if v else np.zeros(0, np.uint64) for k, v in per_ctx.items()}
-    return LeakCube(
-        run=path.name,
-        judge="original verdicts (file)",
-        n_trials=max_trial + 1,
-        profile_names=names,
-        ctx_profile=np.concatenate(ctx_profile) if ctx_profile else np.zeros(0, np.int32),
-        ctx_recipient=recipients,
-        ctx_task=tasks,
-        attr_profile=np.concatenate(attr_profile),
-        attr_key=keys,
-        attr_domain=domains,
-        attr_event=events,
-        pair_ctx=pair_ctx,
-        pair_attr=(np.concatenate(pa_) if pa_ else np.zeros(0)).astype(np.int32),
-        pair_necessary=fractions[:, 0].copy(),
-        pair_private=fractions[:, 1].copy(),
-        pair_hard=np.full(len(pair_ctx), HARD_FROM_FRACTIONS, np.int8),
-        pair_mask=(np.concatenate(mask) if mask else np.zeros(0)).astype(np.uint64),
-        ctx_trials=ctx_masks["trials"],
-        ctx_valid=ctx_masks["valid"],
-        ctx_unparsed=ctx_masks["unparsed"],
-        ctx_judge_error=zeros,
-        ctx_failed=ctx_masks["failed"],
-        ctx_unjudged=ctx_masks["unjudged"],
-        info=CubeInfo(source=src),
-    )
+        parts.add(rec)
+    return parts.cube(path)
 
 
 _FILE_MASKS = ("trials", "valid", "unparsed", "failed", "unjudged")
+
+
+@dataclass
+class _FileCubeParts:
+    """A file's cube gathered profile by profile, so the file is read in one streaming pass:
+    per-profile arrays are kept in lists and joined once at the end."""
+
+    names: list[str] = field(default_factory=list)
+    ctx_profile: list[np.ndarray] = field(default_factory=list)
+    recipients: list[str] = field(default_factory=list)
+    tasks: list[str] = field(default_factory=list)
+    attr_profile: list[np.ndarray] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    domains: list[str | None] = field(default_factory=list)
+    events: list[str | None] = field(default_factory=list)
+    pair_ctx: list[np.ndarray] = field(default_factory=list)
+    pair_attr: list[np.ndarray] = field(default_factory=list)
+    fractions: list[np.ndarray] = field(default_factory=list)
+    pair_mask: list[np.ndarray] = field(default_factory=list)
+    per_ctx: dict[str, list[np.ndarray]] = field(
+        default_factory=lambda: {k: [] for k in _FILE_MASKS}
+    )
+    max_trial: int = -1
+    n_attr: int = 0  # attributes of the profiles added so far: the next profile's first one
+    n_ctx: int = 0  # likewise contexts
+
+    def add(self, rec: ProfileRecord) -> None:
+        """Append one profile: its attributes, contexts, trial masks and labelled pairs."""
+        p = len(self.names)
+        self.names.append(rec.name)
+        n_attr, n_ctx = len(rec.attributes), len(rec.contexts)
+        self.attr_profile.append(np.full(n_attr, p, np.int32))
+        self.keys += [a.key for a in rec.attributes]
+        self.domains += [a.domain for a in rec.attributes]
+        self.events += [a.event for a in rec.attributes]
+        self.ctx_profile.append(np.full(n_ctx, p, np.int32))
+        self.recipients += [c[0] for c in rec.contexts]
+        self.tasks += [c[1] for c in rec.contexts]
+        bits, masks, top = _trial_bits(rec, n_attr, n_ctx)
+        self.max_trial = max(self.max_trial, top)
+        for k in _FILE_MASKS:
+            self.per_ctx[k].append(masks[k])
+        self._add_pairs(rec, bits)
+        self.n_attr += n_attr
+        self.n_ctx += n_ctx
+
+    def _add_pairs(self, rec: ProfileRecord, bits: np.ndarray) -> None:
+        """The profile's pairs labelled by the combined persona (the metrics' labels), with their
+        fractions and revealed trials, numbered within the whole cube."""
+        from cimem.ingest.records import LABELS_COMBINED
+
+        pl = rec.persona_labels
+        if not pl:
+            return
+        combined = np.array([q == LABELS_COMBINED for q in pl["persona"]], np.bool_)
+        ci, ai = pl["ctx_idx"][combined], pl["attr_idx"][combined]
+        self.pair_ctx.append(ci + self.n_ctx)
+        self.pair_attr.append(ai + self.n_attr)
+        self.fractions.append(pl["fractions"][combined, :2])
+        self.pair_mask.append(bits[ci, ai])
+
+    def cube(self, path: Path) -> LeakCube:
+        """The gathered parts joined into the cube of the file at ``path``."""
+        fractions = np.concatenate(self.fractions) if self.fractions else np.zeros((0, 2))
+        pair_ctx = _joined(self.pair_ctx, np.int32)
+        ctx_masks = {k: _joined(v, np.uint64) for k, v in self.per_ctx.items()}
+        return LeakCube(
+            run=path.name,
+            judge="original verdicts (file)",
+            n_trials=self.max_trial + 1,
+            profile_names=self.names,
+            ctx_profile=_joined(self.ctx_profile, np.int32),
+            ctx_recipient=self.recipients,
+            ctx_task=self.tasks,
+            attr_profile=_joined(self.attr_profile, np.int32),
+            attr_key=self.keys,
+            attr_domain=self.domains,
+            attr_event=self.events,
+            pair_ctx=pair_ctx,
+            pair_attr=_joined(self.pair_attr, np.int32),
+            pair_necessary=fractions[:, 0].copy(),
+            pair_private=fractions[:, 1].copy(),
+            pair_hard=np.full(len(pair_ctx), HARD_FROM_FRACTIONS, np.int8),
+            pair_mask=_joined(self.pair_mask, np.uint64),
+            ctx_trials=ctx_masks["trials"],
+            ctx_valid=ctx_masks["valid"],
+            ctx_unparsed=ctx_masks["unparsed"],
+            ctx_judge_error=np.zeros(self.n_ctx, np.uint64),
+            ctx_failed=ctx_masks["failed"],
+            ctx_unjudged=ctx_masks["unjudged"],
+            info=CubeInfo(source=str(path)),
+        )
+
+
+def _joined(parts: list[np.ndarray], dtype: DTypeLike) -> np.ndarray:
+    """Per-profile arrays as one array of ``dtype`` (empty when no profile had any)."""
+    return (np.concatenate(parts) if parts else np.zeros(0)).astype(dtype)
 
 
 def _trial_bits(

@@ -185,10 +185,7 @@ def _add_trials(
     and evidence; failed generations are counted and left out."""
     key_of = {a.attr_id: a.key for a in attrs}
     all_keys = [a.key for a in attrs]
-    verdicts: dict[int, list[VerdictRow]] = defaultdict(list)
-    if judge_id is not None:
-        for v in store.verdicts_of(judge_id, run_id, pid):
-            verdicts[v.message_id].append(v)
+    verdicts = _verdicts_by_message(store, judge_id, run_id, pid)
     for m in store.messages_of(run_id, pid):
         if m.status != MessageStatus.OK:
             counts["skipped_failed"] += 1
@@ -196,30 +193,14 @@ def _add_trials(
         to_share, not_share = orjson.loads(m.shared_json) if m.shared_json else (all_keys, [])
         a = len(to_share) if m.num_to_share is None else m.num_to_share
         b = len(not_share) if m.num_not_to_share is None else m.num_not_to_share
-        solution: dict[str, Any] = {"response_solution": m.text}
-        judgment = judgments.get(m.message_id)
-        status = judgment.status if judgment is not None else None
-        if status == JudgmentStatus.PARSE_FAILURE:
-            # as the official script writes an unparsable judge reply: nothing revealed; the
-            # reply itself is kept under a key no attribute has, which the reader recognises
-            assert judgment is not None
-            solution["revealed_attributes"] = dict.fromkeys(all_keys, 0)
-            solution["revealed_attributes_explanation"] = (
-                {RAW_REPLY_KEY: judgment.raw} if judgment.raw else {}
-            )
-            counts["parse_failures"] += 1
-            counts["verdicts"] += len(all_keys)
-        elif status == JudgmentStatus.ERROR:
-            counts["judge_errors_unjudged"] += 1  # no verdict: written as a message not judged
-        elif m.message_id in verdicts or judgment is not None:
-            rows = verdicts.get(m.message_id, [])
-            solution["revealed_attributes"] = {key_of[v.attr_id]: int(v.revealed) for v in rows}
-            explanation = {key_of[v.attr_id]: v.evidence for v in rows if v.evidence is not None}
-            explanation.update(_unmatched_evidence(judgment.raw if judgment else None))
-            if not explanation and not any(v.revealed for v in rows):
-                explanation = {NOTHING_REVEALED_KEY: ""}  # else it reads back as a parse failure
-            solution["revealed_attributes_explanation"] = explanation
-            counts["verdicts"] += len(rows)
+        solution = _model_solution(
+            m.text,
+            judgments.get(m.message_id),
+            verdicts.get(m.message_id),
+            key_of,
+            all_keys,
+            counts,
+        )
         key = f"combination_num_to_share={a}_num_not_to_share={b}_trial={m.trial}"
         ctx_objs[m.ctx_idx][key] = {
             "prompt": m.prompt,
@@ -232,3 +213,51 @@ def _add_trials(
             "model_solution": solution,
         }
         counts["messages"] += 1
+
+
+def _verdicts_by_message(
+    store: Store, judge_id: int | None, run_id: int, pid: int
+) -> dict[int, list[VerdictRow]]:
+    """The judge's verdicts on a profile's messages, by message (none without a judge)."""
+    verdicts: dict[int, list[VerdictRow]] = defaultdict(list)
+    if judge_id is not None:
+        for v in store.verdicts_of(judge_id, run_id, pid):
+            verdicts[v.message_id].append(v)
+    return verdicts
+
+
+def _model_solution(
+    text: str | None,
+    judgment: Judgment | None,
+    rows: list[VerdictRow] | None,
+    key_of: dict[int, str],
+    all_keys: list[str],
+    counts: dict[str, int],
+) -> dict[str, Any]:
+    """A trial's ``model_solution``: the message and the judge's verdicts with their evidence,
+    written the way the official script writes each outcome; counts what it wrote. ``rows`` is
+    None when the judge left no verdict on the message."""
+    solution: dict[str, Any] = {"response_solution": text}
+    status = judgment.status if judgment is not None else None
+    if status == JudgmentStatus.PARSE_FAILURE:
+        # as the official script writes an unparsable judge reply: nothing revealed; the
+        # reply itself is kept under a key no attribute has, which the reader recognises
+        assert judgment is not None
+        solution["revealed_attributes"] = dict.fromkeys(all_keys, 0)
+        solution["revealed_attributes_explanation"] = (
+            {RAW_REPLY_KEY: judgment.raw} if judgment.raw else {}
+        )
+        counts["parse_failures"] += 1
+        counts["verdicts"] += len(all_keys)
+    elif status == JudgmentStatus.ERROR:
+        counts["judge_errors_unjudged"] += 1  # no verdict: written as a message not judged
+    elif rows is not None or judgment is not None:
+        rows = rows or []
+        solution["revealed_attributes"] = {key_of[v.attr_id]: int(v.revealed) for v in rows}
+        explanation = {key_of[v.attr_id]: v.evidence for v in rows if v.evidence is not None}
+        explanation.update(_unmatched_evidence(judgment.raw if judgment else None))
+        if not explanation and not any(v.revealed for v in rows):
+            explanation = {NOTHING_REVEALED_KEY: ""}  # else it reads back as a parse failure
+        solution["revealed_attributes_explanation"] = explanation
+        counts["verdicts"] += len(rows)
+    return solution

@@ -27,6 +27,8 @@ from cimem.ingest.validate import MAX_TRIALS, PERSISTBENCH, Checker
 def read_persistbench(
     path: Path, progress: Progress | None = None, model: str | None = None
 ) -> tuple[RunMeta, Iterator[ProfileRecord]]:
+    """The run of one model's results in a PersistBench file (``model`` chooses it when the file
+    holds several) and its profiles, which are read as the iterator is consumed."""
     src = str(path)
     doc = load_json_document(path, "a PersistBench JSON document (UTF-8)")
     top = Checker(PERSISTBENCH, src, "the document")
@@ -34,45 +36,10 @@ def read_persistbench(
     metadata = top.get(doc, "metadata", "metadata") or {}
     entries = top.get(doc, "entries", "entries")
     items = list(entries.items()) if isinstance(entries, dict) else list(enumerate(entries))
-    listed = top.get(metadata, "models", "metadata.models") or []
-    models = [
-        top.get(
-            top.value("metadata.models[]", m, f"metadata.models[{i}]"),
-            "name",
-            "metadata.models[].name",
-            f"metadata.models[{i}].name",
-        )
-        for i, m in enumerate(listed)
-    ]
-    if not models:
-        models = sorted(
-            {m for _, e in items if isinstance(e, dict) for m in _dict(e.get("results"))}
-        )
-    if model is None:
-        if len(models) != 1:
-            raise CimemError(
-                f"{src}: holds results of {len(models)} models ({', '.join(models) or 'none'});"
-                " choose one with --model"
-            )
-        model = models[0]
-    elif model not in models:
-        raise CimemError(f"{src}: no results for model {model!r}; it has {', '.join(models)}")
+    model = _chosen_model(src, _models_of(top, metadata, items), model)
     judge_model = top.get(metadata, "judge_model", "metadata.judge_model")
     prompt_template = top.get(metadata, "prompt_template", "metadata.prompt_template")
-    config = {
-        k: metadata.get(k)
-        for k in ("benchmark_name", "timestamp", "prompt_template")
-        if type(metadata.get(k)) in (str, int, float)
-    }
-    cfg = top.get(doc, "config", "config") or {}
-    config.update(
-        {
-            k: cfg[k]
-            for k in ("method", "memory_mode", "cim_judge_variant")
-            if type(cfg.get(k)) in (str, int, float)
-        }
-    )
-    method = cfg.get("method")
+    config, method = _run_config(top, doc, metadata)
     meta = RunMeta(
         name=path.stem,
         kind="results",
@@ -87,6 +54,58 @@ def read_persistbench(
         config=config,
     )
     return meta, _records(src, items, model, progress)
+
+
+def _models_of(top: Checker, metadata: dict, items: list) -> list[str]:
+    """The models the file has results of: ``metadata.models`` when it lists them, else every
+    model named in an entry's results."""
+    listed = top.get(metadata, "models", "metadata.models") or []
+    models = [
+        top.get(
+            top.value("metadata.models[]", m, f"metadata.models[{i}]"),
+            "name",
+            "metadata.models[].name",
+            f"metadata.models[{i}].name",
+        )
+        for i, m in enumerate(listed)
+    ]
+    if models:
+        return models
+    return sorted({m for _, e in items if isinstance(e, dict) for m in _dict(e.get("results"))})
+
+
+def _chosen_model(src: str, models: list[str], model: str | None) -> str:
+    """The model whose results are imported: the one asked for, which the file must have, or
+    the file's only model (a file of several needs the choice, or runs would mix)."""
+    if model is None:
+        if len(models) != 1:
+            raise CimemError(
+                f"{src}: holds results of {len(models)} models ({', '.join(models) or 'none'});"
+                " choose one with --model"
+            )
+        return models[0]
+    if model not in models:
+        raise CimemError(f"{src}: no results for model {model!r}; it has {', '.join(models)}")
+    return model
+
+
+def _run_config(top: Checker, doc: dict, metadata: dict) -> tuple[dict[str, Any], Any]:
+    """The run's recorded configuration (the scalar settings of ``metadata`` and ``config``) and
+    the generation method, which names the memory format."""
+    config = {
+        k: metadata.get(k)
+        for k in ("benchmark_name", "timestamp", "prompt_template")
+        if type(metadata.get(k)) in (str, int, float)
+    }
+    cfg = top.get(doc, "config", "config") or {}
+    config.update(
+        {
+            k: cfg[k]
+            for k in ("method", "memory_mode", "cim_judge_variant")
+            if type(cfg.get(k)) in (str, int, float)
+        }
+    )
+    return config, cfg.get("method")
 
 
 def _dict(value: Any) -> dict:
@@ -184,18 +203,12 @@ class _Profile:
     def _generation(
         self, check: Checker, field: str, c: int, g_i: int, g: Any, prompt: str | None
     ) -> None:
+        """One generation of context ``c``: its message (a failure when it has an error or no
+        text) and, for a message, the judge's verdicts."""
         rule = "entries[].results.*.generations[]"
         check.value(rule, g, field)
         m = len(self.msg["ctx_idx"])
-        index = check.get(
-            g, "generation_index", f"{rule}.generation_index", f"{field}.generation_index"
-        )
-        trial = g_i if index is None else index
-        if not 0 <= trial < MAX_TRIALS:
-            check.fail(f"{field}.generation_index", "a generation index between 0 and 63", trial)
-        if (c, trial) in self.trials:
-            check.fail(f"{field}.generation_index", "one generation per index", trial)
-        self.trials.add((c, trial))
+        trial = self._trial(check, rule, field, c, g_i, g)
         text = check.get(
             g, "memory_response", f"{rule}.memory_response", f"{field}.memory_response"
         )
@@ -214,11 +227,27 @@ class _Profile:
         ):
             self.msg[k].append(v)
         judge = check.get(g, "judge", f"{rule}.judge", f"{field}.judge")
-        if failed or judge is None:
-            return
-        per = check.get(
-            judge, "per_attribute", f"{rule}.judge.per_attribute", f"{field}.judge.per_attribute"
+        if not failed and judge is not None:
+            self._judgment(check, f"{rule}.judge", f"{field}.judge", m, judge)
+
+    def _trial(self, check: Checker, rule: str, field: str, c: int, g_i: int, g: dict) -> int:
+        """The generation's trial: its ``generation_index`` (else its position), which must fit
+        the trial masks and be the only one of its context with that index."""
+        index = check.get(
+            g, "generation_index", f"{rule}.generation_index", f"{field}.generation_index"
         )
+        trial = g_i if index is None else index
+        if not 0 <= trial < MAX_TRIALS:
+            check.fail(f"{field}.generation_index", "a generation index between 0 and 63", trial)
+        if (c, trial) in self.trials:
+            check.fail(f"{field}.generation_index", "one generation per index", trial)
+        self.trials.add((c, trial))
+        return trial
+
+    def _judgment(self, check: Checker, rule: str, field: str, m: int, judge: dict) -> None:
+        """The judge's reply on message ``m``: a verdict per attribute it names. No
+        ``per_attribute`` list is a parse failure kept with the raw reply."""
+        per = check.get(judge, "per_attribute", f"{rule}.per_attribute", f"{field}.per_attribute")
         if per is None:
             self.jud["msg_idx"].append(m)
             self.jud["status"].append("parse_failure")
@@ -226,17 +255,17 @@ class _Profile:
             return
         unmatched: list[str] = []
         for j, item in enumerate(per):
-            ifield = f"{field}.judge.per_attribute[{j}]"
-            check.value(f"{rule}.judge.per_attribute[]", item, ifield)
+            ifield = f"{field}.per_attribute[{j}]"
+            check.value(f"{rule}.per_attribute[]", item, ifield)
             key = self._attribute_key(item.get("id"))
             if key is None:
                 unmatched.append(str(item.get("id"))[:200])
                 continue
             revealed = check.get(
-                item, "revealed", f"{rule}.judge.per_attribute[].revealed", f"{ifield}.revealed"
+                item, "revealed", f"{rule}.per_attribute[].revealed", f"{ifield}.revealed"
             )
             evidence = check.get(
-                item, "evidence", f"{rule}.judge.per_attribute[].evidence", f"{ifield}.evidence"
+                item, "evidence", f"{rule}.per_attribute[].evidence", f"{ifield}.evidence"
             )
             self.ver["msg_idx"].append(m)
             self.ver["attr_idx"].append(self.index[key])

@@ -158,30 +158,51 @@ def rejudge(
         }
     }
     with store.transaction():
-        if audit:
-            judge_id = store.get_or_create_audit_judge(
-                run_id=run_id,
-                name=judge.name,
-                kind=judge.kind,
-                model=judge.model,
-                prompt_hash=judge.prompt_hash(),
-            )
-            store.forget_judgments(judge_id, [m.message_id for m in rows])
-        else:
-            judge_id = store.create_judge(
-                run_id=run_id,
-                name=judge.name,
-                kind=judge.kind,
-                model=judge.model,
-                prompt_hash=judge.prompt_hash(),
-                config=orjson.dumps(cfg).decode(),
-            )
+        judge_id = _judge_to_write(store, run_id, judge, rows, cfg, audit)
         n_verdicts = store_outcomes(store, judge_id, rows, specs, outcomes)
+    return _rejudge_result(judge_id, len(rows), n_verdicts, outcomes, start)
+
+
+def _judge_to_write(
+    store: Store,
+    run_id: int,
+    judge: Judge,
+    rows: list[MessageToJudge],
+    cfg: dict[str, Any],
+    audit: bool,
+) -> int:
+    """The judge the outcomes go to: a new one recording ``cfg``, or with ``audit`` the run's
+    audit judge of this model and prompt, whose earlier judgments of these messages are dropped
+    so each message keeps its latest judgment."""
+    if not audit:
+        return store.create_judge(
+            run_id=run_id,
+            name=judge.name,
+            kind=judge.kind,
+            model=judge.model,
+            prompt_hash=judge.prompt_hash(),
+            config=orjson.dumps(cfg).decode(),
+        )
+    judge_id = store.get_or_create_audit_judge(
+        run_id=run_id,
+        name=judge.name,
+        kind=judge.kind,
+        model=judge.model,
+        prompt_hash=judge.prompt_hash(),
+    )
+    store.forget_judgments(judge_id, [m.message_id for m in rows])
+    return judge_id
+
+
+def _rejudge_result(
+    judge_id: int, messages: int, verdicts: int, outcomes: list[JudgeOutcome], start: float
+) -> RejudgeResult:
+    """The counts of a re-judge that began at ``start`` (a ``time.perf_counter()`` reading)."""
     statuses = [o.status for o in outcomes]
     return RejudgeResult(
         judge_id=judge_id,
-        messages=len(rows),
-        verdicts=n_verdicts,
+        messages=messages,
+        verdicts=verdicts,
         parse_failures=statuses.count(JudgmentStatus.PARSE_FAILURE),
         errors=statuses.count(JudgmentStatus.ERROR),
         cached=sum(o.cached for o in outcomes),

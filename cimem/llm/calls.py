@@ -37,6 +37,14 @@ class CallProgress:
         """Calls sent to the endpoint (done, not from the cache)."""
         return self.done - self.cached
 
+    def count(self, res: ChatResult) -> None:
+        """Count one call made: answered or failed after its retries, and its tokens."""
+        self.failed += not res.ok
+        self.done += 1
+        self.retries += max(0, res.attempts - 1)
+        self.prompt_tokens += res.prompt_tokens
+        self.completion_tokens += res.completion_tokens
+
     def cost(self, price_in: float, price_out: float) -> float:
         """USD of the calls made, at prices per million prompt and completion tokens."""
         return (self.prompt_tokens * price_in + self.completion_tokens * price_out) / 1e6
@@ -94,15 +102,10 @@ async def _call_all(
     api_key: str | None,
     on_progress: Callable[[CallProgress], None] | None,
 ) -> CallBatch:
+    """The cache's answers, then the other requests sent concurrently (at most
+    ``options.concurrency`` at once, paced to ``options.rpm``), each kept the moment it returns."""
     prog = CallProgress(total=len(requests))
-    results: list[ChatResult | None] = [None] * len(requests)
-    if cache is not None:
-        found = cache.get(list(keys))
-        for i, k in enumerate(keys):
-            if k in found:
-                results[i] = from_cache(found[k])
-                prog.cached += 1
-        prog.done = prog.cached
+    results = _cached_results(keys, cache, prog)
     if on_progress:
         on_progress(prog)
     missing = [i for i, r in enumerate(results) if r is None]
@@ -121,22 +124,9 @@ async def _call_all(
                     temperature=options.temperature,
                     max_tokens=options.max_tokens,
                 )
-            text = res.text if res.ok else None
-            if text is not None and cache is not None:  # on disk before anything depends on it
-                cache.put(
-                    keys[i],
-                    settings.model,
-                    options.purpose,
-                    text,
-                    res.reasoning,
-                    res.prompt_tokens,
-                    res.completion_tokens,
-                )
-            prog.failed += not res.ok
-            prog.done += 1
-            prog.retries += max(0, res.attempts - 1)
-            prog.prompt_tokens += res.prompt_tokens
-            prog.completion_tokens += res.completion_tokens
+            if cache is not None:  # on disk before anything depends on it
+                _cache_answer(cache, keys[i], settings, options, res)
+            prog.count(res)
             results[i] = res
             if on_progress:
                 on_progress(prog)
@@ -146,6 +136,39 @@ async def _call_all(
         finally:
             await client.close()
     return CallBatch([r for r in results if r is not None], prog)
+
+
+def _cached_results(
+    keys: Sequence[str], cache: CallCache | None, prog: CallProgress
+) -> list[ChatResult | None]:
+    """Per request its answer from the cache, or None when it must be called; counted in
+    ``prog`` as done."""
+    results: list[ChatResult | None] = [None] * len(keys)
+    if cache is not None:
+        found = cache.get(list(keys))
+        for i, k in enumerate(keys):
+            if k in found:
+                results[i] = from_cache(found[k])
+                prog.cached += 1
+        prog.done = prog.cached
+    return results
+
+
+def _cache_answer(
+    cache: CallCache, key: str, settings: ClientSettings, options: CallOptions, res: ChatResult
+) -> None:
+    """Record a call that answered; a failed one is never cached, so the next pass retries it."""
+    text = res.text if res.ok else None
+    if text is not None:
+        cache.put(
+            key,
+            settings.model,
+            options.purpose,
+            text,
+            res.reasoning,
+            res.prompt_tokens,
+            res.completion_tokens,
+        )
 
 
 class _Pacer:
