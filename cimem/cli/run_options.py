@@ -56,7 +56,7 @@ def new_settings(
     calls, prices). `trials` is the number of samples per task, given by the option named
     `trials_flag` (`--trials` or `--samples`); `only` holds the fields one command alone sets.
     Raises CimemError naming the bad option."""
-    from cimem.generate.runner import RunSettings
+    from cimem.generate.runner_settings import RunSettings
 
     if not args.model:
         raise CimemError(

@@ -23,7 +23,8 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from cimem.generate.runner import RunSettings, new_run_from_profiles, settings_of
+from cimem.generate.runner import new_run_from_profiles, settings_of
+from cimem.generate.runner_settings import RunSettings
 from cimem.ingest.records import LABELS_COMBINED
 from cimem.judges.replies import load_json
 from cimem.llm.calls import CallProgress
