@@ -87,6 +87,7 @@ def describe(summary: Any, kept: bool = True) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Exit 1 while failures remain (so scripts notice), 130 on Ctrl-C (the run stays)."""
     import cimem.generate.runner as runner
     from cimem.store import Store
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 
 def cmd_label(args: argparse.Namespace) -> int:
+    """Exit 1 while failed calls remain (a resume makes them again), 130 on Ctrl-C."""
     from cimem.store import Store
 
     if (args.resume is None) == (args.profiles is None):
