@@ -125,6 +125,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def add_data_commands(sub: argparse._SubParsersAction) -> None:
+    """Register the commands over the database's runs, in the order `--help` lists them."""
+    _add_ingest_command(sub)
+    _add_runs_command(sub)
+    _add_export_command(sub)
+    _add_demo_command(sub)
+
+
+def _add_ingest_command(sub: argparse._SubParsersAction) -> None:
+    """`ingest`: files in, runs out (one transaction per file)."""
     p = sub.add_parser(
         "ingest",
         help="import result, profile or label files as runs",
@@ -148,6 +157,9 @@ def add_data_commands(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(func=cmd_ingest)
 
+
+def _add_runs_command(sub: argparse._SubParsersAction) -> None:
+    """`runs`: the list of runs in a database."""
     p = sub.add_parser(
         "runs",
         help="list the runs in a database",
@@ -158,6 +170,9 @@ def add_data_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_runs)
 
+
+def _add_export_command(sub: argparse._SubParsersAction) -> None:
+    """`export`: a run back in the official format."""
     p = sub.add_parser(
         "export",
         help="write a run in the official run-output format",
@@ -176,6 +191,9 @@ def add_data_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output file (written atomically)")
     p.set_defaults(func=cmd_export)
 
+
+def _add_demo_command(sub: argparse._SubParsersAction) -> None:
+    """`demo`: the simulated demo bundle and its database."""
     p = sub.add_parser(
         "demo",
         help="build the embedded demo bundle or a demo database",

@@ -23,7 +23,8 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from cimem.generate.runner import RunSettings, new_run_from_profiles, settings_of
+from cimem.generate.runner import new_run_from_profiles, settings_of
+from cimem.generate.runner_settings import RunSettings
 from cimem.ingest.records import LABELS_COMBINED
 from cimem.judges.replies import load_json
 from cimem.llm.calls import CallProgress
@@ -116,9 +117,52 @@ def label_run(
     answers. Safe to call again: answered calls come from the cache."""
     start = time.perf_counter()
     s = settings_of(store, run_id)
-    attrs: dict[int, list[tuple[int, str]]] = collections.defaultdict(list)
+    plan = _plan(store, run_id, s)
+    if dry_run:
+        return _estimate(store, s, run_id, plan)
+    batch = s.call(store, "label", plan.requests, plan.keys, api_key, on_progress)
+    prog = batch.progress
+    summary = LabelSummary(
+        run_id,
+        len(plan.pairs),
+        prog.made,
+        prog.cached,
+        prog.failed,
+        0,
+        0,
+        0,
+        0,
+        prompt_tokens=prog.prompt_tokens,
+        completion_tokens=prog.completion_tokens,
+        cost=s.cost(prog),
+    )
+    tables = _fractions(plan.slots, batch.results, plan.statements, summary)
+    _store_labels(store, run_id, tables, summary)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+_Slot = tuple[int, int, str, int]  # (profile, context, persona, sample)
+_Row = tuple[int, int, int, str, float, float, float]  # a persona_labels row without its run
+
+
+@dataclass
+class _Plan:
+    """The calls of one labelling pass: one per (profile, context, persona, sample), in order."""
+
+    statements: dict[int, list[tuple[int, str]]]  # per profile: (attr_id, memory statement)
+    pairs: list[tuple[int, int, str, str]]  # (profile, context, recipient, task)
+    slots: list[_Slot]
+    requests: list[list[dict[str, str]]]
+    keys: list[str]
+
+
+def _plan(store: Store, run_id: int, s: RunSettings) -> _Plan:
+    """Every selected (profile, context) put to every persona ``s.trials`` times; the cache key
+    of each call holds its sample index, so samples are separate calls."""
+    statements: dict[int, list[tuple[int, str]]] = collections.defaultdict(list)
     for a in store.attributes_of(run_id):
-        attrs[a.profile_id].append((a.attr_id, a.memory_statement or a.key))
+        statements[a.profile_id].append((a.attr_id, a.memory_statement or a.key))
     pairs = [
         (c.profile_id, c.ctx_idx, c.recipient, c.task)
         for c in store.contexts_of(run_id)
@@ -136,50 +180,45 @@ def label_run(
             {
                 "role": "user",
                 "content": label_prompt(
-                    persona, *ctx_text[(pid, ctx)], [st for _, st in attrs[pid]]
+                    persona, *ctx_text[(pid, ctx)], [st for _, st in statements[pid]]
                 ),
             }
         ]
         for pid, ctx, persona, _k in slots
     ]
     keys = [cache_key(s.model, r, s.params(k)) for r, (_p, _c, _per, k) in zip(requests, slots)]
-    if dry_run:
-        cached = store.cache_get(keys)
-        new = [r for r, k in zip(requests, keys) if k not in cached]
-        p_in = sum(len(r[0]["content"]) for r in new) // 4
-        p_out = (s.max_tokens or 500) * len(new)
-        return LabelSummary(
-            run_id,
-            len(pairs),
-            len(new),
-            len(requests) - len(new),
-            0,
-            0,
-            0,
-            0,
-            0,
-            prompt_tokens=p_in,
-            completion_tokens=p_out,
-            cost=(p_in * s.price_in + p_out * s.price_out) / 1e6,
-            estimated=True,
-        )
-    batch = s.call(store, "label", requests, keys, api_key, on_progress)
-    results, prog = batch.results, batch.progress
-    summary = LabelSummary(
+    return _Plan(statements, pairs, slots, requests, keys)
+
+
+def _estimate(store: Store, s: RunSettings, run_id: int, plan: _Plan) -> LabelSummary:
+    """What a pass would send: the calls not in the cache, about 4 characters per prompt token
+    and each reply max-tokens long."""
+    cached = store.cache_get(plan.keys)
+    new = [r for r, k in zip(plan.requests, plan.keys) if k not in cached]
+    p_in = sum(len(r[0]["content"]) for r in new) // 4
+    p_out = (s.max_tokens or 500) * len(new)
+    return LabelSummary(
         run_id,
-        len(pairs),
-        prog.made,
-        prog.cached,
-        prog.failed,
+        len(plan.pairs),
+        len(new),
+        len(plan.requests) - len(new),
         0,
         0,
         0,
         0,
-        prompt_tokens=prog.prompt_tokens,
-        completion_tokens=prog.completion_tokens,
-        cost=s.cost(prog),
+        0,
+        prompt_tokens=p_in,
+        completion_tokens=p_out,
+        cost=(p_in * s.price_in + p_out * s.price_out) / 1e6,
+        estimated=True,
     )
-    tables = _fractions(slots, results, attrs, summary)
+
+
+def _store_labels(
+    store: Store, run_id: int, tables: dict[str, pa.Array], summary: LabelSummary
+) -> None:
+    """Replace the run's labels with this pass's, and keep the pass's shortfalls in its config,
+    in one transaction."""
     with store.transaction():
         store.delete_persona_labels(run_id)
         store.append(
@@ -198,91 +237,148 @@ def label_run(
                 }
             },
         )
-    summary.seconds = time.perf_counter() - start
-    return summary
+
+
+@dataclass
+class _Tally:
+    """One (profile, context, persona): its parsed samples, and per memory how many of them put
+    it in the needed list and how many in the not-shared list."""
+
+    parsed: int = 0
+    needed: collections.Counter[int] = field(default_factory=collections.Counter)
+    withheld: collections.Counter[int] = field(default_factory=collections.Counter)
+
+
+ANSWER_LISTS = ("needed", "not_shared")
 
 
 def _fractions(
-    slots: list[tuple[int, int, str, int]],
+    slots: list[_Slot],
     results: list[ChatResult],
-    attrs: dict[int, list[tuple[int, str]]],
+    statements: dict[int, list[tuple[int, str]]],
     summary: LabelSummary,
 ) -> dict[str, pa.Array]:
     """Per (pair, persona) fractions over parsed samples; the combined view when every persona
     has at least one parsed sample."""
-    lookup = {
-        pid: {normalize(st).rstrip("."): aid for aid, st in lst} for pid, lst in attrs.items()
-    }
-    counts: dict[tuple[int, int, str], list] = {}
+    lookup = {pid: {_memory_key(st): aid for aid, st in lst} for pid, lst in statements.items()}
+    tallies = _tally_samples(slots, results, lookup, summary)
+    return _label_columns(_fraction_rows(tallies, statements, summary))
+
+
+def _memory_key(text: str) -> str:
+    """A memory as the model may copy it: normalized, without a final full stop."""
+    return normalize(text).rstrip(".")
+
+
+def _tally_samples(
+    slots: list[_Slot],
+    results: list[ChatResult],
+    lookup: dict[int, dict[str, int]],
+    summary: LabelSummary,
+) -> dict[tuple[int, int, str], _Tally]:
+    """Count each answer into its (profile, context, persona). Failed calls count as no sample;
+    replies without the two lists are counted as unparsed."""
+    tallies: dict[tuple[int, int, str], _Tally] = {}
     for (pid, ctx, persona, _k), res in zip(slots, results):
-        cell = counts.setdefault(
-            (pid, ctx, persona), [0, collections.Counter(), collections.Counter()]
-        )
+        tally = tallies.setdefault((pid, ctx, persona), _Tally())
         if not res.ok:
             continue
-        obj = load_json(res.text)
-        if not isinstance(obj, dict) or not all(
-            isinstance(obj.get(f, []), list) for f in ("needed", "not_shared")
-        ):
+        answer = _answer(res.text)
+        if answer is None:
             summary.unparsed += 1
             continue
-        cell[0] += 1
-        chosen: dict[int, set[str]] = {}
-        for field_name in ("needed", "not_shared"):
-            for item in obj.get(field_name, []):
-                aid = lookup[pid].get(normalize(str(item)).rstrip("."))
-                if aid is None:
-                    summary.unmatched += 1
-                    if len(summary.examples) < 5:
-                        summary.examples.append(str(item)[:200])
-                    continue
-                chosen.setdefault(aid, set()).add(field_name)
-        for aid, fields in chosen.items():
-            if len(fields) == 2:
+        tally.parsed += 1
+        for aid, lists in _match_memories(answer, lookup[pid], summary).items():
+            if len(lists) == 2:
                 summary.conflicts += 1
-            elif "needed" in fields:
-                cell[1][aid] += 1
+            elif "needed" in lists:
+                tally.needed[aid] += 1
             else:
-                cell[2][aid] += 1
-    cols: dict[str, list] = {
-        c: []
-        for c in (
-            "profile_id",
-            "ctx_idx",
-            "attr_id",
-            "persona",
-            "necessary",
-            "private",
-            "unlabeled",
-        )
-    }
+                tally.withheld[aid] += 1
+    return tallies
 
-    def add(pid: int, ctx: int, aid: int, persona: str, nec: float, priv: float) -> None:
-        for c, v in zip(cols, (pid, ctx, aid, persona, nec, priv, round(1.0 - nec - priv, 12))):
-            cols[c].append(v)
 
-    for pid, ctx in sorted({(p, c) for p, c, _per in counts}):
-        per = {persona: counts[(pid, ctx, persona)] for persona in PERSONAS}
-        complete = all(cell[0] > 0 for cell in per.values())
+def _answer(text: str | None) -> dict | None:
+    """The reply's JSON object when both lists in it (if present) are lists; else None."""
+    obj = load_json(text)
+    if not isinstance(obj, dict) or not all(isinstance(obj.get(f, []), list) for f in ANSWER_LISTS):
+        return None
+    return obj
+
+
+def _match_memories(
+    answer: dict, lookup: dict[str, int], summary: LabelSummary
+) -> dict[int, set[str]]:
+    """{attr_id: the lists it is in}; returned memories that match none of the profile's are
+    counted, and the first few kept as examples, never guessed."""
+    chosen: dict[int, set[str]] = {}
+    for list_name in ANSWER_LISTS:
+        for item in answer.get(list_name, []):
+            aid = lookup.get(_memory_key(str(item)))
+            if aid is None:
+                summary.unmatched += 1
+                if len(summary.examples) < 5:
+                    summary.examples.append(str(item)[:200])
+                continue
+            chosen.setdefault(aid, set()).add(list_name)
+    return chosen
+
+
+def _fraction_rows(
+    tallies: dict[tuple[int, int, str], _Tally],
+    statements: dict[int, list[tuple[int, str]]],
+    summary: LabelSummary,
+) -> list[_Row]:
+    """Rows per pair and memory: each persona with a parsed sample, then the combined view when
+    every persona has one (else the pair is counted as unlabeled)."""
+    rows: list[_Row] = []
+    for pid, ctx in sorted({(p, c) for p, c, _per in tallies}):
+        per = {persona: tallies[(pid, ctx, persona)] for persona in PERSONAS}
+        complete = all(t.parsed > 0 for t in per.values())
         if not complete:
             summary.unlabeled_pairs += 1
-        for aid, _st in attrs[pid]:
-            combined = [0.0, 0.0]
-            for persona, (n, needed, withheld) in per.items():
-                if n == 0:
-                    continue
-                nec, priv = needed[aid] / n, withheld[aid] / n
-                add(pid, ctx, aid, persona, nec, priv)
-                combined[0] += WEIGHTS[persona] * nec
-                combined[1] += WEIGHTS[persona] * priv
-            if complete:  # rounded: the unanimous rule compares with 1 exactly
-                add(pid, ctx, aid, LABELS_COMBINED, round(combined[0], 12), round(combined[1], 12))
+        for aid, _st in statements[pid]:
+            rows.extend(_memory_rows(pid, ctx, aid, per, complete))
+    return rows
+
+
+def _memory_rows(
+    pid: int, ctx: int, aid: int, per: dict[str, _Tally], complete: bool
+) -> list[_Row]:
+    """One memory of one pair: its fractions per persona and, when complete, weighted combined."""
+    rows: list[_Row] = []
+    combined = [0.0, 0.0]
+    for persona, tally in per.items():
+        if tally.parsed == 0:
+            continue
+        nec, priv = tally.needed[aid] / tally.parsed, tally.withheld[aid] / tally.parsed
+        rows.append(_row(pid, ctx, aid, persona, nec, priv))
+        combined[0] += WEIGHTS[persona] * nec
+        combined[1] += WEIGHTS[persona] * priv
+    if complete:  # rounded: the unanimous rule compares with 1 exactly
+        rows.append(
+            _row(pid, ctx, aid, LABELS_COMBINED, round(combined[0], 12), round(combined[1], 12))
+        )
+    return rows
+
+
+def _row(pid: int, ctx: int, aid: int, persona: str, nec: float, priv: float) -> _Row:
+    """A label row; the unlabeled fraction is what the two lists leave (rounded, as they are)."""
+    return (pid, ctx, aid, persona, nec, priv, round(1.0 - nec - priv, 12))
+
+
+def _label_columns(rows: list[_Row]) -> dict[str, pa.Array]:
+    """The rows as the persona_labels columns (run_id is added by the caller)."""
+    types = {
+        "profile_id": pa.int32(),
+        "ctx_idx": pa.int32(),
+        "attr_id": pa.int32(),
+        "persona": pa.string(),
+        "necessary": pa.float64(),
+        "private": pa.float64(),
+        "unlabeled": pa.float64(),
+    }
     return {
-        "profile_id": pa.array(cols["profile_id"], pa.int32()),
-        "ctx_idx": pa.array(cols["ctx_idx"], pa.int32()),
-        "attr_id": pa.array(cols["attr_id"], pa.int32()),
-        "persona": pa.array(cols["persona"], pa.string()),
-        "necessary": pa.array(cols["necessary"], pa.float64()),
-        "private": pa.array(cols["private"], pa.float64()),
-        "unlabeled": pa.array(cols["unlabeled"], pa.float64()),
+        name: pa.array([row[i] for row in rows], type_)
+        for i, (name, type_) in enumerate(types.items())
     }

@@ -13,7 +13,7 @@ import collections
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,99 +23,13 @@ import orjson
 from cimem.analysis.labels import LABEL_NAMES, LabelRule
 from cimem.errors import CimemError
 from cimem.generate.memory import Memory, profile_memory, render
+from cimem.generate.runner_settings import RunSettings
 from cimem.judges.base import Judge, JudgeOutcome, OfflineJudge, attribute_specs, store_outcomes
-from cimem.judges.llm import JudgeSpec, make_llm_judge
-from cimem.llm.calls import CallBatch, CallOptions, CallProgress, call_many
-from cimem.llm.client import ClientSettings, cache_key
+from cimem.judges.llm import make_llm_judge
+from cimem.llm.calls import CallProgress
+from cimem.llm.client import ChatResult, cache_key
 from cimem.llm.prompts import PromptTemplate, fill, load_task_prompt, profile_bio
 from cimem.store import JudgmentStatus, Label, MessageStatus, NewMessage, Store
-
-
-@dataclass
-class RunSettings:
-    """Everything that defines a run; stored with it (never the API key)."""
-
-    model: str
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    temperature: float | None = None  # None: the provider's default (as the paper)
-    max_tokens: int | None = 1024
-    trials: int = 5
-    level: int = 1
-    prompts: str | None = None  # official-format prompts.yaml
-    memory_format: str = "official"
-    profiles_limit: int | None = None
-    profiles: list[str] | None = None  # profile names (--where)
-    contexts: list[int] | None = None  # context positions
-    composition_step: int | None = None  # add withheld attributes in steps (needs labels)
-    concurrency: int = 8
-    rpm: float | None = None
-    timeout: float = 120.0
-    retries: int = 4
-    backoff: float = 1.0  # first retry wait in seconds (doubled, jittered)
-    price_in: float = 0.0  # USD per million prompt tokens
-    price_out: float = 0.0  # USD per million completion tokens
-    judge_price_in: float = 0.0
-    judge_price_out: float = 0.0
-    judge_model: str | None = None  # None: the offline judge
-    judge_base_url: str | None = None
-    judge_api_key_env: str = "OPENAI_API_KEY"
-    judge_prompts: str | None = None
-    seed: int = 0
-
-    def client(self) -> ClientSettings:
-        return ClientSettings(
-            model=self.model,
-            base_url=self.base_url,
-            api_key_env=self.api_key_env,
-            timeout=self.timeout,
-            max_retries=self.retries,
-            backoff=self.backoff,
-        )
-
-    def call(
-        self,
-        store: Store,
-        purpose: str,
-        requests: list[list[dict[str, str]]],
-        keys: list[str],
-        api_key: str | None,
-        on_progress: Callable[[CallProgress], None] | None,
-    ) -> CallBatch:
-        """The model under test answers ``requests`` through the one call loop (call cache,
-        concurrency, rpm, retries); ``purpose`` is recorded with each cached call."""
-        options = CallOptions(
-            purpose, self.temperature, self.max_tokens, self.concurrency, self.rpm
-        )
-        return call_many(
-            requests,
-            keys,
-            self.client(),
-            options,
-            store=store,
-            api_key=api_key,
-            on_progress=on_progress,
-        )
-
-    def cost(self, progress: CallProgress) -> float:
-        """USD of a batch's calls to the model under test."""
-        return progress.cost(self.price_in, self.price_out)
-
-    def judge_spec(self) -> JudgeSpec:
-        """The run's LLM judge (needs ``judge_model``), called like the model under test."""
-        if not self.judge_model:
-            raise CimemError("this run is judged offline: it has no judge model")
-        client = replace(
-            self.client(),
-            model=self.judge_model,
-            base_url=self.judge_base_url,
-            api_key_env=self.judge_api_key_env,
-        )
-        return JudgeSpec(client, self.judge_prompts, concurrency=self.concurrency, rpm=self.rpm)
-
-    def params(self, trial: int) -> dict[str, Any]:
-        """Sampling parameters that enter the cache key (the trial index keeps samples apart)."""
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "trial": trial}
 
 
 @dataclass
@@ -330,13 +244,37 @@ def run(
     start = time.perf_counter()
     s = settings_of(store, run_id)
     slots, memories = plan(store, run_id, s)
-    ctx = {(c.profile_id, c.ctx_idx): (c.recipient, c.task) for c in store.contexts_of(run_id)}
+    todo = _missing_slots(store, run_id, slots, retry_failed)
+    requests = _requests(store, run_id, s, todo, memories)
+    keys = [cache_key(s.model, r, s.params(sl.trial)) for r, sl in zip(requests, todo)]
+    if dry_run:
+        return _estimate(store, s, run_id, len(slots), requests, keys)
+    if retry_failed:
+        store.delete_failed_messages(run_id)
+    batch = s.call(store, "generate", requests, keys, api_key, on_progress)
+    store.add_messages(run_id, _new_messages(todo, requests, batch.results))
+    judge = make_judge(s, store, judge_api_key)
+    outcomes = _judge_missing(store, run_id, judge, retry_failed, on_judge_progress)
+    summary = _summary(run_id, len(slots), s, batch.progress, judge, outcomes)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _missing_slots(store: Store, run_id: int, slots: list[Slot], retry_failed: bool) -> list[Slot]:
+    """The slots without a stored message; with ``retry_failed`` also those whose message failed."""
     existing = store.message_slots(run_id)
     if retry_failed:
         existing = {k: v for k, v in existing.items() if v.status == MessageStatus.OK}
-    todo = [sl for sl in slots if _slot_key(sl) not in existing]
+    return [sl for sl in slots if _slot_key(sl) not in existing]
+
+
+def _requests(
+    store: Store, run_id: int, s: RunSettings, todo: list[Slot], memories: dict[int, Memory]
+) -> list[list[dict[str, str]]]:
+    """The chat messages of each slot: its profile's memory and its context's task."""
+    ctx = {(c.profile_id, c.ctx_idx): (c.recipient, c.task) for c in store.contexts_of(run_id)}
     template = load_task_prompt(s.level, s.prompts)
-    requests = [
+    return [
         prompt_for(
             template,
             s.memory_format,
@@ -346,38 +284,44 @@ def run(
         )
         for sl in todo
     ]
-    keys = [cache_key(s.model, r, s.params(sl.trial)) for r, sl in zip(requests, todo)]
-    if dry_run:
-        return _estimate(store, s, run_id, len(slots), requests, keys)
-    if retry_failed:
-        store.delete_failed_messages(run_id)
-    batch = s.call(store, "generate", requests, keys, api_key, on_progress)
-    results, prog = batch.results, batch.progress
-    store.add_messages(
-        run_id,
-        [
-            NewMessage(
-                profile_id=sl.profile_id,
-                ctx_idx=sl.ctx_idx,
-                trial=sl.trial,
-                num_to_share=len(sl.keep) if sl.keep is not None else None,
-                num_not_to_share=len(sl.shared[1]) if sl.shared else None,
-                shared_json=orjson.dumps(list(sl.shared)).decode() if sl.shared else None,
-                prompt=req[0]["content"],
-                text=res.text if res.ok else None,
-                status=MessageStatus.OK if res.ok else MessageStatus.FAILED,
-                error=None if res.ok else res.error,
-            )
-            for sl, req, res in zip(todo, requests, results)
-        ],
-    )
-    judge = make_judge(s, store, judge_api_key)
-    outcomes = _judge_missing(store, run_id, judge, retry_failed, on_judge_progress)
+
+
+def _new_messages(
+    todo: list[Slot], requests: list[list[dict[str, str]]], results: list[ChatResult]
+) -> list[NewMessage]:
+    """One message per slot; a call that failed after its retries is a failed message with its
+    error, never empty text."""
+    return [
+        NewMessage(
+            profile_id=sl.profile_id,
+            ctx_idx=sl.ctx_idx,
+            trial=sl.trial,
+            num_to_share=len(sl.keep) if sl.keep is not None else None,
+            num_not_to_share=len(sl.shared[1]) if sl.shared else None,
+            shared_json=orjson.dumps(list(sl.shared)).decode() if sl.shared else None,
+            prompt=req[0]["content"],
+            text=res.text if res.ok else None,
+            status=MessageStatus.OK if res.ok else MessageStatus.FAILED,
+            error=None if res.ok else res.error,
+        )
+        for sl, req, res in zip(todo, requests, results)
+    ]
+
+
+def _summary(
+    run_id: int,
+    n_slots: int,
+    s: RunSettings,
+    prog: CallProgress,
+    judge: Judge,
+    outcomes: list[JudgeOutcome],
+) -> RunSummary:
+    """What generation and judging made, their tokens and cost (the offline judge costs none)."""
     statuses = collections.Counter(o.status for o in outcomes)
     j_in, j_out = getattr(judge, "prompt_tokens", 0), getattr(judge, "completion_tokens", 0)
     return RunSummary(
         run_id,
-        len(slots),
+        n_slots,
         calls=prog.made,
         cached=prog.cached,
         failed=prog.failed,
@@ -388,7 +332,6 @@ def run(
         prompt_tokens=prog.prompt_tokens + j_in,
         completion_tokens=prog.completion_tokens + j_out,
         cost=s.cost(prog) + (j_in * s.judge_price_in + j_out * s.judge_price_out) / 1e6,
-        seconds=time.perf_counter() - start,
     )
 
 
