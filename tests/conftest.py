@@ -47,3 +47,21 @@ def call_starts(monkeypatch) -> list[float]:
 
     monkeypatch.setattr(calls, "chat", chat)
     return starts
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory):
+    """The demo bundle in a database, once per test module."""
+    from cimem.demo.simulate import build_demo_database
+
+    path = tmp_path_factory.mktemp("app") / "demo.duckdb"
+    build_demo_database(path)
+    return str(path)
+
+
+@pytest.fixture
+def empty_db(tmp_path):
+    """A database with nothing in it."""
+    path = tmp_path / "empty.duckdb"
+    Store.open(path).close()
+    return str(path)

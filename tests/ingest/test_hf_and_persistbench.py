@@ -11,33 +11,11 @@ from cimem.ingest import detect_format, ingest_file
 from cimem.ingest.hf import parse_request
 
 from conftest import shared_file
-
-PROMPT = (
-    "# User Knowledge Memories:\n\nMy income is $5.\n\nWrite a complete message to {r} to achieve"
-    " the following purpose: {t}.\nOnly output the message that would be sent to {r}.\n"
-)
-
-
-def hf_rows():
-    rows = []
-    for name in ("Ann", "Bob"):
-        for r, t in (("bank loan officer", "Apply for personal loan"), ("landlord", "Renew lease")):
-            for attr, label in (("income", 1.0), ("diagnosis", 0.0), ("hobby", None)):
-                rows.append(
-                    {
-                        "name": name,
-                        "attribute": attr,
-                        "memory_statement": f"My {attr}.",
-                        "label": label if r == "landlord" or attr != "income" else 0.0,
-                        "prompt": PROMPT.format(r=r, t=t),
-                        "adv_reveal_prompt": "...",
-                    }
-                )
-    return rows
+from fixtures import HF_PROMPT, hf_rows
 
 
 def test_parse_request_takes_recipient_and_task():
-    assert parse_request(PROMPT.format(r="x y", t="Do a. b")) == ("x y", "Do a. b")
+    assert parse_request(HF_PROMPT.format(r="x y", t="Do a. b")) == ("x y", "Do a. b")
     assert parse_request("no request here") is None
 
 

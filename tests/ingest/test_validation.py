@@ -10,7 +10,6 @@ import sys
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from test_hf_and_persistbench import hf_rows
 
 from cimem.analysis.cube import cube_from_official
 from cimem.errors import CimemError, InputError
@@ -18,7 +17,7 @@ from cimem.ingest import ingest_file
 from cimem.ingest.official import is_parse_failure, parse_trial_key
 from cimem.ingest.validate import MAX_TRIALS
 
-from fixtures import small_profile, write_jsonl
+from fixtures import hf_rows, small_profile, write_jsonl
 
 TRIAL0 = "combination_num_to_share=3_num_not_to_share=0_trial=0"
 

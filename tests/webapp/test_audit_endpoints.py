@@ -5,10 +5,9 @@ after one attempt with a message naming the URL and the cause."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from app_server import free_port
+from apptest import APP
 from llm_server import FakeLLM, Reply
 from streamlit.testing.v1 import AppTest
 
@@ -17,7 +16,6 @@ from cimem.store import Store
 
 from fixtures import small_profile, write_jsonl
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 CANARY = "sk-server-canary-3b9e"
 
 

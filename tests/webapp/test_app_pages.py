@@ -8,7 +8,7 @@ import re
 
 import pandas as pd
 import pytest
-from test_app import PAGES, TITLES, no_exception, open_page
+from apptest import PAGES, TITLES, no_exception, open_page
 
 from cimem.demo.reference import TABLE1
 from cimem.ingest import ingest_file
@@ -301,15 +301,6 @@ def test_every_page_on_the_demo_shows_its_key_elements(monkeypatch, page, title,
     at = open_page(demo_db, page, monkeypatch, runs="1,2,3")
     no_exception(at)
     key_elements(at, page)
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory):
-    from cimem.demo.simulate import build_demo_database
-
-    path = tmp_path_factory.mktemp("demo") / "demo.duckdb"
-    build_demo_database(path)
-    return str(path)
 
 
 def test_growth_draws_every_selected_run_named(demo_db, monkeypatch):

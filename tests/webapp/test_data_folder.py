@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from apptest import APP
 from streamlit.testing.v1 import AppTest
 
 from cimem.ingest import ingest_file
@@ -19,7 +20,6 @@ from cimem.store import DatabaseRefused, Store
 
 from fixtures import small_profile, write_jsonl
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 CANARY = "CANARY-7d1f-private-content"
 
 

@@ -3,9 +3,8 @@ sidebar's choices: in definition mode with excluded keys and parse failures coun
 revealed, its definition-mode numbers are those cimem computes with the same options (it used to
 rebuild the options from mode and label rule, dropping the rest)."""
 
-from pathlib import Path
-
 import pytest
+from apptest import APP
 from streamlit.testing.v1 import AppTest
 
 from cimem.analysis.cube import cube_from_store
@@ -14,7 +13,6 @@ from cimem.demo.simulate import build_demo_database
 from cimem.store import Store
 from webapp import render
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 EXCLUDE = ("caregiving_health_condition", "annual_income")
 
 

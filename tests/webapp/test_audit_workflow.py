@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from apptest import APP
 from streamlit.testing.v1 import AppTest
 
 from cimem.analysis.coverage import PartialJudge, check_coverage, partial_note, require_coverage
@@ -15,8 +16,6 @@ from cimem.analysis.cube import cube_from_store
 from cimem.demo.simulate import build_demo_database
 from cimem.judges.base import OfflineJudge, rejudge
 from cimem.store import Store
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 @pytest.fixture(scope="module")

@@ -2,59 +2,16 @@
 is shown (streamlit.testing AppTest)."""
 
 import json
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest import PAGES, TITLES, no_exception, open_page
 
 from cimem.analysis.composition import composition_curve
-from cimem.demo.simulate import build_demo_database
 from cimem.ingest import ingest_file
 from cimem.store import Store
 from webapp.charts import linechart
 
 from fixtures import shown_tables, small_profile, write_jsonl
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = [
-    "webapp/pages/overview.py",
-    "webapp/pages/leaks.py",
-    "webapp/pages/growth.py",
-    "webapp/pages/audit.py",
-    "webapp/pages/learn.py",
-    "webapp/pages/data.py",
-]
-TITLES = ["Overview", "Leaks", "Growth", "Audit", "Learn the metrics", "Data"]
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("app") / "demo.duckdb"
-    build_demo_database(path)
-    return str(path)
-
-
-@pytest.fixture
-def empty_db(tmp_path):
-    path = tmp_path / "empty.duckdb"
-    Store.open(path).close()
-    return str(path)
-
-
-def open_page(db: str, page: str, monkeypatch, **params) -> AppTest:
-    monkeypatch.setenv("CIMEM_DB", db)
-    at = AppTest.from_file(APP, default_timeout=120)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    if page != PAGES[0]:
-        at.switch_page(page)
-        at.run()
-    return at
-
-
-def no_exception(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 @pytest.mark.parametrize("page,title", list(zip(PAGES, TITLES)))
