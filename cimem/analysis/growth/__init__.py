@@ -31,6 +31,7 @@ reference line: it is why the paper's 9.6% over 40 tasks cannot be a plain rando
 from __future__ import annotations
 
 from cimem.analysis.growth.attribute import AttributeView, HazardPoint, attribute_view
+from cimem.analysis.growth.composition_rows import Measure, composition_rows
 from cimem.analysis.growth.curve import DEFAULT_OPTIONS, CurvePoint, GrowthCurve, growth
 from cimem.analysis.growth.matrices import (
     ProfileMatrix,
@@ -39,7 +40,21 @@ from cimem.analysis.growth.matrices import (
     q_matrix,
 )
 from cimem.analysis.growth.ordered import greedy_worst_order, greedy_worst_orders
-from cimem.analysis.growth.reading import end_gap_note, how_computed, largest_stderr
+from cimem.analysis.growth.reading import (
+    end_gap_note,
+    hidden_reason,
+    how_computed,
+    largest_stderr,
+    standard_error_note,
+    theory_hidden,
+)
+from cimem.analysis.growth.runs import (
+    RunCurves,
+    on_slice,
+    runs_with_theory_hidden,
+    slice_rows,
+    slice_table,
+)
 from cimem.analysis.growth.vocab import (
     EXPECTED_RATIO,
     METHODS,
@@ -67,19 +82,29 @@ __all__ = [
     "GrowthCurve",
     "HazardPoint",
     "Line",
+    "Measure",
     "Method",
     "Order",
     "ProfileMatrix",
+    "RunCurves",
     "SampleMode",
     "attribute_view",
+    "composition_rows",
     "elementary_symmetric",
     "end_gap_note",
     "greedy_worst_order",
     "greedy_worst_orders",
     "growth",
+    "hidden_reason",
     "how_computed",
     "largest_stderr",
     "method_name",
+    "on_slice",
     "profile_matrices",
     "q_matrix",
+    "runs_with_theory_hidden",
+    "slice_rows",
+    "slice_table",
+    "standard_error_note",
+    "theory_hidden",
 ]

@@ -3,7 +3,7 @@ under independence, averaged over profiles, with the union bound of a random ord
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -206,15 +206,7 @@ def growth(
 def _profiles(cube: LeakCube, opts: MetricOptions) -> tuple[Prepared, list[ProfileMatrix]]:
     """The preparation of the options' mode and rules, and its profiles' matrices."""
     # every k at once: the options' own k (first k trials) would cut the samples the grid spans
-    prep = prepare(
-        cube,
-        MetricOptions(
-            mode=opts.mode,
-            label_rule=opts.label_rule,
-            exclude=opts.exclude,
-            parse_failures=opts.parse_failures,
-        ),
-    )
+    prep = prepare(cube, replace(opts, k=None))
     return prep, profile_matrices(prep)
 
 

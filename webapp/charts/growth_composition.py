@@ -1,0 +1,70 @@
+"""The memory-composition chart on the Growth page: a line per measure over the withheld
+memories in the prompt, drawn in the page (:mod:`webapp.charts.linechart`; as a Vega chart it
+loaded the chart library for this one chart) and, for its SVG and PNG downloads, as Vega-Lite."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from cimem.analysis.growth import Measure
+from webapp import render
+from webapp.charts import linechart
+
+COLOURS = {  # measure: colour
+    str(Measure.LEAK_RATE): "#d62728",
+    str(Measure.ANY_LEAK): "#ff7f0e",
+    str(Measure.COMPLETENESS): "#2ca02c",
+}
+X_TITLE = "withheld memories in the prompt"
+
+
+def chart_data(rows: pd.DataFrame) -> dict:
+    """What the page draws the chart from (:func:`linechart.chart_data`): one solid line per
+    measure, about ten integer ticks over the steps, the y axis in percent up to 100."""
+    enc = linechart.Encoding(
+        x="withheld",
+        x_title=X_TITLE,
+        x_tip="withheld memories",
+        y="value",
+        y_title="Share (%)",
+        y_tip="share %",
+        colour="measure",
+        dash="line",
+        extra="messages",
+        extra_tip="judged messages at this step",
+    )
+    low, high = int(rows["withheld"].min()), int(rows["withheld"].max())
+    step = max(1, -(-(high - low) // 10))
+    return linechart.chart_data(
+        rows.assign(line=""),
+        enc,
+        colours=COLOURS,
+        dashes={"": [1, 0]},
+        x_ticks=sorted({*range(low, high + 1, step), high}),
+        x_domain=(low, max(high, low + 1)),
+        height=320,
+        y_top=100,
+    )
+
+
+def download_spec(rows: pd.DataFrame) -> dict:
+    """The Vega-Lite chart the SVG and PNG downloads draw, its rows written in."""
+    return render.unvalidated(
+        alt.Chart(rows.assign(line=""))
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(
+                "withheld:Q",
+                title=X_TITLE,
+                axis=alt.Axis(tickMinStep=1, format="d"),
+            ),
+            y=alt.Y("value:Q", title="Share (%)", scale=alt.Scale(domain=[0, 100])),
+            color=alt.Color(
+                "measure:N",
+                title=None,
+                scale=alt.Scale(domain=list(COLOURS), range=list(COLOURS.values())),
+            ),
+        )
+        .properties(height=320, width=600)
+    ).to_dict()
