@@ -10,14 +10,10 @@ are plain text already and are not escaped.
 
 from __future__ import annotations
 
-import copy
 import datetime
 import functools
 import html
-import json
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
@@ -285,36 +281,6 @@ def csv_download(
     )
 
 
-# Chart layouts made once, by the function that makes them and its arguments. Building an Altair
-# chart costs 30-40 ms of schema objects every time (two charts were a third of a Growth change);
-# a layout reads its rows from named datasets, so one layout serves every slice of the data.
-_LAYOUTS: OrderedDict[tuple, dict] = OrderedDict()
-_LAYOUTS_KEPT = 256
-_layouts_lock = threading.Lock()
-
-
-def layout(make: Callable[..., alt.TopLevelMixin], *args: Hashable) -> dict:
-    """The Vega-Lite dict of ``make(*args)``, a chart whose data are named datasets
-    (``alt.NamedData``), made once per (make, args) and handed out as a fresh copy."""
-    return copy.deepcopy(_made(make, args))
-
-
-def _made(make: Callable[..., alt.TopLevelMixin], args: tuple) -> dict:
-    code = make.__code__
-    key = (code.co_filename, code.co_firstlineno, make.__qualname__, args)
-    with _layouts_lock:
-        made = _LAYOUTS.get(key)
-        if made is not None:
-            _LAYOUTS.move_to_end(key)
-    if made is None:
-        made = unvalidated(make(*args)).to_dict()
-        with _layouts_lock:
-            _LAYOUTS[key] = made
-            while len(_LAYOUTS) > _LAYOUTS_KEPT:
-                _LAYOUTS.popitem(last=False)
-    return made
-
-
 # The Leaks heatmap's colours: the leak frequency's, exactly white at 0 then from a light red up
 # (any leak at all is visible); the labels', when every labelled cell is shown.
 LEAK_STOPS = [0, 0.001, 0.25, 1]
@@ -340,13 +306,6 @@ def ramp_colours(
     at = np.nan_to_num(np.asarray(values, dtype=float), nan=stops[0])
     channels = np.stack([np.interp(at, stops, rgb[:, k]) for k in range(3)], axis=1)
     return [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in np.rint(channels).astype(int).tolist()]
-
-
-def with_rows(spec: dict, datasets: dict[str, pd.DataFrame]) -> dict:
-    """A layout with its datasets written in, as plain JSON rows (a missing number is null):
-    what an SVG or PNG download draws."""
-    rows = {n: json.loads(frame.to_json(orient="records")) for n, frame in datasets.items()}
-    return {**spec, "datasets": rows}
 
 
 def pct(x: float | None) -> str:

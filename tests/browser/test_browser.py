@@ -113,7 +113,7 @@ def test_growth_draws_several_runs(server, browser):
     tip.wait_for(state="visible", timeout=5000)
     said = tip.inner_text()
     assert any(name in said for name in runs) and "Violation %: " in said and "tasks T: " in said
-    # its SVG download draws the same curves (Vega-Lite on the server)
+    # its SVG, saved in the browser from the chart as drawn, names every run
     with page.expect_download(timeout=60000) as download:
         page.get_by_role("button", name="SVG").first.click()
     svg_name = download.value.suggested_filename

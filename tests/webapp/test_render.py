@@ -89,38 +89,3 @@ def test_a_static_table_escapes_every_text_cell_and_header_and_breaks_long_keys(
     ]  # fmt: skip
     assert out.count("color:red") == 1
     assert list(frame["key"]) == ["a_b_c", "**x**"]  # the caller's frame is unchanged
-
-
-def test_a_layout_is_made_once_per_arguments_and_handed_out_as_a_fresh_copy():
-    """Building an Altair chart is the slow part of a rerun: the same function and arguments
-    give the same layout without building it again, and changing a copy changes no other."""
-    import altair as alt
-
-    built = []
-
-    def bars(title: str):
-        built.append(title)
-        return alt.Chart(alt.NamedData("rows")).mark_bar().encode(x=alt.X("n:Q", title=title))
-
-    first = render.layout(bars, "count")
-    first["encoding"]["x"]["title"] = "changed"
-    again = render.layout(bars, "count")
-    other = render.layout(bars, "share")
-    assert built == ["count", "share"]
-    assert again["encoding"]["x"]["title"] == "count" and again["data"] == {"name": "rows"}
-    assert other["encoding"]["x"]["title"] == "share"
-
-
-def test_a_layout_with_its_rows_is_what_a_download_draws():
-    """A layout reads its rows from named datasets; written in as plain JSON rows (a missing
-    number as null), the SVG download draws every point from them."""
-    import altair as alt
-    import pandas as pd
-    import vl_convert
-
-    spec = render.layout(lambda: alt.Chart(alt.NamedData("rows")).mark_point().encode(x="x:Q"))
-    rows = pd.DataFrame({"x": [1.0, None, 3.0]})
-    full = render.with_rows(spec, {"rows": rows})
-    assert full["datasets"] == {"rows": [{"x": 1.0}, {"x": None}, {"x": 3.0}]}
-    svg = vl_convert.vegalite_to_svg(full)
-    assert 'aria-label="x: 1"' in svg and 'aria-label="x: 3"' in svg  # the points are drawn

@@ -1,14 +1,12 @@
 """The memory-composition chart on the Growth page: a line per measure over the withheld
 memories in the prompt, drawn in the page (:mod:`webapp.charts.linechart`; as a Vega chart it
-loaded the chart library for this one chart) and, for its SVG and PNG downloads, as Vega-Lite."""
+loaded the chart library for this one chart), whose own buttons save the SVG and PNG as drawn."""
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 
 from cimem.analysis.growth import Measure
-from webapp import render
 from webapp.charts import linechart
 
 COLOURS = {  # measure: colour
@@ -46,25 +44,3 @@ def chart_data(rows: pd.DataFrame) -> dict:
         height=320,
         y_top=100,
     )
-
-
-def download_spec(rows: pd.DataFrame) -> dict:
-    """The Vega-Lite chart the SVG and PNG downloads draw, its rows written in."""
-    return render.unvalidated(
-        alt.Chart(rows.assign(line=""))
-        .mark_line(point=True)
-        .encode(
-            x=alt.X(
-                "withheld:Q",
-                title=X_TITLE,
-                axis=alt.Axis(tickMinStep=1, format="d"),
-            ),
-            y=alt.Y("value:Q", title="Share (%)", scale=alt.Scale(domain=[0, 100])),
-            color=alt.Color(
-                "measure:N",
-                title=None,
-                scale=alt.Scale(domain=list(COLOURS), range=list(COLOURS.values())),
-            ),
-        )
-        .properties(height=320, width=600)
-    ).to_dict()

@@ -105,16 +105,11 @@ def _draw(
     data: pd.DataFrame,
     paper: pd.DataFrame,
 ) -> None:
-    """The chart drawn in the page (:mod:`webapp.charts.linechart`), with SVG and PNG downloads
-    that Vega-Lite draws from the same rows when one is clicked, and its numbers as CSV."""
+    """The chart drawn in the page (:mod:`webapp.charts.linechart`), whose own SVG and PNG
+    buttons save it as drawn, and its numbers as CSV."""
     shown = charts.chart_data(axis, at, text.x_title, x_max, data, paper, v.colour_names)
-    linechart.line_chart(shown, key=f"{text.key}-chart")
-    render.downloads(
-        lambda: charts.download_spec(axis, text.x_title, x_max, data, paper, v.colour_names),
-        text.name,
-        text.key,
-        table=lambda: _numbers(v, data),
-    )
+    linechart.line_chart(shown, key=f"{text.key}-chart", download=text.name)
+    render.csv_download(lambda: _numbers(v, data), text.name, text.key)
 
 
 def _numbers(v: View, data: pd.DataFrame) -> pd.DataFrame:

@@ -41,11 +41,11 @@ def composition_chart(comp: CompositionCurve, run_name: str, judge: str) -> None
     if rows.empty:
         st.info("No composition message has a parsed judgment yet.")
         return
-    linechart.line_chart(charts.chart_data(rows), key="composition-chart")
+    linechart.line_chart(charts.chart_data(rows), key="composition-chart", download="composition")
 
     def table() -> pd.DataFrame:
         return rows.rename(columns={"withheld": "withheld memories", "value": "value %"}).assign(
             run=run_name, judge=judge
         )
 
-    render.downloads(lambda: charts.download_spec(rows), "composition", "composition", table=table)
+    render.csv_download(table, "composition", "composition")
