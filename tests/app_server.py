@@ -40,18 +40,27 @@ def free_port() -> int:
 @contextmanager
 def running_app(env: dict[str, str], *args: str) -> Iterator[str]:
     """The app as `bash scripts/app` starts it, with ``env`` added; yields the base URL."""
+    with _serving(["-m", "webapp.startup.serve", "--server.headless", "true", *args], env) as base:
+        yield base
+
+
+@contextmanager
+def running_script(script: Path) -> Iterator[str]:
+    """``streamlit run script`` from the repository (so its ``webapp`` is imported) on a free
+    local port; yields the base URL."""
+    command = ["-m", "streamlit", "run", str(script), "--server.headless", "true"]
+    command += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    with _serving(command, {"PYTHONPATH": str(REPO)}) as base:
+        yield base
+
+
+@contextmanager
+def _serving(command: list[str], env: dict[str, str]) -> Iterator[str]:
+    """``python command --server.port P`` from the repository, once its health check answers;
+    yields the base URL and stops the server after."""
     port = free_port()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "webapp.startup.serve",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            *args,
-        ],
+        [sys.executable, *command, "--server.port", str(port)],
         cwd=REPO,
         env={**os.environ, **env},
         stdout=subprocess.PIPE,

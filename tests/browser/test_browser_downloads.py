@@ -5,19 +5,12 @@ the grid's cells and names) and a PNG."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from app_server import REPO, chromium, chromium_or_skip, free_port
+from app_server import chromium, chromium_or_skip, running_script
 
 pytestmark = chromium_or_skip()
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -65,38 +58,6 @@ SCRIPT = textwrap.dedent(
     heatgrid.heat_grid(cells, None, "heat", "#ececec", download="leak_heatmap", legend=legend)
     """
 )
-
-
-@contextmanager
-def running_script(script: Path) -> Iterator[str]:
-    """``streamlit run script`` from the repository (so its ``webapp`` is imported) on a free
-    local port; yields the base URL."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true"]
-        + ["--server.port", str(port), "--server.address", "127.0.0.1"]
-        + ["--browser.gatherUsageStats", "false"],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace"))
-    try:
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 @pytest.fixture(scope="module")
