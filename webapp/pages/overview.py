@@ -12,9 +12,11 @@ from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import cache, render, sidebar
 from webapp.charts import overview as chart
 from webapp.panels import judge_errors
+from webapp.panels.leaderboard import leaderboard_section
 
 st.title("Overview")
 ch: sidebar.Choices = st.session_state["choices"]
+leaderboard_section(ch)
 if not ch.runs:
     st.info(
         "Choose one or more runs with messages in the sidebar (or import one on the Data page)."
@@ -23,6 +25,8 @@ if not ch.runs:
 sidebar.simulated_banner(ch.runs)
 sidebar.check_coverage(ch, [cache.cube(ch.scope(r)) for r in ch.runs])
 ov = cache.overview(tuple(ch.scope(r) for r in ch.runs))
+shown_of = sum(e.messages > 0 for e in cache.board_entries(ch.at))
+st.subheader(f"Selected runs: {len(ch.runs)} of {shown_of}")
 note = render.escape_md(ov.sentence)
 st.caption(
     ch.describe() + f". Mean over profiles (their std under More columns), bootstrap 95%"
