@@ -334,6 +334,42 @@ def summary(board: Sequence[Entry]) -> str:
     return f"{runs} of {len(models)} model{'s' if len(models) != 1 else ''}"
 
 
+def selection_phrase(
+    models: Sequence[str], judges: Sequence[str], tasks: Sequence[int], ns: Sequence[int]
+) -> str:
+    """Several runs in a phrase, for a caption that does not list them: how many runs of how
+    many models, then the judge, tasks and n when they share one, else their spread.
+
+    >>> selection_phrase(["a", "a", "b"], ["1: orig", "2: orig", "orig"], [49] * 3, [5, 5, 1])
+    '3 runs of 2 models; judge orig; 49 tasks; n = 1-5'
+    >>> selection_phrase(["a"], ["x"], [2], [3])
+    '1 run of 1 model; judge x; 2 tasks; n = 3'
+    """
+
+    def spread(values: Sequence[int]) -> str:
+        lo, hi = min(values), max(values)
+        return str(lo) if lo == hi else f"{lo}-{hi}"
+
+    k, m = len(models), len(set(models))
+    parts = [f"{k} run{'s' if k != 1 else ''} of {m} model{'s' if m != 1 else ''}"]
+    distinct = sorted({_judge_name(j) for j in judges})
+    parts.append(f"judge {distinct[0]}" if len(distinct) == 1 else f"{len(distinct)} judges")
+    if tasks:
+        parts.append(f"{spread(tasks)} tasks")
+    if ns:
+        parts.append(f"n = {spread(ns)}")
+    return "; ".join(parts)
+
+
+def _judge_name(judge: str) -> str:
+    """A cube's judge label without its id and coverage: what runs may share.
+
+    >>> _judge_name("3: original verdicts, 441 of 441 messages"), _judge_name("none")
+    ('original verdicts', 'none')
+    """
+    return re.sub(r"^\d+: ", "", judge).split(", ", 1)[0]
+
+
 def as_records(board: pd.DataFrame) -> list[dict[str, Any]]:
     """The table as JSON-ready records (missing numbers as None)."""
     clean = board.astype(object).where(board.notna(), None)
@@ -357,6 +393,7 @@ __all__ = [
     "labelled",
     "level_from_name",
     "run_metrics",
+    "selection_phrase",
     "sort_table",
     "summary",
     "table",

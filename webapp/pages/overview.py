@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from cimem.analysis import overview_table
+from cimem.analysis import leaderboard, overview_table
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP
 from cimem.analysis.report import frame_to_csv, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
@@ -28,8 +28,14 @@ ov = cache.overview(tuple(ch.scope(r) for r in ch.runs))
 shown_of = sum(e.messages > 0 for e in cache.board_entries(ch.at))
 st.subheader(f"Selected runs: {len(ch.runs)} of {shown_of}")
 note = render.escape_md(ov.sentence)
+phrase = leaderboard.selection_phrase(
+    [m or leaderboard.UNKNOWN for m in ov.table["model"]], list(ov.table["judge"]), [], []
+)
 st.caption(
-    ch.describe() + f". Mean over profiles (their std under More columns), bootstrap 95%"
+    render.escape_md(phrase)
+    + "; "
+    + ch.describe()
+    + f". Mean over profiles (their std under More columns), bootstrap 95%"
     f" interval ({ov.metrics[0].bootstrap}; none with one profile)"
     + ("." if ov.note_apart else f". {note}.")
 )
@@ -87,7 +93,8 @@ def tradeoff() -> None:
         "Show the published Table 1 as a reference layer", value=False, help=TABLE1_NOTE
     )
     data, front = overview_table.tradeoff_points(ov.table, TABLE1 if with_paper else ())
-    chart.tradeoff(data, front, {"mode": ch.opts.mode, "label rule": ch.opts.label_rule})
+    how = {"mode": ch.opts.mode, "label rule": ch.opts.label_rule}
+    chart.tradeoff(data, front, how, list(ov.table["run"]))
 
 
 tradeoff()
