@@ -257,16 +257,16 @@ COLUMNS = (
     "run",
     "model",
     "level",
-    "prompts",
-    "memory",
-    "judges",
-    "profiles",
-    "cohort",
-    "n",
     "Violation@n %",
     "Violation 95% CI",
     "Completeness %",
     "Completeness 95% CI",
+    "n",
+    "profiles",
+    "cohort",
+    "judges",
+    "prompts",
+    "memory",
     "messages",
     "date",
 )
@@ -322,16 +322,29 @@ def sort_table(board: pd.DataFrame, key: SortKey) -> pd.DataFrame:
 
 
 def summary(board: Sequence[Entry]) -> str:
-    """The runs in a phrase: "20 runs of 3 models" (unknown models counted as one).
+    """The runs in a phrase: "20 runs of 3 models" (:func:`runs_of_models`).
 
     >>> summary([])
     'no runs'
     """
-    if not board:
-        return "no runs"
-    models = {e.model for e in board}
-    runs = f"{len(board)} run{'s' if len(board) != 1 else ''}"
-    return f"{runs} of {len(models)} model{'s' if len(models) != 1 else ''}"
+    return runs_of_models([e.model for e in board]) if board else "no runs"
+
+
+def runs_of_models(models: Sequence[str]) -> str:
+    """How many runs of how many models, the runs whose model is not recorded apart.
+
+    >>> runs_of_models(["a", "b", "a"]), runs_of_models(["a", UNKNOWN]), runs_of_models([UNKNOWN])
+    ('3 runs of 2 models', '2 runs of 1 model (1 with no model recorded)', '1 run, no model recorded')
+    """
+    k = len(models)
+    known_models = {m for m in models if m != UNKNOWN}
+    unknown = k - sum(m != UNKNOWN for m in models)
+    runs = f"{k} run{'s' if k != 1 else ''}"
+    if not known_models:
+        return f"{runs}, no model recorded"
+    m = len(known_models)
+    out = f"{runs} of {m} model{'s' if m != 1 else ''}"
+    return out + (f" ({unknown} with no model recorded)" if unknown else "")
 
 
 def selection_phrase(
@@ -350,8 +363,7 @@ def selection_phrase(
         lo, hi = min(values), max(values)
         return str(lo) if lo == hi else f"{lo}-{hi}"
 
-    k, m = len(models), len(set(models))
-    parts = [f"{k} run{'s' if k != 1 else ''} of {m} model{'s' if m != 1 else ''}"]
+    parts = [runs_of_models(models)]
     distinct = sorted({_judge_name(j) for j in judges})
     parts.append(f"judge {distinct[0]}" if len(distinct) == 1 else f"{len(distinct)} judges")
     if tasks:
@@ -393,6 +405,7 @@ __all__ = [
     "labelled",
     "level_from_name",
     "run_metrics",
+    "runs_of_models",
     "selection_phrase",
     "sort_table",
     "summary",

@@ -100,7 +100,7 @@ def test_entries_say_what_each_run_records_and_unknown_otherwise(board_db):
     assert c.cohort == "B (1 profiles)" and c.profiles == 1
     assert a.judges == ("original verdicts",) and d.judges == ()
     assert [e.messages for e in board] == [8, 8, 4, 0]
-    assert lb.summary(board) == "4 runs of 2 models"
+    assert lb.summary(board) == "4 runs of 1 model (3 with no model recorded)"
 
 
 def test_numbers_are_the_metrics_functions_and_runs_without_messages_have_none(board_db):

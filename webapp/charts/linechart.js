@@ -191,7 +191,8 @@ function legend(data) {
       row.appendChild(document.createElement("span")).textContent = name;
     }
   };
-  group(data.colourTitle, data.colours, (colour) => {
+  // a colour named "" (say, a front's line) is not in the legend: its dash is
+  group(data.colourTitle, data.colours.filter(([name]) => name), (colour) => {
     const dot = document.createElement("span");
     dot.className = "dot";
     dot.style.background = colour;
@@ -265,6 +266,7 @@ function standalone(box) {
     .axis text { fill-opacity: 0.75; }
     .axis text.title { font-size: 12px; fill-opacity: 0.9; }
     .marks path { fill: ${ink}; }
+    .lines circle { stroke: ${ink}; stroke-opacity: 0.4; stroke-width: 0.75; }
     .marks text, .lines text.label { paint-order: stroke; stroke: ${paper}; stroke-width: 3px;
       stroke-linejoin: round; }
     .marks text, .legend text { font-size: 12px; }
@@ -276,7 +278,7 @@ function standalone(box) {
 // The legend of legend() in SVG, from `top` down: a column per group; returns its height.
 function legendSvg(svg, data, top, measure) {
   const g = el(svg, "g", { class: "legend" });
-  const groups = [[data.colourTitle, data.colours, true],
+  const groups = [[data.colourTitle, data.colours.filter(([name]) => name), true],
     [data.dashTitle, data.dashes.filter(([name]) => name), false]];
   let [x, tallest] = [MARGIN.left, 0];
   for (const [title, entries, dots] of groups) {

@@ -49,9 +49,7 @@ def tradeoff_chart_data(
     rows = pd.concat(
         [
             data.assign(line="", label=data["name"], colour=data["name"].where(ours, PUBLISHED)),
-            front_data.assign(line=FRONT, label="", colour=PUBLISHED)
-            if len(front_data) > 1
-            else None,
+            front_data.assign(line=FRONT, label="", colour="") if len(front_data) > 1 else None,
         ]
     )
     enc = linechart.Encoding(
@@ -68,7 +66,8 @@ def tradeoff_chart_data(
     return linechart.chart_data(
         rows,
         enc,
-        colours=palette.run_colours(names) | {PUBLISHED: palette.OTHER},
+        # the front's colour is named "": the legend names it among the lines
+        colours=palette.run_colours(names) | {PUBLISHED: palette.OTHER, "": palette.OTHER},
         dashes={"": [1, 0], FRONT: [4, 3]},
         x_ticks=list(range(0, 101, 20)),
         x_domain=(0, 100),
