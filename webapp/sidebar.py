@@ -14,8 +14,10 @@ from cimem import paths
 from cimem.analysis import coverage
 from cimem.analysis.cube import LeakCube
 from cimem.analysis.labels import LabelRule
+from cimem.analysis.leaderboard import default_selection
 from cimem.analysis.metrics import MODES, PARSE_FAILURES, MetricOptions, ParseFailures, RunMetrics
 from cimem.errors import CimemError
+from cimem.store import RunSummary
 from webapp import cache
 from webapp.cache import DbScope, RunScope
 from webapp.connection import (
@@ -162,17 +164,46 @@ def sidebar() -> Choices:
     )
 
 
+COMPACT_RUNS = 8  # more runs than this in a database: the run list folds under a count
+
+
 def _run_picker(with_messages: pd.DataFrame) -> list[int]:
-    """The runs chosen (those in the URL at first; a run just imported joins them)."""
+    """The runs chosen: those in the URL at first, else :func:`default_selection`'s few (a run
+    just imported joins them; runs picked in the leaderboard replace them). With many runs the
+    list folds under a count, so the sidebar stays short."""
     labels = {int(cast(int, r.run_id)): f"{r.run_id}: {r.name}" for r in with_messages.itertuples()}
     wanted = [int(x) for x in _param("runs", "").split(",") if x.strip().isdigit()]
-    default = [r for r in wanted if r in labels] or list(labels)
+    default = [r for r in wanted if r in labels] or _default_runs(with_messages)
     chosen = st.session_state.get("runs", default)
+    picked = st.session_state.pop("runs_pick", None)
+    if picked:  # runs picked in the leaderboard (Overview)
+        chosen = list(picked)
     join = st.session_state.pop("runs_join", None)
     if join in labels and join not in chosen:  # a run just imported on the Data page
         chosen = [*chosen, join]
     st.session_state["runs"] = [r for r in chosen if r in labels]
+    if len(labels) <= COMPACT_RUNS:
+        return _runs_multiselect(labels)
+    shown = len(st.session_state["runs"])
+    st.caption(
+        f"Showing **{shown} of {len(labels)} runs**: pick more in the leaderboard (Overview)"
+        " or below."
+    )
+    with st.expander(f"Runs ({shown} selected)"):
+        return _runs_multiselect(labels)
+
+
+def _runs_multiselect(labels: dict[int, str]) -> list[int]:
     return st.multiselect("Runs", list(labels), format_func=lambda r: labels[r], key="runs")
+
+
+def _default_runs(with_messages: pd.DataFrame) -> list[int]:
+    """The few runs a visit opens with when its link names none (the rule is
+    :func:`cimem.analysis.leaderboard.default_selection`'s)."""
+    runs = [
+        RunSummary(**{str(k): v for k, v in r.items()}) for r in with_messages.to_dict("records")
+    ]
+    return [int(r) for r in default_selection(runs)]
 
 
 def _judge_picker(db: DbScope, run_id: int) -> int | None:
@@ -255,6 +286,13 @@ def _keep_in_url(
         del st.query_params["partial"]
     if judge_id is None and "judge" in st.query_params:
         del st.query_params["judge"]
+
+
+def pick_selection(run_ids: list[int]) -> None:
+    """Make these runs the sidebar's selection on the next run of the script (the sidebar is
+    drawn before the page that asks, so it reruns)."""
+    st.session_state["runs_pick"] = list(run_ids)
+    st.rerun()
 
 
 def join_selection(run_id: int, note: str) -> None:

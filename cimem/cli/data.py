@@ -42,6 +42,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_runs(args: argparse.Namespace) -> int:
     from cimem.store import Store
 
+    if args.leaderboard:
+        return cmd_leaderboard(args)
+    if args.sort is not None:
+        raise CimemError("--sort orders the leaderboard: give --leaderboard with it")
     with Store.open(args.db or default_db_path()) as store:
         runs = store.list_runs()
     if args.json:
@@ -81,6 +85,36 @@ def cmd_runs(args: argparse.Namespace) -> int:
         for r in runs
     ]
     print(table(header, rows))
+    return 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    """Every run with how it was made and its Violation@n and Completeness (original
+    verdicts), grouped by model and level or sorted as asked."""
+    from cimem.analysis import leaderboard as lb
+    from cimem.analysis.labels import LabelRule
+    from cimem.analysis.metrics import MetricOptions
+    from cimem.store import Store
+
+    rule = LabelRule.parse(args.label_rule).name
+    opts = MetricOptions(mode=args.mode, label_rule=rule)
+    with Store.open(args.db or default_db_path(), read_only=True) as store:
+        board = lb.entries(store.leaderboard_facts())
+        metrics = lb.run_metrics(store, [e.run_id for e in board if e.messages > 0], opts)
+    shown = lb.sort_table(lb.table(board, metrics), lb.SortKey(args.sort or lb.SortKey.GROUPED))
+    how = {"mode": opts.mode, "label_rule": opts.label_rule, "verdicts": "original"}
+    if args.json:
+        print(json.dumps({**how, "runs": lb.as_records(shown)}, indent=2, default=str))
+        return 0
+    if shown.empty:
+        print("no runs yet: import one with `python -m cimem ingest FILE`")
+        return 0
+    cells = shown.drop(columns=["run_id"]).astype(object).where(shown.notna(), "-")
+    print(table(tuple(cells.columns), [tuple(map(str, r)) for r in cells.itertuples(index=False)]))
+    print(
+        f"{lb.summary(board)}; mode {opts.mode}, label rule {opts.label_rule}, each run's"
+        " original verdicts; intervals: bootstrap 95% over profiles"
+    )
     return 0
 
 
@@ -160,14 +194,42 @@ def _add_ingest_command(sub: argparse._SubParsersAction) -> None:
 
 def _add_runs_command(sub: argparse._SubParsersAction) -> None:
     """`runs`: the list of runs in a database."""
+    from cimem.analysis.leaderboard import SortKey
+    from cimem.analysis.metrics import MODES
+
     p = sub.add_parser(
         "runs",
-        help="list the runs in a database",
+        help="list the runs in a database, or their leaderboard",
         description="One row per run: id, name, kind, model, source format, profiles,"
-        " contexts, trials, messages, verdicts, judges.",
+        " contexts, trials, messages, verdicts, judges. With --leaderboard: every run's"
+        " model, prompt level and set, memory format, judges, profiles and their cohort"
+        " (runs over the same profiles share one), n, Violation@n and Completeness with"
+        " bootstrap intervals (each run's original verdicts), messages and date, grouped"
+        " by model and level. A field the run does not record is 'unknown'.",
     )
     add_db(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument(
+        "--leaderboard", action="store_true", help="every run with its numbers (reads every run)"
+    )
+    p.add_argument(
+        "--sort",
+        choices=[str(k) for k in SortKey],
+        default=None,
+        help="leaderboard order: grouped by model and level (default), lowest violation,"
+        " highest completeness, newest, or run id",
+    )
+    p.add_argument(
+        "--mode",
+        choices=MODES,
+        default="official",
+        help="leaderboard: official (default) or definition mode",
+    )
+    p.add_argument(
+        "--label-rule",
+        default="unanimous",
+        help="leaderboard: unanimous (default), majority or threshold:X",
+    )
     p.set_defaults(func=cmd_runs)
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "JudgeCoverage",
     "JudgeInfo",
     "JudgeVerdict",
+    "LeaderboardFacts",
     "Judgment",
     "MessageDetail",
     "MessageRow",
@@ -82,6 +83,29 @@ class RunSummary:
     messages: int
     verdicts: int
     judges: int
+
+
+@dataclass(frozen=True)
+class LeaderboardFacts:
+    """What a run records about how it was made, for a leaderboard of every run: its row of
+    ``runs`` (the config as stored JSON), its judges' names, its profiles' names (sorted) and
+    its messages."""
+
+    run_id: int
+    name: str
+    source_format: str
+    source: str | None
+    model: str | None
+    prompt_set: str | None
+    level: int | None
+    memory_format: str | None
+    n_trials: int | None
+    simulated: bool
+    created_at: datetime
+    config: str | None
+    judges: list[str]
+    profile_names: list[str]
+    messages: int
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 
 from cimem.store.connection import Database, now
-from cimem.store.rows import RunRef, RunSummary
+from cimem.store.rows import LeaderboardFacts, RunRef, RunSummary
 
 _DELETE_RUN_SQL = [
     "DELETE FROM human_verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
@@ -38,6 +38,18 @@ _LIST_RUNS_SQL = """
              WHERE j.run_id = r.run_id) AS verdicts,
            (SELECT count(*) FROM judges j WHERE j.run_id = r.run_id) AS judges
     FROM runs r ORDER BY r.run_id"""
+
+# grouped scans, not a count per run: a database of tens of runs stays one pass over each table
+_LEADERBOARD_SQL = """
+    WITH j AS (SELECT run_id, list(name ORDER BY judge_id) AS judges FROM judges GROUP BY run_id),
+         p AS (SELECT run_id, list(name ORDER BY name) AS names FROM profiles GROUP BY run_id),
+         m AS (SELECT run_id, count(*) AS messages FROM messages GROUP BY run_id)
+    SELECT r.run_id, r.name, r.source_format, r.source, r.model, r.prompt_set, r.level,
+           r.memory_format, r.n_trials, r.simulated, r.created_at, r.config,
+           coalesce(j.judges, []) AS judges, coalesce(p.names, []) AS profile_names,
+           coalesce(m.messages, 0) AS messages
+    FROM runs r LEFT JOIN j USING (run_id) LEFT JOIN p USING (run_id) LEFT JOIN m USING (run_id)
+    ORDER BY r.run_id"""
 
 
 class Runs(Database):
@@ -145,3 +157,7 @@ class Runs(Database):
 
     def list_runs(self) -> list[RunSummary]:
         return self._rows(RunSummary, _LIST_RUNS_SQL)
+
+    def leaderboard_facts(self) -> list[LeaderboardFacts]:
+        """Every run's record of how it was made, its judges, profiles and messages."""
+        return self._rows(LeaderboardFacts, _LEADERBOARD_SQL)

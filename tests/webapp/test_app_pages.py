@@ -125,7 +125,7 @@ def test_overview_tradeoff_is_drawn_in_the_page_with_its_pareto_front(demo_db, m
     assert not at.get("vega_lite_chart")  # drawn in the page: no chart library loaded
     points = tradeoff_points(at)
     runs = points[points["line"] == ""]
-    assert len(runs) == 3 and set(runs["source"]) == {"this database"}
+    assert len(runs) == 3 and set(runs["source"]) == set(runs["label"])  # each its own colour
     assert all(label.split(": ")[0] in {"1", "2", "3"} for label in runs["label"])
     front = points[points["line"] != ""]
     captions = [c.value for c in at.caption]

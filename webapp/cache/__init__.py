@@ -9,7 +9,7 @@ everything after the app's own writes.
 
 from __future__ import annotations
 
-from webapp.cache import cubes, curves, leak_views, queues
+from webapp.cache import cubes, curves, leaderboard, leak_views, queues
 from webapp.cache.cubes import (
     attribute_view,
     composition,
@@ -20,6 +20,7 @@ from webapp.cache.cubes import (
     pairs,
 )
 from webapp.cache.curves import GROWTH_DRAWS, CurveAsk, growth_slice, prefetch_growth
+from webapp.cache.leaderboard import board_entries, board_metrics, board_metrics_known
 from webapp.cache.leak_views import (
     ONE_VALUE_PAGES,
     effective_filters,
@@ -60,6 +61,9 @@ __all__ = [
     "RunScope",
     "agreement",
     "attribute_view",
+    "board_entries",
+    "board_metrics",
+    "board_metrics_known",
     "changed",
     "composition",
     "corrected",
@@ -118,6 +122,7 @@ def changed() -> None:
         queues._review_queue,
         queues.sample_queue,
         curves._growth_slice,
+        leaderboard._known,
     ):
         made.clear()
 

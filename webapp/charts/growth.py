@@ -1,6 +1,8 @@
-"""Growth's two Violation charts: one colour per run, one dash per line (observed, independence,
-union bound), integer x ticks, the paper's Figure 2 points as labelled diamonds; drawn in the page
-(:mod:`webapp.charts.linechart`), whose own buttons save the SVG and PNG as drawn."""
+"""Growth's two Violation charts: one colour per run (:mod:`webapp.charts.palette`), each run's
+observed line named at its end (a second cue beside colour), one dash per line (observed,
+independence, union bound), integer x ticks, the paper's Figure 2 points as labelled diamonds;
+drawn in the page (:mod:`webapp.charts.linechart`), whose own buttons save the SVG and PNG as
+drawn."""
 
 from __future__ import annotations
 
@@ -10,11 +12,11 @@ import pandas as pd
 
 from cimem.analysis.growth import Axis, Line
 from webapp import render
-from webapp.charts import linechart
+from webapp.charts import linechart, palette
 
 OBSERVED, THEORY, BOUND = str(Line.OBSERVED), str(Line.THEORY), str(Line.BOUND)
 STYLES = {OBSERVED: [1, 0], THEORY: [6, 4], BOUND: [2, 3]}  # each line's dash
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"] * 20
+END_LABEL_CHARS = 18  # a longer run name is named at its line's end by its id
 
 
 def ticks(n: int) -> list[int]:
@@ -25,6 +27,15 @@ def ticks(n: int) -> list[int]:
     """
     step = 1 if n <= 12 else (5 if n <= 60 else 10)
     return sorted({1, *range(step, n + 1, step), n})
+
+
+def end_label(run: str) -> str:
+    """What a run's line is named by at its end: its name, or its id ("17: ...") when long.
+
+    >>> end_label("3: gpt-4o level 1"), end_label("17: a run with a long name")
+    ('3: gpt-4o level 1', '17')
+    """
+    return run if len(run) <= END_LABEL_CHARS else run.split(":", 1)[0]
 
 
 def styles_of(data: pd.DataFrame) -> tuple[str, ...]:
@@ -78,11 +89,14 @@ def chart_data(
         extra="se",
         extra_tip="± Monte Carlo error over task orders (points)",
         fixed=("samples k", at) if axis == Axis.TASKS else ("tasks T", at),
+        label="tag",
     )
+    tags = [end_label(r) if c == OBSERVED else "" for r, c in zip(data["run"], data["curve"])]
     return linechart.chart_data(
-        data,
+        data.assign(tag=tags),
         enc,
-        colours=dict(zip(runs, PALETTE, strict=False)),
+        colours=palette.run_colours(runs),
+        end_labels=True,
         dashes={c: STYLES[c] for c in styles_of(data)},
         x_ticks=ticks(x_max),
         x_domain=(1, max(2, x_max)),

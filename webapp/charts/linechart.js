@@ -96,7 +96,11 @@ function placeLabels(labels, points, segments, plot, measure) {
 
 function draw(box, data) {
   const width = Math.max(320, box.clientWidth || 700);
-  const plotW = width - MARGIN.left - MARGIN.right;
+  const measure = textWidth(box, 11);
+  // lines named at their ends: room on the right for the longest name
+  const names = data.endLabels ? data.series.map((s) => s[3]).filter((t) => t) : [];
+  const right = MARGIN.right + (names.length ? 10 + Math.max(...names.map(measure)) : 0);
+  const plotW = width - MARGIN.left - right;
   const plotH = data.height;
   const [x0, x1] = data.x.domain;
   const values = data.series.flatMap((s) => s[2].map((p) => p[1]));
@@ -140,14 +144,15 @@ function draw(box, data) {
     }
     // a series of one point has no line to show it: a larger dot
     const r = points.length === 1 ? 5 : 2.6;
-    for (const p of points) {
+    points.forEach((p, i) => {
       el(lines, "circle", { cx: X(p[0]), cy: Y(p[1]), r, fill: stroke });
-      if (series[3]) labels.push([X(p[0]), Y(p[1]), series[3]]);
+      // a line named at its end (data.endLabels), or every point of a scatter
+      const named = series[3] && (!data.endLabels || i === points.length - 1);
+      if (named) labels.push([X(p[0]), Y(p[1]), series[3]]);
       hits.push([X(p[0]), Y(p[1]), tipText(data, series, p)]);
-    }
+    });
   }
-  const plot = [MARGIN.left, MARGIN.top, MARGIN.left + plotW + MARGIN.right, MARGIN.top + plotH];
-  const measure = textWidth(box, 11);
+  const plot = [MARGIN.left, MARGIN.top, MARGIN.left + plotW + right, MARGIN.top + plotH];
   for (const [x, y, text, anchor, from] of placeLabels(labels, hits, segments, plot, measure)) {
     if (from) {  // a label set farther off: a thin line from its point to its nearer edge
       const y2 = y > from[1] ? y - 12 : y + 3;
@@ -186,7 +191,8 @@ function legend(data) {
       row.appendChild(document.createElement("span")).textContent = name;
     }
   };
-  group(data.colourTitle, data.colours, (colour) => {
+  // a colour named "" (say, a front's line) is not in the legend: its dash is
+  group(data.colourTitle, data.colours.filter(([name]) => name), (colour) => {
     const dot = document.createElement("span");
     dot.className = "dot";
     dot.style.background = colour;
@@ -260,6 +266,7 @@ function standalone(box) {
     .axis text { fill-opacity: 0.75; }
     .axis text.title { font-size: 12px; fill-opacity: 0.9; }
     .marks path { fill: ${ink}; }
+    .lines circle { stroke: ${ink}; stroke-opacity: 0.4; stroke-width: 0.75; }
     .marks text, .lines text.label { paint-order: stroke; stroke: ${paper}; stroke-width: 3px;
       stroke-linejoin: round; }
     .marks text, .legend text { font-size: 12px; }
@@ -271,7 +278,7 @@ function standalone(box) {
 // The legend of legend() in SVG, from `top` down: a column per group; returns its height.
 function legendSvg(svg, data, top, measure) {
   const g = el(svg, "g", { class: "legend" });
-  const groups = [[data.colourTitle, data.colours, true],
+  const groups = [[data.colourTitle, data.colours.filter(([name]) => name), true],
     [data.dashTitle, data.dashes.filter(([name]) => name), false]];
   let [x, tallest] = [MARGIN.left, 0];
   for (const [title, entries, dots] of groups) {

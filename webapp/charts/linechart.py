@@ -58,6 +58,7 @@ def chart_data(
     marks: pd.DataFrame | None = None,
     height: int = 400,
     y_top: float | None = None,
+    end_labels: bool = False,
 ) -> dict:
     """What a chart is drawn from, compact: its axes; its colours and dashes, each (name, value)
     in legend order (``colours``: every name that may be drawn, so a name keeps its colour from
@@ -65,7 +66,8 @@ def chart_data(
     [colour place, dash place, points], a point [x, y, extra or None] in x order; ``marks``
     (columns x, y, label, align, dx, dy) as diamonds with their labels. With ``enc.label``, one
     series per (colour, dash, label), its points labelled with it (a label "" is no label);
-    ``y_top``: the y axis's top (else the largest value, rounded up).
+    ``y_top``: the y axis's top (else the largest value, rounded up); ``end_labels``: a
+    series' label at its last point only (a line named at its end).
 
     >>> rows = pd.DataFrame({"T": [2, 1], "v": [5.0, 2.5], "run": ["a", "a"], "c": ["obs"] * 2})
     >>> enc = Encoding("T", "tasks", "tasks T", "v", "Violation (%)", "Violation %", "run", "c")
@@ -88,6 +90,7 @@ def chart_data(
         "series": _series(rows, enc, shown_colours, shown_dashes),
         "marks": _marks(marks, enc),
         "height": height,
+        "endLabels": end_labels,
     }
 
 

@@ -4,7 +4,7 @@ from the chart as drawn, and the points' CSV."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -12,10 +12,8 @@ import streamlit as st
 
 from cimem.analysis.overview_table import PUBLISHED, THIS_DATABASE
 from webapp import render
-from webapp.charts import linechart
+from webapp.charts import linechart, palette
 
-SOURCES = [THIS_DATABASE, PUBLISHED]
-SOURCE_COLOURS = ["#d62728", "#7f7f7f"]
 FRONT = "Pareto front of this database's runs"
 X_TITLE = "Violation@n (%) — lower is better"
 Y_TITLE = "Completeness (%) — higher is better"
@@ -39,13 +37,19 @@ def front_caption(runs: int, on_front: int) -> str:
     )
 
 
-def tradeoff_chart_data(data: pd.DataFrame, front_data: pd.DataFrame) -> dict[str, Any]:
-    """What the page's chart draws: every point labelled with its name, and the front (when it
-    joins two or more) as a dashed line without labels."""
+def tradeoff_chart_data(
+    data: pd.DataFrame, front_data: pd.DataFrame, runs: Sequence[str] = ()
+) -> dict[str, Any]:
+    """What the page's chart draws: every point labelled with its name, each run of this
+    database in its colour (``runs``: the selection in order, so a run has its Growth colour;
+    the published points grey), and the front (when it joins two or more) as a dashed line
+    without labels."""
+    ours = data["source"] == THIS_DATABASE
+    names = [*runs, *(n for n in data.loc[ours, "name"] if n not in runs)]
     rows = pd.concat(
         [
-            data.assign(line="", label=data["name"]),
-            front_data.assign(line=FRONT, label="") if len(front_data) > 1 else None,
+            data.assign(line="", label=data["name"], colour=data["name"].where(ours, PUBLISHED)),
+            front_data.assign(line=FRONT, label="", colour="") if len(front_data) > 1 else None,
         ]
     )
     enc = linechart.Encoding(
@@ -55,14 +59,15 @@ def tradeoff_chart_data(data: pd.DataFrame, front_data: pd.DataFrame) -> dict[st
         y="completeness",
         y_title=Y_TITLE,
         y_tip="Completeness %",
-        colour="source",
+        colour="colour",
         dash="line",
         label="label",
     )
     return linechart.chart_data(
         rows,
         enc,
-        colours=dict(zip(SOURCES, SOURCE_COLOURS, strict=True)),
+        # the front's colour is named "": the legend names it among the lines
+        colours=palette.run_colours(names) | {PUBLISHED: palette.OTHER, "": palette.OTHER},
         dashes={"": [1, 0], FRONT: [4, 3]},
         x_ticks=list(range(0, 101, 20)),
         x_domain=(0, 100),
@@ -71,11 +76,16 @@ def tradeoff_chart_data(data: pd.DataFrame, front_data: pd.DataFrame) -> dict[st
     )
 
 
-def tradeoff(data: pd.DataFrame, front_data: pd.DataFrame, how: Mapping[str, str]) -> None:
+def tradeoff(
+    data: pd.DataFrame,
+    front_data: pd.DataFrame,
+    how: Mapping[str, str],
+    runs: Sequence[str] = (),
+) -> None:
     """Draw the trade-off chart, its downloads (the CSV with ``how`` the numbers were computed)
     and the caption that says what the dashed line is."""
     linechart.line_chart(
-        tradeoff_chart_data(data, front_data), key="tradeoff-chart", download="tradeoff"
+        tradeoff_chart_data(data, front_data, runs), key="tradeoff-chart", download="tradeoff"
     )
     render.csv_download(
         lambda: data.rename(

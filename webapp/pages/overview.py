@@ -5,16 +5,18 @@ from dataclasses import replace
 
 import streamlit as st
 
-from cimem.analysis import overview_table
+from cimem.analysis import leaderboard, overview_table
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP
 from cimem.analysis.report import frame_to_csv, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import cache, render, sidebar
 from webapp.charts import overview as chart
 from webapp.panels import judge_errors
+from webapp.panels.leaderboard import leaderboard_section
 
 st.title("Overview")
 ch: sidebar.Choices = st.session_state["choices"]
+leaderboard_section(ch)
 if not ch.runs:
     st.info(
         "Choose one or more runs with messages in the sidebar (or import one on the Data page)."
@@ -23,9 +25,17 @@ if not ch.runs:
 sidebar.simulated_banner(ch.runs)
 sidebar.check_coverage(ch, [cache.cube(ch.scope(r)) for r in ch.runs])
 ov = cache.overview(tuple(ch.scope(r) for r in ch.runs))
+shown_of = sum(e.messages > 0 for e in cache.board_entries(ch.at))
+st.subheader(f"Selected runs: {len(ch.runs)} of {shown_of}")
 note = render.escape_md(ov.sentence)
+phrase = leaderboard.selection_phrase(
+    [m or leaderboard.UNKNOWN for m in ov.table["model"]], list(ov.table["judge"]), [], []
+)
 st.caption(
-    ch.describe() + f". Mean over profiles (their std under More columns), bootstrap 95%"
+    render.escape_md(phrase)
+    + "; "
+    + ch.describe()
+    + f". Mean over profiles (their std under More columns), bootstrap 95%"
     f" interval ({ov.metrics[0].bootstrap}; none with one profile)"
     + ("." if ov.note_apart else f". {note}.")
 )
@@ -83,7 +93,8 @@ def tradeoff() -> None:
         "Show the published Table 1 as a reference layer", value=False, help=TABLE1_NOTE
     )
     data, front = overview_table.tradeoff_points(ov.table, TABLE1 if with_paper else ())
-    chart.tradeoff(data, front, {"mode": ch.opts.mode, "label rule": ch.opts.label_rule})
+    how = {"mode": ch.opts.mode, "label rule": ch.opts.label_rule}
+    chart.tradeoff(data, front, how, list(ov.table["run"]))
 
 
 tradeoff()

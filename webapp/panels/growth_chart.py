@@ -25,7 +25,7 @@ from cimem.analysis.growth import (
 from cimem.demo.reference import FIGURE2
 from webapp import cache, render
 from webapp.charts import growth as charts
-from webapp.charts import linechart
+from webapp.charts import linechart, palette
 from webapp.panels.growth_settings import View
 
 
@@ -66,12 +66,17 @@ def growth_chart(v: View, axis: Axis, at: int, text: ChartText) -> pd.DataFrame 
         st.info(text.note)
     x_max = v.max_t if axis == Axis.TASKS else v.max_n
     data = pd.DataFrame(rows)
-    paper = _paper(v, axis, at, data, x_max)
-    _draw(v, axis, at, text, x_max, data, paper)
+    groups = [g for g in palette.groups(v.colour_names) if data["run"].isin(g).any()]
+    for i, group in enumerate(groups):
+        part = data[data["run"].isin(group)]
+        if len(groups) > 1:
+            st.markdown(f"**Runs {_span(v, group)}** (chart {i + 1} of {len(groups)})")
+        _draw(v, axis, at, text, x_max, part, _paper(v, axis, at, part, x_max), i)
     _hidden_note(v, slices, axis, at)
     largest = largest_stderr(slices.values())
     if largest is not None:
         st.caption(standard_error_note(largest))
+    paper = _paper(v, axis, at, data, x_max)
     _paper_note(v, paper)
     return paper
 
@@ -104,12 +109,23 @@ def _draw(
     x_max: int,
     data: pd.DataFrame,
     paper: pd.DataFrame,
+    part: int = 0,
 ) -> None:
-    """The chart drawn in the page (:mod:`webapp.charts.linechart`), whose own SVG and PNG
-    buttons save it as drawn, and its numbers as CSV."""
+    """One chart (``part`` of the small multiples) drawn in the page
+    (:mod:`webapp.charts.linechart`), whose own SVG and PNG buttons save it as drawn, and its
+    numbers as CSV."""
     shown = charts.chart_data(axis, at, text.x_title, x_max, data, paper, v.colour_names)
-    linechart.line_chart(shown, key=f"{text.key}-chart", download=text.name)
-    render.csv_download(lambda: _numbers(v, data), text.name, text.key)
+    name, key = (
+        (text.name, text.key) if part == 0 else (f"{text.name}_{part + 1}", f"{text.key}{part}")
+    )
+    linechart.line_chart(shown, key=f"{key}-chart", download=name)
+    render.csv_download(lambda: _numbers(v, data), name, key)
+
+
+def _span(v: View, group: list[str]) -> str:
+    """Which of the selected runs a chart of the small multiples draws: "1-7 of 20"."""
+    first = v.colour_names.index(group[0]) + 1
+    return f"{first}-{first + len(group) - 1} of {len(v.colour_names)}"
 
 
 def _numbers(v: View, data: pd.DataFrame) -> pd.DataFrame:

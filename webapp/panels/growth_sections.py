@@ -82,20 +82,30 @@ def by_samples(v: View) -> None:
     )
 
 
+ALL_LISTED = 4  # more runs than this: the end's sentence sums them up, the list folds
+
+
 def at_the_end(v: View) -> None:
     """Observed against independence at all tasks and all samples, per run."""
     last = v.runs.end_points()
-    if last:
+    if not last:
+        return
+    each = [
+        f"{render.escape_md(n)} observed **{render.pct(o)}**, independence predicts"
+        f" **{render.pct(p)}** ({100 * (o - p):+.2f} points)"
+        for n, o, p in last
+    ]
+    if len(last) <= ALL_LISTED:
+        st.markdown("At all tasks and all samples: " + "; ".join(each) + ".")
+    else:
+        gaps = [100 * (o - p) for _, o, p in last]
         st.markdown(
-            "At all tasks and all samples: "
-            + "; ".join(
-                f"{render.escape_md(n)} observed **{render.pct(o)}**, independence predicts"
-                f" **{render.pct(p)}** ({100 * (o - p):+.2f} points)"
-                for n, o, p in last
-            )
-            + "."
+            f"At all tasks and all samples, over the {len(last)} runs: observed minus"
+            f" independence from **{min(gaps):+.2f}** to **{max(gaps):+.2f}** points."
         )
-        st.caption(end_gap_note([o - p for _, o, p in last]))
+        with st.expander(f"Each of the {len(last)} runs at the end"):
+            st.markdown("\n".join(f"- {x}" for x in each))
+    st.caption(end_gap_note([o - p for _, o, p in last]))
 
 
 def prefetch(v: View) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from cimem.analysis.growth import EXPECTED_RATIO, RATIO_OF_EXPECTATIONS, RunCurves, how_computed
+from cimem.analysis.leaderboard import UNKNOWN, selection_phrase
 from cimem.demo.reference import FIGURE2_NOTE
 from webapp import cache, render, sidebar
 
@@ -59,7 +60,7 @@ def settings(ch: sidebar.Choices, run_ids: list[int], names: Mapping[int, str]) 
         show_bound,
         show_paper,
         RunCurves(curves, names),
-        tuple(names.get(r, str(r)) for r in run_ids),
+        tuple(names.get(r, str(r)) for r in ch.runs),  # every run selected: colours as Overview's
     )
 
 
@@ -118,17 +119,30 @@ def _toggles(order: str) -> tuple[bool, bool]:
 
 
 def how_computed_caption(v: View) -> None:
-    """The caption saying how the curves below were computed, and each run's judge, tasks
-    and samples per task."""
+    """The caption saying how the curves below were computed and, in a phrase, which runs (each
+    run's judge, tasks and samples per task listed under it)."""
     how = how_computed(v.order, v.method, cache.GROWTH_DRAWS)
-    st.caption(
-        v.ch.describe()
-        + f"; order **{v.order}**, {how}, samples **{v.samples}**. "
-        + "; ".join(
-            f"**{render.escape_md(v.runs.name(r))}**: judge {render.escape_md(g.judge)},"
-            f" {g.n_tasks} tasks, n = {g.n_trials}"
-            for r, g in v.runs.curves.items()
-        )
-        + ". Theory: 1-(1-p)^k with p = c/n per attribute and task (a plug-in estimate from the"
-        " same samples)."
+    curves = v.runs.curves
+    models = {e.run_id: e.model for e in cache.board_entries(v.ch.at)}
+    phrase = selection_phrase(
+        [models.get(r, UNKNOWN) for r in curves],
+        [g.judge for g in curves.values()],
+        [g.n_tasks for g in curves.values()],
+        [g.n_trials for g in curves.values()],
     )
+    st.caption(
+        f"{render.escape_md(phrase)}; "
+        + v.ch.describe()
+        + f"; order **{v.order}**, {how}, samples **{v.samples}**. Theory: 1-(1-p)^k with"
+        " p = c/n per attribute and task (a plug-in estimate from the same samples)."
+    )
+    if len(curves) > 1:
+        with st.expander(f"The {len(curves)} runs: judge, tasks, samples per task"):
+            st.markdown(
+                "\n".join(
+                    f"- **{render.escape_md(v.runs.name(r))}**: model"
+                    f" {render.escape_md(models.get(r, UNKNOWN))}, judge"
+                    f" {render.escape_md(g.judge)}, {g.n_tasks} tasks, n = {g.n_trials}"
+                    for r, g in curves.items()
+                )
+            )

@@ -1,0 +1,188 @@
+"""The leaderboard of every run: what each run records, its numbers from the one metrics function,
+the filters, the sorting, and the default selection a visit opens with."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+
+import pandas as pd
+import pytest
+
+from cimem.analysis import leaderboard as lb
+from cimem.analysis.cube import cube_from_store
+from cimem.analysis.metrics import NO_LABELS, MetricOptions, compute
+from cimem.analysis.overview_table import interval_text
+from cimem.ingest import ingest_file
+from cimem.store import RunSummary, Store
+
+from conftest import shared_file
+from fixtures import small_profile, write_jsonl
+
+DAY = datetime(2025, 3, 1)
+
+
+def summary(run_id: int, model: str | None, day: int = 0, messages: int = 10) -> RunSummary:
+    return RunSummary(
+        run_id, f"r{run_id}", "results", "official", model, None, None, 2, False,
+        DAY + timedelta(days=day), 1, 2, messages, 40, 1,
+    )  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- default selection
+def test_default_is_the_newest_run_of_each_model_then_the_newest_others():
+    runs = [
+        summary(1, "a", 0),
+        summary(2, "a", 5),
+        summary(3, "b", 1),
+        summary(4, "c", 2),
+        summary(5, "c", 3),
+        summary(6, None, 4),
+    ]
+    # newest per model: a -> 2, unknown -> 6, c -> 5, b -> 3 (four models: four runs)
+    assert lb.default_selection(runs) == [2, 3, 5, 6]
+    # two models only: their newest, then the newest of the rest
+    two = [summary(1, "a", 0), summary(2, "a", 1), summary(3, "a", 2), summary(4, "b", 0)]
+    assert lb.default_selection(two) == [1, 2, 3, 4]
+    five = [*two, summary(5, "a", 3)]
+    assert lb.default_selection(five) == [2, 3, 4, 5]
+
+
+def test_default_ties_on_time_go_to_the_higher_run_id_and_small_databases_show_all():
+    same_time = [summary(i, None, 0) for i in range(1, 11)]
+    assert lb.default_selection(same_time) == [7, 8, 9, 10]
+    assert lb.default_selection(same_time[:3]) == [1, 2, 3]
+    assert lb.default_selection([]) == []
+
+
+def test_default_leaves_out_runs_without_messages():
+    runs = [summary(1, "a", 9, messages=0), summary(2, "b", 0), summary(3, None, 1, messages=0)]
+    assert lb.default_selection(runs) == [2]
+
+
+# ----------------------------------------------------------------------------- the entries
+def labelled_file(tmp_path, name, people):
+    """A results file of these people (each a small labelled profile)."""
+    return write_jsonl(tmp_path / f"{name}.jsonl", [small_profile(p) for p in people])
+
+
+@pytest.fixture
+def board_db(tmp_path):
+    """Three runs with messages (two over the same two people, one of one person) and one of
+    profiles only; one records its model, one only a level in its name."""
+    db = tmp_path / "board.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, labelled_file(tmp_path, "a", ["Ada", "Bo"]), model="llama-3.3")
+        ingest_file(store, labelled_file(tmp_path, "b_level_2", ["Bo", "Ada"]))
+        ingest_file(store, labelled_file(tmp_path, "c", ["Cy"]), name="one person")
+        profiles = tmp_path / "profiles.json"
+        plain = small_profile("Di")
+        plain["contexts"] = [
+            {"recipient": c["recipient"], "task": c["task"]} for c in plain["contexts"]
+        ]
+        profiles.write_text(json.dumps([plain]))
+        ingest_file(store, profiles)
+    return db
+
+
+def test_entries_say_what_each_run_records_and_unknown_otherwise(board_db):
+    with Store.open(board_db, read_only=True) as store:
+        board = lb.entries(store.leaderboard_facts())
+    a, b, c, d = board
+    assert (a.model, a.level, a.memory_format, a.prompt_set) == (
+        "llama-3.3",
+        lb.UNKNOWN,
+        "official",
+        "official",
+    )
+    assert (b.model, b.level) == (lb.UNKNOWN, "2")  # the level from the file's name
+    assert a.cohort == b.cohort == "A (2 profiles)"  # the same people, in any order
+    assert c.cohort == "B (1 profiles)" and c.profiles == 1
+    assert a.judges == ("original verdicts",) and d.judges == ()
+    assert [e.messages for e in board] == [8, 8, 4, 0]
+    assert lb.summary(board) == "4 runs of 1 model (3 with no model recorded)"
+
+
+def test_numbers_are_the_metrics_functions_and_runs_without_messages_have_none(board_db):
+    opts = MetricOptions()
+    with Store.open(board_db, read_only=True) as store:
+        board = lb.entries(store.leaderboard_facts())
+        metrics = lb.run_metrics(store, [e.run_id for e in board if e.messages], opts)
+        direct = compute(cube_from_store(store, 1), opts)
+    table = lb.table(board, metrics)
+    assert list(table.columns) == ["run_id", *lb.COLUMNS]
+    row = table.set_index("run_id").loc[1]
+    assert row["Violation@n %"] == round(100 * direct.violation.mean, 2)
+    lo, hi = direct.completeness.ci95
+    assert row["Completeness 95% CI"] == interval_text(100 * lo, 100 * hi, profiles=2)
+    one = table.set_index("run_id").loc[3]
+    assert one["Violation 95% CI"] == "- (1 profile)"  # one profile: no interval
+    none = table.set_index("run_id").loc[4]
+    assert none["Violation 95% CI"] == "not computed" and pd.isna(none["Violation@n %"])
+
+
+def test_a_run_without_labels_says_so(tmp_path):
+    unlabelled = small_profile("Ed")
+    for c in unlabelled["contexts"]:
+        for k in [k for k in c if k.startswith("labels")]:
+            c[k] = {}
+    db = tmp_path / "u.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, write_jsonl(tmp_path / "u.jsonl", [unlabelled]))
+        board = lb.entries(store.leaderboard_facts())
+        metrics = lb.run_metrics(store, [1], MetricOptions())
+    row = lb.table(board, metrics).iloc[0]
+    assert row["Violation 95% CI"] == NO_LABELS and pd.isna(row["Violation@n %"])
+
+
+def test_filters_narrow_by_each_field_and_a_judge_among_several(board_db):
+    with Store.open(board_db, read_only=True) as store:
+        board = lb.entries(store.leaderboard_facts())
+    offered = lb.choices(board)
+    assert offered["models"] == ["llama-3.3", lb.UNKNOWN]
+    assert offered["judges"] == ["original verdicts"]
+    only = lb.filtered(board, lb.Filters(models=frozenset({"llama-3.3"})))
+    assert [e.run_id for e in only] == [1]
+    level2 = lb.filtered(board, lb.Filters(levels=frozenset({"2"})))
+    assert [e.run_id for e in level2] == [2]
+    judged = lb.filtered(board, lb.Filters(judges=frozenset({"original verdicts", "x"})))
+    assert [e.run_id for e in judged] == [1, 2, 3]
+    both = lb.Filters(models=frozenset({lb.UNKNOWN}), memory_formats=frozenset({"official"}))
+    assert [e.run_id for e in lb.filtered(board, both)] == [2, 3]
+
+
+def test_sorting_groups_by_model_then_level_and_puts_missing_numbers_last(board_db):
+    with Store.open(board_db, read_only=True) as store:
+        board = lb.entries(store.leaderboard_facts())
+        metrics = lb.run_metrics(store, [1, 2], MetricOptions())
+    table = lb.table(board, metrics)
+    assert list(table["model"]) == ["llama-3.3", lb.UNKNOWN, lb.UNKNOWN, lb.UNKNOWN]
+    assert list(table["run_id"]) == [1, 2, 3, 4]  # unknown: level "2" before "unknown"
+    by_v = lb.sort_table(table, lb.SortKey.VIOLATION)
+    assert list(by_v["run_id"])[-2:] == [3, 4]  # not computed: last
+    ties = by_v[by_v["Violation@n %"].notna()]
+    assert list(ties["Violation@n %"]) == sorted(ties["Violation@n %"])
+    records = lb.as_records(table)
+    assert records[3]["Violation@n %"] is None and json.dumps(records, default=str)
+
+
+# ----------------------------------------------------------------------------- real data
+@pytest.mark.parametrize(
+    ("name", "profiles", "n"),
+    [("results_sample.jsonl", 2, 3), ("persistbench_llama33_jeffery_day.json", 1, 1)],
+)
+def test_the_benchmarks_files_through_the_leaderboard(tmp_path, name, profiles, n):
+    path = shared_file(name)
+    with Store.open(tmp_path / "real.duckdb") as store:
+        ingest_file(store, path)
+        board = lb.entries(store.leaderboard_facts())
+        metrics = lb.run_metrics(store, [board[0].run_id], MetricOptions())
+    row = lb.table(board, metrics).iloc[0]
+    assert (row["profiles"], row["n"]) == (profiles, n)
+    assert row["Violation@n %"] == round(100 * metrics[1].violation.mean, 2)
+    if profiles == 1:
+        assert row["Violation 95% CI"] == "- (1 profile)"
+        assert "llama" in row["model"].lower()  # the file names its model
+        assert row["level"] == "1"
+    else:
+        assert row["model"] == lb.UNKNOWN and row["Violation 95% CI"].startswith("[")

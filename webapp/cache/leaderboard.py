@@ -1,0 +1,68 @@
+"""Cached reads of the leaderboard of every run: how each run was made (cheap: one grouped read)
+and runs' numbers under their original verdicts, read one run at a time (a cube in memory at a
+time, so reading tens of runs does not hold them all) and kept for every visitor: once anyone
+has computed a run's numbers under some options, the leaderboard shows them to all."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from webapp.cache.scope import DbScope
+from webapp.connection import session_store
+
+if TYPE_CHECKING:
+    from cimem.analysis.leaderboard import Entry
+    from cimem.analysis.metrics import MetricOptions, RunMetrics
+
+KEPT_VERSIONS = 8  # (database version, options) pairs whose numbers are kept
+_LOCK = threading.Lock()
+Known = OrderedDict[tuple[DbScope, "MetricOptions"], dict[int, "RunMetrics"]]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def board_entries(db: DbScope) -> list[Entry]:
+    """Every run of the database as the leaderboard lists it, before its numbers."""
+    from cimem.analysis.leaderboard import entries
+
+    return entries(session_store(db.path).leaderboard_facts())
+
+
+@st.cache_resource(show_spinner=False)
+def _known() -> Known:
+    return OrderedDict()
+
+
+def board_metrics_known(db: DbScope, opts: MetricOptions) -> dict[int, RunMetrics]:
+    """The runs' numbers computed so far under ``opts`` (by any visitor)."""
+    with _LOCK:
+        return dict(_known().get((db, opts), {}))
+
+
+def board_metrics(
+    db: DbScope,
+    opts: MetricOptions,
+    run_ids: Iterable[int],
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[int, RunMetrics]:
+    """Compute the numbers of these runs not yet known, one run at a time (``progress(done,
+    total)`` after each), keep them, and return every known one."""
+    from cimem.analysis.leaderboard import run_metrics
+
+    todo = [r for r in run_ids if r not in board_metrics_known(db, opts)]
+    store = session_store(db.path)
+    for i, run_id in enumerate(todo):
+        result = run_metrics(store, [run_id], opts)
+        with _LOCK:
+            known = _known()
+            known.setdefault((db, opts), {}).update(result)
+            known.move_to_end((db, opts))
+            while len(known) > KEPT_VERSIONS:
+                known.popitem(last=False)
+        if progress is not None:
+            progress(i + 1, len(todo))
+    return board_metrics_known(db, opts)
