@@ -18,6 +18,7 @@ Targets: first load <= 2 s, revisit <= 1 s, widget change <= 300 ms.
 
     python bench/browser.py                  # builds /tmp/cimem-bench/browser_3x60.duckdb once
     python bench/browser.py --db my.duckdb --reps 3 --pages growth,leaks
+    python bench/browser.py --runs 40 --profiles 10   # a lab's database (bench/common.py)
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import CACHE, REPO, fabricated
+from common import CACHE, REPO, fabricated, lab_database
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -196,6 +197,20 @@ def start_server(db: Path, script: Path | None = None) -> tuple[subprocess.Popen
 
 
 ready_lines: list[str] = []
+server_rss: list[float] = []  # per app server: its peak resident memory, MiB
+
+
+def peak_rss_mib(pid: int) -> float:
+    """A process's peak resident memory so far (VmHWM, Linux), MiB; nan elsewhere."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
 startup: list[tuple[float, float]] = []  # per app server: seconds to answer, to be ready
 
 
@@ -599,6 +614,7 @@ def measure(db: Path, pages: list[Page], reps: int) -> dict:
                         )
                     ctx.close()
                 finally:
+                    server_rss.append(peak_rss_mib(proc.pid))
                     proc.terminate()
                     proc.wait(timeout=30)
         browser.close()
@@ -608,12 +624,16 @@ def measure(db: Path, pages: list[Page], reps: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", type=Path, default=CACHE / "browser_3x60.duckdb")
+    ap.add_argument("--runs", type=int, help="a lab's database of this many fabricated runs")
+    ap.add_argument("--profiles", type=int, default=60, help="profiles per run (with --runs)")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--pages", default="", help="comma-separated page names (default: all)")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         sys.exit(f"{CHROMIUM} is missing (apt-get install chromium)")
-    if not args.db.exists():
+    if args.runs:
+        args.db = lab_database(args.runs, args.profiles)
+    elif not args.db.exists():
         build_database(args.db)
     wanted = {x.strip().lower() for x in args.pages.split(",") if x.strip()}
     pages = [p for p in PAGES if not wanted or p.nav.lower() in wanted]
@@ -651,6 +671,8 @@ def main() -> None:
     print(
         f"app servers: answering after {statistics.median(answered):.1f} s, ready (their own"
         f" first visit done) after {statistics.median(ready):.1f} s, median of {len(startup)};"
+        f" peak memory {statistics.median(server_rss):,.0f} MiB (median; largest"
+        f" {max(server_rss):,.0f});"
         f" the last said: {ready_lines[-1] if ready_lines else '-'}\n"
     )
     print(

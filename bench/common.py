@@ -45,6 +45,38 @@ def fabricated(profiles: int, trials: int = 5, seed: int = 0) -> Path:
     return out
 
 
+LAB_MODELS = ("llama-3.3-70b", "gpt-4o", "qwen3-32b", "deepseek-v3", "gemini-2.5-flash")
+
+
+def lab_database(runs: int, profiles: int, trials: int = 5) -> Path:
+    """A research group's database (made once, then reused): ``runs`` fabricated runs of
+    ``profiles`` profiles (seeds 3, 4, ...), five models at prompt levels 1, 2, 3, ... The
+    60-profile files are made one at a time and removed once imported (about 430 MB each)."""
+    path = CACHE / f"lab_{runs}x{profiles}p_{trials}t.duckdb"
+    if path.exists():
+        return path
+    sys.path.insert(0, str(REPO))
+    from cimem.ingest import ingest_file
+    from cimem.store import Store
+
+    tmp = path.with_suffix(".building")
+    tmp.unlink(missing_ok=True)
+    with Store.open(tmp) as store:
+        for i in range(runs):
+            seed = 3 + i
+            model, level = LAB_MODELS[i % len(LAB_MODELS)], 1 + i // len(LAB_MODELS)
+            made = fabricated(profiles, trials, seed)
+            t = time.perf_counter()
+            ingest_file(store, made, name=f"{model} level {level}", model=model, level=level)
+            print(f"run {i + 1}/{runs}: seed {seed}, {time.perf_counter() - t:.1f} s", flush=True)
+            if profiles > 10:
+                made.unlink()
+        counts = store.table_counts()
+    tmp.rename(path)
+    print(f"database {path}: {runs} runs of {profiles} profiles, {counts['verdicts']:,} verdicts")
+    return path
+
+
 def parse_seconds(path: Path) -> float:
     """Time to parse every line with orjson, the fastest parser cimem uses (best of 2)."""
     import orjson

@@ -19,7 +19,9 @@ function yTicks(top) {
 
 function tipText(data, series, point) {
   const [colour, dash, , label] = series;
-  const lines = [label, data.colours[colour][0], data.dashes[dash][0]].filter((t) => t);
+  // a line named at its end is named by its run, which the colour's name already gives
+  const named = data.endLabels ? "" : label;
+  const lines = [named, data.colours[colour][0], data.dashes[dash][0]].filter((t) => t);
   lines.push(`${data.x.tip}: ${Number.isInteger(point[0]) ? point[0] : point[0].toFixed(2)}`);
   if (data.fixed) lines.push(`${data.fixed[0]}: ${data.fixed[1]}`);
   lines.push(`${data.y.tip}: ${point[1].toFixed(2)}`);
