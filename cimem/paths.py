@@ -18,6 +18,7 @@ from cimem.errors import CimemError
 DEFAULT_DB_ENV = "CIMEM_DB"
 DEFAULT_DB_PATH = "cimem.duckdb"
 DATA_DIR_ENV = "CIMEM_DATA_DIR"
+DB_WAIT_ENV = "CIMEM_DB_WAIT"  # seconds to wait for a database another process holds
 DATABASE_SUFFIXES = (".duckdb",)
 INPUT_SUFFIXES = (".jsonl", ".json", ".gz", ".parquet", ".csv")
 

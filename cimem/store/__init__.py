@@ -6,18 +6,26 @@ vocabularies (:mod:`cimem.store.enums`) its methods return. Imports nothing of c
 """
 
 from cimem.store import rows
-from cimem.store.database import DatabaseBusy, DatabaseRefused, Store
+from cimem.store.database import (
+    DatabaseBusy,
+    DatabaseRefused,
+    DatabaseReleased,
+    Store,
+    default_wait,
+)
 from cimem.store.enums import JudgeKind, JudgmentStatus, Label, LabelCode, MessageStatus
 from cimem.store.rows import *  # noqa: F403  (the row types, listed once in rows.__all__)
 
 __all__ = [
     "DatabaseBusy",
     "DatabaseRefused",
+    "DatabaseReleased",
     "JudgeKind",
     "JudgmentStatus",
     "Label",
     "LabelCode",
     "MessageStatus",
     "Store",
+    "default_wait",
 ]
 __all__ += rows.__all__

@@ -1,11 +1,13 @@
 """The LLM call cache: every completed call is on disk at once, cheaply.
 
-A completed call is appended to a journal file next to the database (``DB.calls``, one JSON line,
-one ``write`` system call: it survives Ctrl-C, kill -9 and crashes of the process) and merged into
-the database's ``llm_cache`` table in batches, after which the journal is emptied. Opening the
-database for writing merges whatever a stopped process left in the journal, so a resumed run finds
-every call it paid for. Writing each call into DuckDB at once cost 1.6 ms per call; the journal
-line costs microseconds.
+A completed call is appended to the process's journal file next to the database (``DB.calls.PID``,
+one JSON line, one ``write`` system call: it survives Ctrl-C, kill -9 and crashes of the process)
+and merged into the database's ``llm_cache`` table in batches, after which the journal is emptied;
+while the process has let the database go for its calls (:meth:`~cimem.store.connection.Database.released`),
+the calls wait in the journal. Opening the database for writing merges the journals of stopped
+processes (and an older ``DB.calls``), so a resumed run finds every call it paid for; a journal of
+a process still running is its own, so two processes calling at once never cut each other's.
+Writing each call into DuckDB at once cost 1.6 ms per call; the journal line costs microseconds.
 
 Each line is checked when merged: a damaged line never stops the database from opening; it is set
 aside in ``DB.calls.rejected`` with its line number, and the command that merged it says how many.
@@ -13,8 +15,10 @@ aside in ``DB.calls.rejected`` with its line number, and the command that merged
 
 from __future__ import annotations
 
+import glob
 import os
 import warnings
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +30,7 @@ import pyarrow as pa
 from cimem.store.connection import Database
 from cimem.store.rows import CachedCall, CachedCompletion
 from cimem.store.schema import LLM_CACHE_SCHEMA
+from cimem.store.waiting import process_running
 
 BATCH = 256
 
@@ -35,6 +40,11 @@ class CacheTable(Protocol):
     (:class:`CallCacheTable`'s; tests give a stand-in)."""
 
     path: str
+
+    @property
+    def is_released(self) -> bool: ...
+
+    def released(self) -> AbstractContextManager[None]: ...
 
     def cache_get(self, keys: list[str]) -> dict[str, CachedCompletion]: ...
 
@@ -87,7 +97,22 @@ class CallCacheTable(Database):
 
 
 def journal_path(store: CacheTable) -> Path | None:
-    return None if store.path == ":memory:" else Path(store.path + ".calls")
+    """This process's journal of the database's calls (None in memory)."""
+    return None if store.path == ":memory:" else Path(f"{store.path}.calls.{os.getpid()}")
+
+
+def stopped_journals(store: CacheTable) -> list[Path]:
+    """The journals to merge: an older ``DB.calls``, this process's, and those of processes that
+    are no longer running."""
+    if store.path == ":memory:":
+        return []
+    base = Path(store.path + ".calls")
+    found = [base] if base.exists() else []
+    for path in sorted(base.parent.glob(glob.escape(base.name) + ".*")):
+        pid = path.name[len(base.name) + 1 :]
+        if pid.isdigit() and (int(pid) == os.getpid() or not process_running(int(pid))):
+            found.append(path)
+    return found
 
 
 class JournalWarning(UserWarning):
@@ -165,13 +190,24 @@ _KIND_NAMES = {
 
 
 def recover(store: CacheTable) -> Recovery:
-    """Merge a journal left by a stopped process into the database. Each line is checked; a line
-    that is not a complete call (torn by a crash mid-write, or damaged) is set aside in
-    ``DB.calls.rejected`` with its line number and reported once through a
-    :class:`JournalWarning`, so the database always opens."""
-    path = journal_path(store)
-    if path is None or not path.exists():
-        return Recovery()
+    """Merge the journals left by stopped processes (:func:`stopped_journals`) into the
+    database."""
+    merged = Recovery()
+    for path in stopped_journals(store):
+        done = recover_journal(store, path)
+        merged = Recovery(
+            merged.merged + done.merged,
+            merged.rejected + done.rejected,
+            done.rejected_path or merged.rejected_path,
+        )
+    return merged
+
+
+def recover_journal(store: CacheTable, path: Path) -> Recovery:
+    """Merge one journal into the database. Each line is checked; a line that is not a complete
+    call (torn by a crash mid-write, or damaged) is set aside in ``DB.calls.rejected`` with its
+    line number and reported once through a :class:`JournalWarning`, so the database always
+    opens."""
     rows: list[CachedCall] = []
     rejected: list[bytes] = []
     for lineno, line in enumerate(path.read_bytes().splitlines(), 1):
@@ -187,7 +223,7 @@ def recover(store: CacheTable) -> Recovery:
     store.cache_put_many(list({r.key: r for r in rows}.values()))  # a key twice: the last wins
     aside = None
     if rejected:
-        aside = path.with_name(path.name + ".rejected")
+        aside = Path(store.path + ".calls.rejected")
         fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             os.write(fd, b"".join(rejected))
@@ -248,8 +284,9 @@ class CallCache:
             self.flush()
 
     def flush(self) -> None:
-        """Merge the pending calls into the database, then empty the journal."""
-        if not self.pending:
+        """Merge the pending calls into the database, then empty the journal (not while the
+        database is let go: they wait in the journal, merged when it is taken again)."""
+        if not self.pending or self.store.is_released:
             return
         self.store.cache_put_many(list(self.pending.values()))
         self.pending.clear()

@@ -10,22 +10,27 @@ from __future__ import annotations
 import dataclasses
 import os
 import queue
-import re
 import stat
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self, TypeVar
+from typing import Any, NoReturn, Self, TypeVar
 
 import duckdb
 import pyarrow as pa
 
-from cimem.errors import CimemError
 from cimem.paths import default_db_path, private_files
 from cimem.store.rows import field_names
 from cimem.store.schema import COUNT_SQL, INSERT_SQL, MIGRATE_1_TO_2, SCHEMA_SQL, SCHEMA_VERSION
+from cimem.store.waiting import (
+    DatabaseRefused,
+    DatabaseReleased,
+    OnWait,
+    connect,
+    default_wait,
+)
 
 R = TypeVar("R")
 
@@ -36,19 +41,6 @@ _COUNTER_SQL = {
     "run": "SELECT coalesce(max(run_id), 0) FROM runs",
     "judge": "SELECT coalesce(max(judge_id), 0) FROM judges",
 }
-
-
-class DatabaseRefused(CimemError):
-    """A file that is not a database cimem may open: ``reason`` says why without the path, so
-    the app can name only what its visitor typed."""
-
-    def __init__(self, path: str, reason: str):
-        self.path, self.reason = path, reason
-        super().__init__(f"{path}: {reason}")
-
-
-class DatabaseBusy(DatabaseRefused):
-    """Another process holds the database."""
 
 
 _DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 12 of every DuckDB database file
@@ -100,23 +92,6 @@ def check_database_file(path: str) -> None:
         )
 
 
-def _connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """DuckDB's connection, or DatabaseBusy naming the process that holds the file."""
-    try:
-        return duckdb.connect(path, read_only=read_only)
-    except duckdb.IOException as exc:
-        if "lock" not in str(exc).lower():
-            raise DatabaseRefused(path, "DuckDB cannot open it") from None
-        holder = re.search(r"\(PID (\d+)\)", str(exc))
-        raise DatabaseBusy(
-            path,
-            f"open in another process{f' (PID {holder.group(1)})' if holder else ''},"
-            " e.g. the app or a running `cimem run`: DuckDB lets one process write a database"
-            " at a time. Stop that process (a stopped run resumes with --resume), or work on"
-            " a copy of the file.",
-        ) from None
-
-
 def now() -> datetime:
     """The time stored in TIMESTAMP columns: UTC without a zone."""
     return datetime.now(UTC).replace(tzinfo=None)
@@ -132,11 +107,42 @@ class Database:
         self.path = path
         self._lock = lock or threading.RLock()  # shared by every cursor of this database
         self._depth = 0  # transactions open on this cursor (inner ones join the outer one)
+        self._reopen: Callable[[], duckdb.DuckDBPyConnection] | None = None  # roots only
+        self._writable = False  # opened for writing (its journal is merged on opening)
+        self._released = False
 
     def cursor(self) -> Self:
         """Another handle on the same open database, for another thread or app session: its own
         transactions and snapshot (it reads the last committed state), the same write lock."""
         return type(self)(self.con.cursor(), self.path, self._lock)
+
+    @property
+    def is_released(self) -> bool:
+        """Whether this process has let the file go for now (:meth:`released`)."""
+        return self._released
+
+    @contextmanager
+    def released(self) -> Iterator[None]:
+        """Let other processes have the file during a long stretch that needs no database (the
+        model calls of a run, a judge or labelling), then take it again, waiting as
+        :meth:`open` does; a journal a stopped process left is merged then. Nothing is let go
+        inside a transaction, by a cursor, or by an in-memory database; a use of the store in
+        between raises :class:`DatabaseReleased`."""
+        if self._reopen is None or self._depth or self._released:
+            yield
+            return
+        with self._lock:
+            self.con.close()
+            self.con = _Released(self.path)  # type: ignore[assignment]
+            self._released = True
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.con = self._reopen()
+                self._released = False
+                if self._writable:
+                    self._after_open()
 
     @classmethod
     def open(
@@ -145,6 +151,9 @@ class Database:
         read_only: bool = False,
         *,
         create_folders: bool = True,
+        wait: float | None = None,
+        on_wait: OnWait | None = None,
+        check: bool = True,
     ) -> Self:
         """Open (and, unless read-only, create or migrate) the database at ``path``.
 
@@ -152,21 +161,29 @@ class Database:
         database that is empty or already cimem's; anything else raises
         :class:`DatabaseRefused` and the file is left untouched. A missing folder is created
         unless ``create_folders`` is false (the app never creates folders). Files the process
-        creates from here on are its owner's only (see :func:`cimem.paths.private_files`)."""
+        creates from here on are its owner's only (see :func:`cimem.paths.private_files`).
+        While another process holds the file, wait up to ``wait`` seconds (default:
+        :func:`default_wait`), telling ``on_wait`` once, then raise :class:`DatabaseBusy`.
+        ``check=False`` skips the file's checks (for a file this process has checked before)."""
         path = str(path or default_db_path())
         if path != ":memory:":
             private_files()  # the database, its WAL and the call journal: 0600
             file = Path(path)
             if file.exists() or file.is_symlink():
-                check_database_file(path)
+                if check:
+                    check_database_file(path)
             elif read_only:
                 raise FileNotFoundError(f"{path}: no such database")
             elif not file.parent.is_dir():
                 if not create_folders:
                     raise DatabaseRefused(path, "its folder does not exist")
                 file.parent.mkdir(parents=True, exist_ok=True)
-        store = cls(_connect(path, read_only), path)
+        seconds = default_wait() if wait is None else wait
+        store = cls(connect(path, read_only, seconds, on_wait), path)
+        if path != ":memory:":
+            store._reopen = lambda: connect(path, read_only, seconds, on_wait)
         if not read_only:
+            store._writable = True
             store._ensure_schema()
             store._after_open()
         return store
@@ -181,6 +198,8 @@ class Database:
         self.con.close()
 
     def _ensure_schema(self) -> None:
+        if self._current_schema():
+            return  # nothing to create or migrate: opening writes nothing
         self.con.execute(SCHEMA_SQL)
         version = self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0][0]
         if version is None:
@@ -194,6 +213,16 @@ class Database:
             raise RuntimeError(
                 f"{self.path}: schema version {version} is newer than this cimem ({SCHEMA_VERSION})"
             )
+
+    def _current_schema(self) -> bool:
+        """Whether the file already has this cimem's schema version."""
+        found = self.con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_info'"
+        ).fetchall()[0][0]
+        if not found:
+            return False
+        version = self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0][0]
+        return version == SCHEMA_VERSION
 
     def _after_open(self) -> None:
         """What an aggregate does once the schema is there (the call cache merges its journal)."""
@@ -292,6 +321,19 @@ class Database:
         if dataclasses.is_dataclass(row_type):
             return [row_type(**dict(zip(names, r))) for r in rows]
         return list(map(row_type._make, rows))  # type: ignore[attr-defined]
+
+
+class _Released:
+    """Stands for the connection while the process has let the file go."""
+
+    def __init__(self, path: str):
+        self._path = path
+
+    def __getattr__(self, name: str) -> NoReturn:
+        raise DatabaseReleased(
+            f"{self._path}: used while this process had let it go for a long stretch of model"
+            " calls (a bug: read before the calls, write after them)"
+        )
 
 
 def _converted(row: tuple, at: list[tuple[int, Callable[[Any], Any]]]) -> tuple:

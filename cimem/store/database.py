@@ -14,14 +14,16 @@ No module outside :mod:`cimem.store` holds SQL. Every read and write is a small 
 from __future__ import annotations
 
 from cimem.store.call_cache import CallCacheTable
-from cimem.store.connection import BulkAppender, DatabaseBusy, DatabaseRefused
+from cimem.store.connection import BulkAppender
 from cimem.store.cube_reads import CubeReads
 from cimem.store.human import HumanVerdicts
 from cimem.store.labels import Labels
 from cimem.store.messages import Messages
 from cimem.store.profiles import Profiles
+from cimem.store.progress import RunProgressTable
 from cimem.store.runs import Runs
 from cimem.store.schema import BULK_TABLES, SCHEMA_VERSION
+from cimem.store.waiting import DatabaseBusy, DatabaseRefused, DatabaseReleased, default_wait
 
 __all__ = [
     "BULK_TABLES",
@@ -29,10 +31,14 @@ __all__ = [
     "BulkAppender",
     "DatabaseBusy",
     "DatabaseRefused",
+    "DatabaseReleased",
+    "default_wait",
     "Store",
 ]
 
 
-class Store(Runs, Profiles, Messages, HumanVerdicts, Labels, CubeReads, CallCacheTable):
+class Store(
+    Runs, Profiles, Messages, HumanVerdicts, Labels, CubeReads, RunProgressTable, CallCacheTable
+):
     """A cimem database. Open with :meth:`open`; use as a context manager to close it; take
     :meth:`cursor` for another thread or session."""

@@ -198,10 +198,10 @@ class Messages(Database):
             )
         )
 
-    def add_messages(self, run_id: int, rows: list[NewMessage]) -> None:
-        """Append messages in one transaction; they get consecutive message ids."""
+    def add_messages(self, run_id: int, rows: list[NewMessage]) -> range:
+        """Append messages in one transaction; they get consecutive message ids (returned)."""
         if not rows:
-            return
+            return range(0)
         columns: dict[str, object] = {
             name: [getattr(r, name) for r in rows] for name in NewMessage._fields
         }
@@ -210,3 +210,4 @@ class Messages(Database):
             columns["message_id"] = range(first, first + len(rows))
             columns["run_id"] = [run_id] * len(rows)
             self.append("messages", bulk_table("messages", columns))
+        return range(first, first + len(rows))

@@ -34,8 +34,8 @@ __all__ = [
     "JudgeCoverage",
     "JudgeInfo",
     "JudgeVerdict",
-    "LeaderboardFacts",
     "Judgment",
+    "LeaderboardFacts",
     "MessageDetail",
     "MessageRow",
     "MessageSlot",
@@ -46,6 +46,7 @@ __all__ = [
     "PersonaLabelRow",
     "ProfileRow",
     "RunLabel",
+    "RunProgress",
     "RunRef",
     "RunSummary",
     "VerdictRow",
@@ -272,6 +273,22 @@ class MessageToJudge(NamedTuple):
     ctx_idx: int
     trial: int
     text: str
+
+
+class RunProgress(NamedTuple):
+    """How far `cimem run` has come with a run (one row per run it made or makes)."""
+
+    run_id: int
+    pid: int  # the process making it, on ``host``
+    host: str
+    started_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None  # None while it runs, or since it stopped unfinished
+    total: int  # messages the run makes
+    done: int  # messages stored, each with its judge's verdicts
+    done_at_start: int  # of them, stored before this process began
+    failed: int  # generation calls that failed after their retries
+    cost: float  # USD of this process's calls so far
 
 
 class MessageSlot(NamedTuple):

@@ -16,6 +16,7 @@ _DELETE_RUN_SQL = [
     *(
         f"DELETE FROM {t} WHERE run_id = ?"
         for t in (
+            "run_progress",
             "judges",
             "messages",
             "hard_labels",

@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 2  # 2: human_verdicts (people's verdicts with their history)
+SCHEMA_VERSION = 3  # 2: human_verdicts (people's verdicts with their history); 3: run_progress
 
 SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL);
@@ -98,6 +98,17 @@ CREATE TABLE IF NOT EXISTS human_verdicts (  -- append-only; verdicts holds each
     seq BIGINT NOT NULL,              -- order of recording: the highest of a pair is current
     judge_id INTEGER NOT NULL, message_id BIGINT NOT NULL, attr_id INTEGER NOT NULL,
     revealed BOOLEAN NOT NULL, reviewer VARCHAR, note VARCHAR, created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_progress (  -- a run being made by `cimem run`, one row per run
+    run_id INTEGER PRIMARY KEY,
+    pid INTEGER NOT NULL, host VARCHAR NOT NULL,  -- the process making it
+    started_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL,
+    finished_at TIMESTAMP,            -- NULL while it runs (or since it was stopped)
+    total INTEGER NOT NULL,           -- messages the run makes
+    done INTEGER NOT NULL,            -- messages stored, each with its judge's verdicts
+    done_at_start INTEGER NOT NULL,   -- of them, stored before this process began
+    failed INTEGER NOT NULL,          -- generation calls that failed after their retries
+    cost DOUBLE NOT NULL              -- USD of this process's calls so far
 );
 """
 

@@ -11,6 +11,8 @@ import pytest
 from cimem.store import CachedCompletion, Store
 from cimem.store.call_cache import CallCache, JournalWarning, check_line, journal_path
 
+from fixtures import small_profile, write_jsonl
+
 
 def test_put_get_flush_in_batches(tmp_path):
     with Store.open(tmp_path / "c.duckdb") as store:
@@ -92,7 +94,9 @@ def test_cli_reports_rejected_journal_lines_once(tmp_path):
     db = tmp_path / "c.duckdb"
     Store.open(db).close()
     (tmp_path / "c.duckdb.calls").write_bytes(_line("g" * 64, at="nope") + b"\n")
-    cmd = [sys.executable, "-m", "cimem", "runs", "--db", str(db)]
+    source = write_jsonl(tmp_path / "p.jsonl", [small_profile()])
+    # a command that writes merges the journal (one that only reads leaves it)
+    cmd = [sys.executable, "-m", "cimem", "ingest", str(source), "--db", str(db)]
     first = subprocess.run(cmd, capture_output=True, text=True)
     assert first.returncode == 0
     assert first.stderr.count("\n") == 1
