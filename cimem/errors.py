@@ -26,6 +26,10 @@ class InputError(CimemError):
             message += f", got {got}"
         super().__init__(message)
 
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, str, str, str, str | None]]:
+        """Made again from its parts (a reader in another process raises it to this one)."""
+        return (type(self), (self.path, self.place, self.field, self.expected, self.got))
+
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 3, 50, 50, 4, 4

@@ -6,9 +6,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from cimem.cli.common import add_db, jsonable
+from cimem.cli.common import add_db, jsonable, open_store
 from cimem.errors import CimemError
-from cimem.paths import default_db_path
 
 if TYPE_CHECKING:
     from cimem.analysis.agreement import Agreement
@@ -80,9 +79,8 @@ def agreement_lines(ag: Agreement, a: int, b: int) -> list[str]:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     from cimem.analysis.agreement import agreement
-    from cimem.store import Store
 
-    with Store.open(args.db or default_db_path(), read_only=True) as store:
+    with open_store(args, read_only=True) as store:
         run_id = store.resolve_run(args.run)
         a, b = judge_pair(args, run_id, store.judges(run_id))
         ag = agreement(store, a, b, args.label_rule, max_disagreements=args.show)

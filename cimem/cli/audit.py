@@ -7,9 +7,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cimem.cli.common import add_db, table
+from cimem.cli.common import add_db, open_store, table
 from cimem.errors import CimemError
-from cimem.paths import default_db_path
 
 if TYPE_CHECKING:
     from cimem.analysis.audit.queue import Queue, QueueItem
@@ -21,9 +20,8 @@ def cmd_audit_queue(args: argparse.Namespace) -> int:
     import json
 
     from cimem.analysis.audit.queue import SAMPLE, review_queue
-    from cimem.store import Store
 
-    with Store.open(args.db or default_db_path(), read_only=True) as store:
+    with open_store(args, read_only=True) as store:
         run_id = store.resolve_run(args.run)
         if args.filter == SAMPLE:
             queue = _sample_queue(store, run_id, args)
@@ -127,9 +125,8 @@ def cmd_audit_sample(args: argparse.Namespace) -> int:
     from cimem.analysis.audit.sample import audit_sample
     from cimem.analysis.audit.verdict_csv import sample_records, write_csv
     from cimem.analysis.metrics import MetricOptions, prepare
-    from cimem.store import Store
 
-    with Store.open(args.db or default_db_path(), read_only=True) as store:
+    with open_store(args, read_only=True) as store:
         run_id = store.resolve_run(args.run)
         cube = _labelled_cube(store, run_id, args)
         prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
@@ -171,9 +168,8 @@ def cmd_audit_sample(args: argparse.Namespace) -> int:
 
 def cmd_human_export(args: argparse.Namespace) -> int:
     from cimem.analysis.audit.verdict_csv import verdict_records, write_csv
-    from cimem.store import Store
 
-    with Store.open(args.db or default_db_path()) as store:
+    with open_store(args) as store:
         run_id = store.resolve_run(args.run)
         judge = store.find_human_judge(run_id)
         rows = store.human_verdicts(judge, history=args.history) if judge is not None else []
@@ -185,7 +181,6 @@ def cmd_human_export(args: argparse.Namespace) -> int:
 
 def cmd_human_import(args: argparse.Namespace) -> int:
     from cimem.analysis.audit.verdict_csv import read_verdicts
-    from cimem.store import Store
 
     path = Path(args.path)
     try:
@@ -194,7 +189,7 @@ def cmd_human_import(args: argparse.Namespace) -> int:
         raise CimemError(f"{path}: not UTF-8 text") from None
     except IsADirectoryError:
         raise CimemError(f"{path}: a folder, expected a CSV file") from None
-    with Store.open(args.db or default_db_path()) as store:
+    with open_store(args) as store:
         run_id = store.resolve_run(args.run)
         verdicts, unset = read_verdicts(store, run_id, text, str(path), args.reviewer)
         judge = (

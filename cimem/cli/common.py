@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cimem.errors import CimemError
-from cimem.paths import DEFAULT_DB_ENV
+from cimem.paths import DB_WAIT_ENV, DEFAULT_DB_ENV, default_db_path
+
+if TYPE_CHECKING:
+    from cimem.store import Store
 
 EXIT_USER_ERROR = 2
 
@@ -24,6 +28,28 @@ def add_db(
     p.add_argument(
         "--db", default=None, help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)"
     )
+
+
+def open_store(args: argparse.Namespace, read_only: bool = False) -> Store:
+    """The database of ``--db`` (else $CIMEM_DB, else cimem.duckdb). While another process holds
+    it (the app reading, a run storing a part, an import), wait for it as $CIMEM_DB_WAIT says,
+    saying so once on stderr."""
+    from cimem.store import Store, default_wait
+
+    path = args.db or default_db_path()
+    if read_only and not os.path.exists(path):
+        raise CimemError(
+            f"{path}: no such database (make one with `python -m cimem ingest FILE --db {path}`)"
+        )
+
+    def waiting(holder: str) -> None:
+        print(
+            f"waiting for {path}: {holder} (up to {default_wait():g} s; ${DB_WAIT_ENV})",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return Store.open(path, read_only=read_only, on_wait=waiting)
 
 
 def positive_int(text: str) -> int:

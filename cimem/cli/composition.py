@@ -5,17 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from cimem.cli.common import add_db, pct
-from cimem.paths import default_db_path
+from cimem.cli.common import add_db, open_store, pct
 
 
 def cmd_composition(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from cimem.analysis.composition import composition_curve
-    from cimem.store import Store
 
-    with Store.open(args.db or default_db_path(), read_only=True) as store:
+    with open_store(args, read_only=True) as store:
         curve = composition_curve(store, store.resolve_run(args.run), args.judge)
     if args.json:
         print(json.dumps(asdict(curve), indent=1))

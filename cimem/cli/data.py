@@ -6,18 +6,16 @@ import argparse
 import json
 from dataclasses import asdict
 
-from cimem.cli.common import add_db, progress_bar, table
+from cimem.cli.common import add_db, open_store, progress_bar, table
 from cimem.errors import CimemError
-from cimem.paths import default_db_path
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from cimem.ingest import ingest_or_find
-    from cimem.store import Store
 
     if args.name and len(args.paths) > 1:
         raise CimemError("--name names one run: give one file with it")
-    with Store.open(args.db or default_db_path()) as store:
+    with open_store(args) as store:
         for path in args.paths:
             update, close = progress_bar(f"ingest {path}")
             try:
@@ -40,13 +38,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from cimem.store import Store
-
     if args.leaderboard:
         return cmd_leaderboard(args)
     if args.sort is not None:
         raise CimemError("--sort orders the leaderboard: give --leaderboard with it")
-    with Store.open(args.db or default_db_path()) as store:
+    with open_store(args, read_only=True) as store:
         runs = store.list_runs()
     if args.json:
         docs = [asdict(r) | {"created_at": r.created_at.isoformat()} for r in runs]
@@ -94,11 +90,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from cimem.analysis import leaderboard as lb
     from cimem.analysis.labels import LabelRule
     from cimem.analysis.metrics import MetricOptions
-    from cimem.store import Store
 
     rule = LabelRule.parse(args.label_rule).name
     opts = MetricOptions(mode=args.mode, label_rule=rule)
-    with Store.open(args.db or default_db_path(), read_only=True) as store:
+    with open_store(args, read_only=True) as store:
         board = lb.entries(store.leaderboard_facts())
         metrics = lb.run_metrics(store, [e.run_id for e in board if e.messages > 0], opts)
     shown = lb.sort_table(lb.table(board, metrics), lb.SortKey(args.sort or lb.SortKey.GROUPED))
@@ -120,9 +115,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from cimem.ingest.export import export_official
-    from cimem.store import Store
 
-    with Store.open(args.db or default_db_path()) as store:
+    with open_store(args, read_only=True) as store:
         run_id = store.resolve_run(args.run)
         update, close = progress_bar("export", unit="profile")
         try:

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from cimem.cli.common import add_call_args, add_db, parse_where, progress_bar
-from cimem.paths import default_db_path
+from cimem.cli.common import add_call_args, add_db, open_store, parse_where, progress_bar
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
     from cimem.judges.base import Judge, OfflineJudge, rejudge
-    from cimem.store import Store
 
-    with Store.open(args.db or default_db_path()) as store:
+    with open_store(args) as store:
         run_id = store.resolve_run(args.run)
         values_from = store.resolve_run(args.values_from) if args.values_from else None
         judge: Judge

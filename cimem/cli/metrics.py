@@ -20,10 +20,9 @@ from cimem.analysis.metrics import (
     compare,
     compute,
 )
-from cimem.cli.common import jsonable, pct
+from cimem.cli.common import jsonable, open_store, pct
 from cimem.cli.sources import add_metric_args, add_source_args, load_cubes, options_from
 from cimem.errors import CimemError
-from cimem.paths import default_db_path
 
 if TYPE_CHECKING:
     from cimem.analysis.audit.correction import Corrected
@@ -151,9 +150,8 @@ def add_corrected(doc: dict[str, Any], c: Corrected) -> None:
 def corrected_for(args: argparse.Namespace, cube: LeakCube, mode: Mode) -> Corrected:
     """--corrected-by: the run's metrics corrected from the human judge's verdicts."""
     from cimem.analysis.audit.correction import corrected
-    from cimem.store import Store
 
-    with Store.open(args.db or default_db_path(), read_only=True) as store:
+    with open_store(args, read_only=True) as store:
         return corrected(
             store,
             cube,

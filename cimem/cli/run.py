@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from cimem.cli.common import add_db, progress_bar
+from cimem.cli.common import add_db, open_store, positive_int, progress_bar
 from cimem.cli.run_label import add_label_command
 from cimem.cli.run_options import (
     EXIT_INTERRUPTED,
@@ -21,7 +21,6 @@ from cimem.cli.run_options import (
     report_interrupted,
 )
 from cimem.errors import CimemError
-from cimem.paths import default_db_path
 
 if TYPE_CHECKING:
     from cimem.generate.runner import RunSummary
@@ -89,10 +88,9 @@ def describe(summary: Any, kept: bool = True) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     """Exit 1 while failures remain (so scripts notice), 130 on Ctrl-C (the run stays)."""
     import cimem.generate.runner as runner
-    from cimem.store import Store
 
     _check_run_args(args)
-    with Store.open(args.db or default_db_path()) as store:
+    with open_store(args) as store:
         if args.resume is not None:
             run_id = store.resolve_run(args.resume)
             settings = runner.settings_of(store, run_id)
@@ -180,6 +178,7 @@ def _run_with_progress(
             dry_run=args.dry_run,
             on_progress=update,
             on_judge_progress=judge_update,
+            chunk=args.chunk,
         )
     except KeyboardInterrupt:
         report_interrupted("run", run_id)
@@ -243,6 +242,14 @@ def _add_run_target_args(p: argparse.ArgumentParser) -> None:
         help="print the calls, estimated tokens and cost; send nothing, store nothing",
     )
     p.add_argument("--name", help="name of the new run (default: MODEL level N)")
+    p.add_argument(
+        "--chunk",
+        type=positive_int,
+        metavar="N",
+        help="messages generated, judged and stored together (default: 4 per concurrent call,"
+        " at least 16): the app shows the run growing by this many, and a stop loses at most"
+        " this many messages' storing (their calls are cached)",
+    )
 
 
 def _add_model_under_test_args(g: argparse._ArgumentGroup) -> None:

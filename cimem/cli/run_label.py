@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from cimem.cli.common import add_db
+from cimem.cli.common import add_db, open_store
 from cimem.cli.run_options import (
     EXIT_INTERRUPTED,
     add_calls_and_cost_args,
@@ -18,7 +18,6 @@ from cimem.cli.run_options import (
     report_interrupted,
 )
 from cimem.errors import CimemError
-from cimem.paths import default_db_path
 
 if TYPE_CHECKING:
     from cimem.generate.labelling import LabelSummary
@@ -27,11 +26,10 @@ if TYPE_CHECKING:
 
 def cmd_label(args: argparse.Namespace) -> int:
     """Exit 1 while failed calls remain (a resume makes them again), 130 on Ctrl-C."""
-    from cimem.store import Store
 
     if (args.resume is None) == (args.profiles is None):
         raise CimemError("give --profiles PATH for a new labelling run, or --resume RUN")
-    with Store.open(args.db or default_db_path()) as store:
+    with open_store(args) as store:
         if args.resume is not None:
             run_id, settings = _resumed_label_run(store, args.resume)
         else:

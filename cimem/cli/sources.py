@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 
 from cimem.analysis.coverage import check_coverage
-from cimem.analysis.cube import LeakCube, cube_from_official
+from cimem.analysis.cube import LeakCube
+from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.metrics import MODES, MetricOptions, Mode
-from cimem.cli.common import add_db
+from cimem.cli.common import add_db, open_store
 from cimem.errors import CimemError
-from cimem.paths import default_db_path
 
 
 def add_source_args(p: argparse.ArgumentParser, many_runs: bool) -> None:
@@ -80,9 +80,8 @@ def load_cubes(args: argparse.Namespace, many: bool) -> list[LeakCube]:
     if args.results:
         return [cube_from_official(args.results)]
     from cimem.analysis.cube import cube_from_store
-    from cimem.store import Store
 
-    with Store.open(args.db or default_db_path(), read_only=True) as store:
+    with open_store(args, read_only=True) as store:
         refs = args.run if many else ([args.run] if args.run else None)
         if refs:
             ids = [store.resolve_run(r) for r in refs]

@@ -22,6 +22,7 @@ import orjson
 
 from cimem.analysis.labels import LABEL_NAMES, LabelRule
 from cimem.errors import CimemError
+from cimem.generate import making
 from cimem.generate.memory import Memory, profile_memory, render
 from cimem.generate.runner_settings import RunSettings
 from cimem.judges.base import Judge, JudgeOutcome, OfflineJudge, attribute_specs, store_outcomes
@@ -239,8 +240,10 @@ def run(
     judge_api_key: str | None = None,
     on_progress: Callable[[CallProgress], None] | None = None,
     on_judge_progress: Callable[[int, int], None] | None = None,
+    chunk: int | None = None,
 ) -> RunSummary:
-    """Generate what is missing, store it, judge what is unjudged. Safe to call again."""
+    """Generate what is missing, judge it, and store both, a part of ``chunk`` messages at a time
+    (:mod:`cimem.generate.making`). Safe to call again."""
     start = time.perf_counter()
     s = settings_of(store, run_id)
     slots, memories = plan(store, run_id, s)
@@ -249,15 +252,43 @@ def run(
     keys = [cache_key(s.model, r, s.params(sl.trial)) for r, sl in zip(requests, todo)]
     if dry_run:
         return _estimate(store, s, run_id, len(slots), requests, keys)
+    size = making.part_size(s.concurrency, chunk)
+    making.claim(store, run_id, total=len(slots), done=len(slots) - len(todo))
     if retry_failed:
         store.delete_failed_messages(run_id)
-    batch = s.call(store, "generate", requests, keys, api_key, on_progress)
-    store.add_messages(run_id, _new_messages(todo, requests, batch.results))
     judge = make_judge(s, store, judge_api_key)
     outcomes = _judge_missing(store, run_id, judge, retry_failed, on_judge_progress)
-    summary = _summary(run_id, len(slots), s, batch.progress, judge, outcomes)
+    tally = making.Tally(
+        len(todo), len(slots) - len(todo), _cost_so_far(s, judge), on_progress, on_judge_progress
+    )
+    ctx = making.PartContext(
+        run_id,
+        judge,
+        {p.profile_id: p.name for p in store.profiles_of(run_id)},
+        attribute_specs(store, run_id),
+    )
+    for part in making.parts(len(todo), size):
+        reqs = [requests[i] for i in part]
+        batch = s.call(
+            store, "generate", reqs, [keys[i] for i in part], api_key, tally.part_progress
+        )
+        tally.part_done(batch.progress)
+        new = _new_messages([todo[i] for i in part], reqs, batch.results)
+        outcomes += making.judge_and_store(store, ctx, new, tally)
+    store.finish_progress(run_id)
+    summary = _summary(run_id, len(slots), s, tally.generation, judge, outcomes)
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _cost_so_far(s: RunSettings, judge: Judge) -> Callable[[CallProgress], float]:
+    """USD of a run's calls so far: generation's (at its prices) and its LLM judge's."""
+
+    def cost(generation: CallProgress) -> float:
+        j_in, j_out = getattr(judge, "prompt_tokens", 0), getattr(judge, "completion_tokens", 0)
+        return s.cost(generation) + (j_in * s.judge_price_in + j_out * s.judge_price_out) / 1e6
+
+    return cost
 
 
 def _missing_slots(store: Store, run_id: int, slots: list[Slot], retry_failed: bool) -> list[Slot]:
@@ -331,7 +362,7 @@ def _summary(
         parse_failures=statuses[JudgmentStatus.PARSE_FAILURE],
         prompt_tokens=prog.prompt_tokens + j_in,
         completion_tokens=prog.completion_tokens + j_out,
-        cost=s.cost(prog) + (j_in * s.judge_price_in + j_out * s.judge_price_out) / 1e6,
+        cost=_cost_so_far(s, judge)(prog),
     )
 
 
@@ -413,14 +444,5 @@ def _judge_missing(
     items = [(m.text, [sp for _, sp in specs.get(m.profile_id, [])], m.profile) for m in todo]
     outcomes = judge.judge_many(items, progress)
     with store.transaction():
-        if judge_id is None:
-            judge_id = store.create_judge(
-                run_id=run_id,
-                name=judge.name,
-                kind=judge.kind,
-                model=judge.model,
-                prompt_hash=judge.prompt_hash(),
-                config=orjson.dumps(judge.config()).decode(),
-            )
-        store_outcomes(store, judge_id, todo, specs, outcomes)
+        store_outcomes(store, making.judge_id_of(store, run_id, judge), todo, specs, outcomes)
     return outcomes

@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import Any
 
 from cimem.llm.client import ChatResult, ClientSettings, chat, from_cache, make_client
 from cimem.store.call_cache import CacheTable, CallCache
@@ -103,39 +105,59 @@ async def _call_all(
     on_progress: Callable[[CallProgress], None] | None,
 ) -> CallBatch:
     """The cache's answers, then the other requests sent concurrently (at most
-    ``options.concurrency`` at once, paced to ``options.rpm``), each kept the moment it returns."""
+    ``options.concurrency`` at once, paced to ``options.rpm``), each kept the moment it returns.
+    While calls are out, the database is let go (:meth:`~cimem.store.Store.released`): other
+    processes may use it, and the answers wait in the journal."""
     prog = CallProgress(total=len(requests))
     results = _cached_results(keys, cache, prog)
     if on_progress:
         on_progress(prog)
     missing = [i for i, r in enumerate(results) if r is None]
     if missing:
-        client = make_client(settings, api_key)
-        sem = asyncio.Semaphore(max(1, options.concurrency))
-        pace = _Pacer(options.rpm)
+        with cache.store.released() if cache is not None else nullcontext():
+            call = _Caller(requests, keys, settings, options, cache, prog, results, on_progress)
+            await call.all(missing, api_key)
+    return CallBatch([r for r in results if r is not None], prog)
 
-        async def one(i: int) -> None:
-            async with sem:
-                await pace.turn()
-                res = await chat(
-                    client,
-                    settings,
-                    requests[i],
-                    temperature=options.temperature,
-                    max_tokens=options.max_tokens,
-                )
-            if cache is not None:  # on disk before anything depends on it
-                _cache_answer(cache, keys[i], settings, options, res)
-            prog.count(res)
-            results[i] = res
-            if on_progress:
-                on_progress(prog)
 
+@dataclass
+class _Caller:
+    """Sends a batch's missing requests and keeps each answer as it returns."""
+
+    requests: Sequence[Messages]
+    keys: Sequence[str]
+    settings: ClientSettings
+    options: CallOptions
+    cache: CallCache | None
+    prog: CallProgress
+    results: list[ChatResult | None]
+    on_progress: Callable[[CallProgress], None] | None
+
+    async def all(self, missing: list[int], api_key: str | None) -> None:
+        client = make_client(self.settings, api_key)
+        sem = asyncio.Semaphore(max(1, self.options.concurrency))
+        pace = _Pacer(self.options.rpm)
         try:
-            await asyncio.gather(*(one(i) for i in missing))
+            await asyncio.gather(*(self.one(client, sem, pace, i) for i in missing))
         finally:
             await client.close()
-    return CallBatch([r for r in results if r is not None], prog)
+
+    async def one(self, client: Any, sem: asyncio.Semaphore, pace: _Pacer, i: int) -> None:
+        async with sem:
+            await pace.turn()
+            res = await chat(
+                client,
+                self.settings,
+                self.requests[i],
+                temperature=self.options.temperature,
+                max_tokens=self.options.max_tokens,
+            )
+        if self.cache is not None:  # on disk before anything depends on it
+            _cache_answer(self.cache, self.keys[i], self.settings, self.options, res)
+        self.prog.count(res)
+        self.results[i] = res
+        if self.on_progress:
+            self.on_progress(self.prog)
 
 
 def _cached_results(

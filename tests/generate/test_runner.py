@@ -15,7 +15,8 @@ from llm_server import HUNG, FakeLLM
 from llm_world import Faults, World, is_judge
 
 import cimem.generate.runner as runner
-from cimem.analysis.cube import cube_from_official, cube_from_store
+from cimem.analysis.cube import cube_from_store
+from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.metrics import MetricOptions, compute
 from cimem.errors import CimemError
 from cimem.generate.runner import RunSettings
@@ -256,24 +257,29 @@ def test_sigkill_halfway_then_resume_repeats_no_successful_call(tmp_path, profil
     world = World()
     world.hold_after = 18  # of 36 generations; later ones hang until the process is killed
     with FakeLLM(world) as server:
-        proc = held_run(profiles, server, "--judge-model", "judge-m", db=db)
+        proc = held_run(profiles, server, "--judge-model", "judge-m", "--chunk", "16", db=db)
         time.sleep(1.0)  # the completed answers reach the cache
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         assert len(successful(server, judge=False)) == 18
+        with Store.open(db, read_only=True) as store:  # the first part, whole: judged and counted
+            (row,) = store.run_progress(1)
+            assert (row.done, row.total, row.finished_at) == (16, 36, None)
+            assert store.judge_coverage(1)[0].judged == 16 == store.table_counts()["messages"]
         world.hold_after = None
         n_log = len(server.log)
         dry = cli("--resume", "1", "--dry-run", db=db)
         out, err = dry.communicate(timeout=120)
         assert dry.returncode == 0, err
-        assert "would send 18 calls, 18 from the cache" in out  # the cost before paying it
+        # 16 messages stored; of the 20 left, the 2 the second part had answered are cached
+        assert "would send 18 calls, 2 from the cache" in out  # the cost before paying it
         assert len(server.log) == n_log
         resumed = cli("--resume", "1", db=db)
         out, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, err
-        assert "resuming run 1: 18 generation calls to make again (18 answered from the call" in err
-        assert "18 calls, 18 from the cache, 0 failed" in out
-        assert "36 messages judged, 36 calls made" in out
+        assert "resuming run 1: 18 generation calls to make again (2 answered from the call" in err
+        assert "18 calls, 2 from the cache, 0 failed" in out
+        assert "20 messages judged, 20 calls made" in out
     with Store.open(db, read_only=True) as store:
         prompts = [
             p
@@ -419,7 +425,7 @@ def test_ctrl_c_stops_cleanly_and_resume_repeats_nothing(tmp_path, profiles):
         assert "Traceback" not in err
         with Store.open(db, read_only=True) as store:  # merged on the way out, not left behind
             assert store.table_counts()["llm_cache"] == 10
-        assert not (tmp_path / "interrupted.duckdb.calls").exists()
+        assert not list(tmp_path.glob("interrupted.duckdb.calls*"))
         world.hold_after = None
         resumed = cli("--resume", "1", db=db)
         out, err = resumed.communicate(timeout=120)
