@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from webapp import sidebar
+from cimem.store import DatabaseBusy
+from webapp import connection, sidebar
 
 st.set_page_config(page_title="cimem", layout="wide")
 PAGES = [
@@ -16,5 +17,8 @@ PAGES = [
     st.Page("webapp/pages/data.py", title="Data", icon=":material/database:"),
 ]
 nav = st.navigation(PAGES)
-st.session_state["choices"] = sidebar.sidebar()
-nav.run()
+try:
+    st.session_state["choices"] = sidebar.sidebar()
+    nav.run()
+except DatabaseBusy as exc:  # another process held the file longer than the app waits
+    connection.busy(exc)

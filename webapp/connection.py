@@ -1,32 +1,37 @@
 """The app's database: which one a visit opens (?db= confined to the data folder, else
-$CIMEM_DB, else the demo), the server's one connection to it and each session's cursor.
+$CIMEM_DB, else the demo), and the server's share of it.
 
-The connection has the shape of Streamlit's own (``streamlit.connections.BaseConnection``:
-``_connect``, ``reset``, a secrets section) and is global, one per database file; its cursors are
-per session and per thread, so each session reads in its own transactions. The connection is
-owned here rather than by ``st.connection``'s resource cache: the warm start
-(:mod:`webapp.startup.warm`) opens the same file before the Streamlit runtime exists, and a
-DuckDB file can be opened once per process.
+The server never keeps the file: each read (a cached read that missed) and each write of a visit
+takes it through the database's :class:`~cimem.store.sharing.SharedDatabase`, which opens it when
+the first of them needs it and lets it go when the last is done. So commands run beside the app on
+the same file (`cimem metrics` reads while the app reads; `cimem ingest`, `judge` and `run` write
+between the app's reads), and the next rerun shows what they wrote: cached reads are keyed by the
+file's version. The shape of Streamlit's own connection (``BaseConnection``: ``_connect``,
+``reset``, a secrets section) is kept, one per database file and server; the warm start
+(:mod:`webapp.startup.warm`) shares it.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import streamlit as st
 from streamlit.connections import BaseConnection
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from cimem import paths
 from cimem.errors import CimemError
 from cimem.store import DatabaseRefused, Store
+from cimem.store.sharing import SharedDatabase
 from webapp.render import escape_md
 from webapp.startup import warm
 
 DEMO_DB = warm.DEMO_DB
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -35,32 +40,25 @@ class Database:
     shown: str  # what the visitor may see: what they typed, or a name inside the data folder
 
 
-class DatabaseConnection(BaseConnection[Store]):
-    """The server's one connection to a database file, with a cursor per session and thread:
-    its own transactions, reading the last committed state (a second visitor keeps browsing
-    while the first imports); every write goes through the database's one write lock
-    (:meth:`cimem.store.Store.transaction`)."""
+class DatabaseConnection(BaseConnection[SharedDatabase]):
+    """The server's share of one database file: :meth:`reading` and :meth:`writing` hold it
+    only while they last."""
 
-    def _connect(self, **kwargs: Any) -> Store:
-        return warm.root(str(kwargs["path"]))
+    def _connect(self, **kwargs: Any) -> SharedDatabase:
+        return warm.shared(str(kwargs["path"]))
 
-    def cursor(self) -> Store:
-        """This session's cursor in this thread (made on first use, remade after a reset)."""
-        root = self._instance
-        ctx = get_script_run_ctx()
-        key = (str(self._kwargs["path"]), ctx.session_id if ctx is not None else "")
-        cursors: dict[tuple[str, str], tuple[Store, Store]]
-        cursors = _threads.__dict__.setdefault("cursors", {})
-        found = cursors.get(key)
-        if found is None or found[0] is not root:
-            found = cursors[key] = (root, root.cursor())
-        return found[1]
+    def reading(self) -> Any:
+        """The database to read (on this thread's own cursor) while the block lasts."""
+        return self._instance.reading()
+
+    def writing(self) -> Any:
+        """The database to write, alone, while the block lasts."""
+        return self._instance.writing()
 
     def close(self) -> None:
-        """Nothing: the connection is shared with the warm start for the server's lifetime."""
+        """Nothing: the share is the warm start's too, for the server's lifetime."""
 
 
-_threads = threading.local()
 _connections: dict[str, DatabaseConnection] = {}
 _connections_lock = threading.Lock()
 
@@ -74,10 +72,12 @@ def connection(path: str) -> DatabaseConnection:
         return found
 
 
-def session_store(path: str) -> Store:
-    """This session's cursor on the database at ``path``, in this thread (cached reads use it:
-    they are keyed by the path, never by the URL)."""
-    return connection(path).cursor()
+@contextmanager
+def reading_at(path: str) -> Iterator[Store]:
+    """The database at ``path`` to read while the block lasts (cached reads use it: they are keyed
+    by the path, never by the URL)."""
+    with connection(path).reading() as store:
+        yield store
 
 
 def shown_name(path: str) -> str:
@@ -85,6 +85,14 @@ def shown_name(path: str) -> str:
     p = Path(path).resolve()
     root = paths.data_dir()
     return p.relative_to(root).as_posix() if p.is_relative_to(root) else p.name
+
+
+def busy(exc: DatabaseRefused) -> None:
+    """The page's one line when another process held the database longer than the app waits."""
+    st.error(
+        escape_md(f"{database().shown}: {exc.reason}") + " Reload the page to try again.",
+        icon=":material/hourglass_top:",
+    )
 
 
 def _refuse(message: object) -> NoReturn:
@@ -131,13 +139,42 @@ def ensure_demo_database() -> None:
             tmp.rename(DEMO_DB)
 
 
-def store() -> Store:
-    """The open database of this visit; when it cannot be opened (another process holds it, it
-    is not a cimem database), one line saying so, and a stop."""
+@contextmanager
+def reading() -> Iterator[Store]:
+    """This visit's database to read while the block lasts; when it cannot be opened (another
+    process holds it too long, it is not a cimem database), one line saying so, and a stop."""
+    with _held(write=False) as store:
+        yield store
+
+
+@contextmanager
+def writing() -> Iterator[Store]:
+    """This visit's database to write while the block lasts (alone: the server's other reads
+    and every other process wait); refused as :func:`reading` is."""
+    with _held(write=True) as store:
+        yield store
+
+
+@contextmanager
+def _held(write: bool) -> Iterator[Store]:
     db = database()
+    with ExitStack() as stack:
+        conn = connection(db.path)
+        try:
+            store = stack.enter_context(conn.writing() if write else conn.reading())
+        except DatabaseRefused as exc:
+            _refuse(f"{db.shown}: {exc.reason}")
+        except CimemError as exc:
+            _refuse(exc)
+        yield store
+
+
+def opened(read: Callable[..., R], *args: Any) -> R:
+    """``read(*args)``, a cached read of this visit's database; when the database cannot be
+    opened, one line saying so, and a stop (a cached read that hits opens nothing)."""
     try:
-        return session_store(db.path)
+        return read(*args)
     except DatabaseRefused as exc:
-        _refuse(f"{db.shown}: {exc.reason}")
+        _refuse(f"{database().shown}: {exc.reason}")
     except CimemError as exc:
         _refuse(exc)

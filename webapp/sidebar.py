@@ -23,8 +23,8 @@ from webapp.cache import DbScope, RunScope
 from webapp.connection import (
     db_path,
     ensure_demo_database,
+    opened,
     shown_name,
-    store,
     version,
 )
 from webapp.render import escape_md
@@ -124,9 +124,8 @@ def sidebar() -> Choices:
     with st.sidebar:
         database_picker()
     ensure_demo_database()
-    store()  # a clear message when the database cannot be opened
     db = DbScope(db_path(), version())
-    runs = cache.runs_frame(db)
+    runs = opened(cache.runs_frame, db)  # a clear message when the database cannot be opened
     with_messages = runs[runs["messages"] > 0] if not runs.empty else runs
     with st.sidebar:
         run_ids: list[int] = []

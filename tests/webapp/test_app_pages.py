@@ -504,8 +504,8 @@ def test_growth_prefetches_the_worst_order_and_switching_uses_it(demo_db, monkey
         if k[0] == "growth" and k[1].path == demo_db and k[2].order == "worst"
     }
     assert {1, 2} <= set(started)  # (other tests of this module may have shown run 3 too)
-    store = warm.root(demo_db).cursor()  # the app's connection: this process has it open
-    want = growth(cube_from_store(store, 1, None), MetricOptions(), order="worst")
+    with warm.shared(demo_db).reading() as store:  # the app's share: this process opens it
+        want = growth(cube_from_store(store, 1, None), MetricOptions(), order="worst")
     assert started[1].result(timeout=120).violation == want.violation
     at.radio(key="order").set_value("worst").run()
     no_exception(at)
@@ -534,8 +534,8 @@ def test_growth_prefetches_the_k_sliders_slices_as_the_page_would_compute_them(
         and k[2].tasks is None
     }
     assert set(ahead) == {(k,) for k in range(1, n + 1)}
-    store = warm.root(demo_db).cursor()
-    run_cube = cube_from_store(store, 1, None)
+    with warm.shared(demo_db).reading() as store:
+        run_cube = cube_from_store(store, 1, None)
     want = growth(run_cube, MetricOptions(), trials=[n - 1], draws=cache.GROWTH_DRAWS)
     assert ahead[(n - 1,)].result(timeout=120).violation == want.violation
     at.slider(key="growth_k").set_value(n - 1).run()  # drawn from the slice made ahead
@@ -627,8 +627,9 @@ def test_leaks_makes_each_domains_page_ahead_and_a_pick_shows_it(demo_db, monkey
     key, started = ahead[one]
     made = started.result()
     # what the page would make itself
-    store = warm.root(demo_db).cursor()
-    view = leaks.filtered_pairs(pair_table(cube_from_store(store, 1, None), key[1].opts), one)
+    with warm.shared(demo_db).reading() as store:
+        run_cube = cube_from_store(store, 1, None)
+    view = leaks.filtered_pairs(pair_table(run_cube, key[1].opts), one)
     pd.testing.assert_frame_equal(made.view, view)
     pd.testing.assert_frame_equal(made.tables[0], attribute_table(view))
     assert made.heat_for == (True, 30) and set(made.cells["key"]) <= set(view["key"])

@@ -113,3 +113,14 @@ def test_growth_draws_at_most_eight_runs_per_chart_in_okabe_ito(twelve, monkeypa
     assert {n: c for n, c in tradeoff["colours"] if n in growth} == growth
     # the caption sums the runs up and lists them folded
     assert any("12 runs of 3 models" in c.value for c in at.caption), [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize("runs", ["", ",".join(str(i) for i in range(1, 13))])
+def test_every_page_with_twelve_runs(twelve, monkeypatch, runs):
+    """Every page opens on the twelve-run database, with the default few runs and with all."""
+    params = {"runs": runs} if runs else {}
+    at = open_page(twelve, PAGES[0], monkeypatch, **params)
+    no_exception(at)
+    for page in PAGES[1:]:
+        at.switch_page(page).run()
+        no_exception(at)

@@ -46,11 +46,13 @@ from webapp.cache.records import (
     message_audit,
     pair_messages,
     run_config,
+    run_contents,
     run_names,
+    run_progress,
     runs_frame,
 )
 from webapp.cache.scope import DbScope, RunScope
-from webapp.connection import db_path, store, version
+from webapp.connection import db_path, version, writing
 
 __all__ = [
     "GROWTH_DRAWS",
@@ -96,7 +98,9 @@ __all__ = [
     "rename_run",
     "review_queue",
     "run_config",
+    "run_contents",
     "run_names",
+    "run_progress",
     "runs_frame",
     "sample_queue",
 ]
@@ -129,11 +133,13 @@ def changed() -> None:
 
 def rename_run(run_id: int, name: str) -> None:
     """Rename a run of this visit's database and forget cached results."""
-    store().rename_run(run_id, name)
+    with writing() as store:
+        store.rename_run(run_id, name)
     changed()
 
 
 def delete_run(run_id: int) -> None:
     """Delete a run of this visit's database with everything in it, and forget cached results."""
-    store().delete_run(run_id)
+    with writing() as store:
+        store.delete_run(run_id)
     changed()

@@ -8,6 +8,7 @@ unpickle a copy of millions of rows on every rerun. Read only.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -15,8 +16,9 @@ import streamlit as st
 
 from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.analysis.metrics import MetricOptions, RunMetrics, compute
+from webapp.cache.records import run_contents
 from webapp.cache.scope import RunScope
-from webapp.connection import session_store
+from webapp.connection import reading_at
 from webapp.startup import warm
 
 if TYPE_CHECKING:
@@ -26,17 +28,34 @@ if TYPE_CHECKING:
     from cimem.analysis.overview import Overview
 
 
+@dataclass(frozen=True)
+class CubeKey:
+    """What a run's cube depends on: under its original judge, what its row of the runs table
+    says it holds (so a write to another run keeps it); under another judge, the file's version."""
+
+    path: str
+    run_id: int
+    judge_id: int | None
+    content: str
+
+
 def cube(scope: RunScope) -> LeakCube:
     """The run's cube under its judge (the same one whatever the metric options)."""
-    return _cube(scope.verdicts())
+    if scope.judge_id is None:
+        content = run_contents(scope.db).get(scope.run_id, "")
+    else:
+        content = f"file {scope.db_version}"
+    key = CubeKey(scope.path, scope.run_id, scope.judge_id, content)
+    warmed = warm.take_cube(scope.path, scope.db_version, scope.run_id, scope.judge_id)
+    return _cube(key, warmed)
 
 
 @st.cache_resource(show_spinner="Reading the run...", max_entries=16)
-def _cube(scope: RunScope) -> LeakCube:
-    warmed = warm.take_cube(scope.path, scope.db_version, scope.run_id, scope.judge_id)
-    if warmed is not None:
-        return warmed
-    return cube_from_store(session_store(scope.path), scope.run_id, scope.judge_id)
+def _cube(key: CubeKey, _warmed: LeakCube | None) -> LeakCube:
+    if _warmed is not None:
+        return _warmed
+    with reading_at(key.path) as store:
+        return cube_from_store(store, key.run_id, key.judge_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -49,7 +68,8 @@ def corrected(scope: RunScope, human: int) -> Corrected:
     """Violation and Completeness of a run under a judge, corrected from people's verdicts."""
     from cimem.analysis.audit.correction import corrected as build
 
-    return build(session_store(scope.path), cube(scope), scope.opts, human)
+    with reading_at(scope.path) as store:
+        return build(store, cube(scope), scope.opts, human)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -83,7 +103,7 @@ def composition(scope: RunScope) -> CompositionCurve | None:
     Read from the scope's database, never the URL's: a cached result is keyed by its scope."""
     from cimem.analysis.composition import composition_curve
 
-    store = session_store(scope.path)
-    if not store.has_composition(scope.run_id):
-        return None
-    return composition_curve(store, scope.run_id, scope.judge_id)
+    with reading_at(scope.path) as store:
+        if not store.has_composition(scope.run_id):
+            return None
+        return composition_curve(store, scope.run_id, scope.judge_id)

@@ -12,16 +12,18 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from webapp.cache.records import run_contents
 from webapp.cache.scope import DbScope
-from webapp.connection import session_store
+from webapp.connection import reading_at
 
 if TYPE_CHECKING:
     from cimem.analysis.leaderboard import Entry
     from cimem.analysis.metrics import MetricOptions, RunMetrics
 
-KEPT_VERSIONS = 8  # (database version, options) pairs whose numbers are kept
+KEPT_OPTIONS = 8  # (database, options) pairs whose numbers are kept
 _LOCK = threading.Lock()
-Known = OrderedDict[tuple[DbScope, "MetricOptions"], dict[int, "RunMetrics"]]
+# per (database path, options): run -> (what the run held when computed, its numbers)
+Known = OrderedDict[tuple[str, "MetricOptions"], dict[int, tuple[str, "RunMetrics"]]]
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -29,7 +31,8 @@ def board_entries(db: DbScope) -> list[Entry]:
     """Every run of the database as the leaderboard lists it, before its numbers."""
     from cimem.analysis.leaderboard import entries
 
-    return entries(session_store(db.path).leaderboard_facts())
+    with reading_at(db.path) as store:
+        return entries(store.leaderboard_facts())
 
 
 @st.cache_resource(show_spinner=False)
@@ -38,9 +41,13 @@ def _known() -> Known:
 
 
 def board_metrics_known(db: DbScope, opts: MetricOptions) -> dict[int, RunMetrics]:
-    """The runs' numbers computed so far under ``opts`` (by any visitor)."""
+    """The runs' numbers computed so far under ``opts`` (by any visitor), of the runs that hold
+    what they held then (:func:`~webapp.cache.records.run_contents`): a command that adds to one
+    run, or a new run, leaves the others' numbers in place."""
+    contents = run_contents(db)
     with _LOCK:
-        return dict(_known().get((db, opts), {}))
+        kept = _known().get((db.path, opts), {})
+        return {r: m for r, (held, m) in kept.items() if contents.get(r) == held}
 
 
 def board_metrics(
@@ -53,15 +60,17 @@ def board_metrics(
     total)`` after each), keep them, and return every known one."""
     from cimem.analysis.leaderboard import run_metrics
 
+    contents = run_contents(db)
     todo = [r for r in run_ids if r not in board_metrics_known(db, opts)]
-    store = session_store(db.path)
     for i, run_id in enumerate(todo):
-        result = run_metrics(store, [run_id], opts)
+        with reading_at(db.path) as store:  # one run at a time: a writer may come in between
+            result = run_metrics(store, [run_id], opts)
         with _LOCK:
             known = _known()
-            known.setdefault((db, opts), {}).update(result)
-            known.move_to_end((db, opts))
-            while len(known) > KEPT_VERSIONS:
+            kept = known.setdefault((db.path, opts), {})
+            kept.update({r: (contents.get(r, ""), m) for r, m in result.items()})
+            known.move_to_end((db.path, opts))
+            while len(known) > KEPT_OPTIONS:
                 known.popitem(last=False)
         if progress is not None:
             progress(i + 1, len(todo))

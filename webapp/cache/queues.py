@@ -13,7 +13,7 @@ from cimem.analysis.metrics import MetricOptions
 from cimem.errors import CimemError
 from webapp.cache.cubes import cube
 from webapp.cache.scope import RunScope
-from webapp.connection import session_store
+from webapp.connection import reading_at
 
 
 @dataclass(frozen=True)
@@ -39,18 +39,18 @@ def _review_queue(scope: RunScope, ask: QueueFilter) -> Queue:
     from cimem.analysis.audit.queue import Narrowing, narrow
     from cimem.analysis.audit.queue import review_queue as build
 
-    store = session_store(scope.path)
-    q = build(
-        store,
-        scope.run_id,
-        scope.judge_id,
-        vs=ask.vs,
-        filter=ask.filter,
-        label_rule=scope.opts.label_rule,
-    )
-    return narrow(
-        q, Narrowing(profile=ask.profile, task_or_recipient=ask.task, attribute=ask.attribute)
-    )
+    with reading_at(scope.path) as store:
+        q = build(
+            store,
+            scope.run_id,
+            scope.judge_id,
+            vs=ask.vs,
+            filter=ask.filter,
+            label_rule=scope.opts.label_rule,
+        )
+        return narrow(
+            q, Narrowing(profile=ask.profile, task_or_recipient=ask.task, attribute=ask.attribute)
+        )
 
 
 @st.cache_resource(show_spinner="Drawing the audit sample...", max_entries=16)
@@ -60,10 +60,10 @@ def sample_queue(scope: RunScope, size: int, seed: int) -> Queue:
     from cimem.analysis.audit.sample import audit_sample
     from cimem.analysis.metrics import prepare
 
-    run_cube = cube(scope)
-    store = session_store(scope.path)
-    rows = audit_sample(store, prepare(run_cube, scope.opts), size, seed)
-    judge = run_cube.info.judge_id
-    if judge is None:
-        raise CimemError(f"run {scope.run_id} has no judge: there is nothing to audit")
-    return build(store, scope.run_id, judge, rows)
+    with reading_at(scope.path) as store:
+        run_cube = cube(scope)
+        rows = audit_sample(store, prepare(run_cube, scope.opts), size, seed)
+        judge = run_cube.info.judge_id
+        if judge is None:
+            raise CimemError(f"run {scope.run_id} has no judge: there is nothing to audit")
+        return build(store, scope.run_id, judge, rows)

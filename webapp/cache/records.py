@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any, cast
 import streamlit as st
 
 from webapp.cache.scope import DbScope
-from webapp.connection import session_store
+from webapp.connection import reading_at
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from cimem.analysis.agreement import Agreement
     from cimem.analysis.audit import MessageAudit
-    from cimem.store import Counterpart, JudgeCoverage, JudgeInfo, PairMessage
+    from cimem.store import Counterpart, JudgeCoverage, JudgeInfo, PairMessage, RunProgress
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -23,7 +23,25 @@ def runs_frame(db: DbScope) -> pd.DataFrame:
     """Every run of the database, one row each (what the sidebar and the Data page list)."""
     import pandas as pd
 
-    return pd.DataFrame([r.__dict__ for r in session_store(db.path).list_runs()])
+    with reading_at(db.path) as store:
+        return pd.DataFrame([r.__dict__ for r in store.list_runs()])
+
+
+RUN_CONTENT = ("name", "messages", "verdicts", "judges", "profiles", "contexts")
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def run_contents(db: DbScope) -> dict[int, str]:
+    """Per run, what its row of the runs table says it holds (name, messages, verdicts, judges,
+    profiles, contexts): it changes when a command adds to the run, not when another run
+    changes, so numbers of the other runs are kept while a `cimem run` stores its parts."""
+    runs = runs_frame(db)
+    if runs.empty:
+        return {}
+    return {
+        int(cast(int, r["run_id"])): "/".join(str(r[c]) for c in RUN_CONTENT)
+        for r in runs.to_dict("records")
+    }
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -35,26 +53,29 @@ def run_names(db: DbScope) -> dict[int, str]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def run_config(db: DbScope, run_id: int) -> dict[str, Any]:
-    return session_store(db.path).run_config(run_id)
+    with reading_at(db.path) as store:
+        return store.run_config(run_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def judges_of(db: DbScope, run_id: int) -> list[JudgeInfo]:
-    return session_store(db.path).judges(run_id)
+    with reading_at(db.path) as store:
+        return store.judges(run_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def coverage_of(db: DbScope, run_id: int) -> dict[int, JudgeCoverage]:
     """{judge_id: JudgeCoverage} of a run's judges."""
-    return {c.judge_id: c for c in session_store(db.path).judge_coverage(run_id)}
+    with reading_at(db.path) as store:
+        return {c.judge_id: c for c in store.judge_coverage(run_id)}
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def human_judge_of(db: DbScope, run_id: int) -> int | None:
     """The run's human judge when people have recorded verdicts on it, else None."""
-    store = session_store(db.path)
-    human = store.find_human_judge(run_id)
-    return human if human is not None and store.human_verdicts(human) else None
+    with reading_at(db.path) as store:
+        human = store.find_human_judge(run_id)
+        return human if human is not None and store.human_verdicts(human) else None
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -62,18 +83,21 @@ def message_audit(db: DbScope, message_id: int, label_rule: str) -> MessageAudit
     """One message under audit (the Audit page), or None when there is no such message."""
     from cimem.analysis.audit import message_audit as build
 
-    return build(session_store(db.path), message_id, label_rule)
+    with reading_at(db.path) as store:
+        return build(store, message_id, label_rule)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def find_message(db: DbScope, run_id: int, profile_id: int, ctx_idx: int, trial: int) -> int | None:
-    return session_store(db.path).find_message(run_id, profile_id, ctx_idx, trial)
+    with reading_at(db.path) as store:
+        return store.find_message(run_id, profile_id, ctx_idx, trial)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def counterparts(db: DbScope, message_id: int) -> list[Counterpart]:
     """The same profile, task and trial in the other runs (the Audit page's side by side)."""
-    return session_store(db.path).counterparts(message_id)
+    with reading_at(db.path) as store:
+        return store.counterparts(message_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -81,7 +105,8 @@ def pair_messages(
     db: DbScope, run_id: int, profile_id: int, ctx_idx: int, attr_id: int, judge_id: int | None
 ) -> list[PairMessage]:
     """The messages of one (context, attribute) pair with a judge's verdict (the Leaks page)."""
-    return session_store(db.path).pair_messages(run_id, profile_id, ctx_idx, attr_id, judge_id)
+    with reading_at(db.path) as store:
+        return store.pair_messages(run_id, profile_id, ctx_idx, attr_id, judge_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -89,4 +114,13 @@ def agreement(db: DbScope, judge_a: int, judge_b: int, label_rule: str) -> Agree
     """Agreement of two judges over a whole run (the Audit page)."""
     from cimem.analysis.agreement import agreement as build
 
-    return build(session_store(db.path), judge_a, judge_b, label_rule, max_disagreements=200)
+    with reading_at(db.path) as store:
+        return build(store, judge_a, judge_b, label_rule, max_disagreements=200)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def run_progress(db: DbScope) -> list[RunProgress]:
+    """The progress rows of runs `cimem run` made or makes (their states are read at drawing:
+    whether a process still runs changes without the file changing)."""
+    with reading_at(db.path) as store:
+        return store.run_progress()

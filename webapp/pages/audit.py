@@ -6,13 +6,12 @@ import streamlit as st
 
 from cimem.analysis.audit import MessageAudit
 from cimem.store import MessageStatus
-from webapp import cache, connection, render, sidebar
-from webapp.panels import agreement, judge_errors, queue, rejudge, verdict_form
+from webapp import cache, render, sidebar
+from webapp.panels import agreement, judge_errors, progress, queue, rejudge, verdict_form
 from webapp.panels.side_by_side import side_by_side
 
 st.title("Audit")
 ch: sidebar.Choices = st.session_state["choices"]
-store = connection.store()
 wanted = st.query_params.get("message")
 message_id = int(wanted) if wanted and wanted.isdigit() else None
 rule = ch.opts.label_rule
@@ -35,6 +34,7 @@ if audit is None:
 detail = audit.message
 run_id = detail.run_id
 sidebar.simulated_banner([run_id])
+progress.making_banner([run_id])
 st.markdown(
     f"**Message {detail.message_id}** of run {run_id} — profile "
     f"**{render.escape_md(detail.profile)}**, trial {detail.trial}"
@@ -98,7 +98,7 @@ st.subheader("Side by side")
 side_by_side(ch, audit, shown)
 
 st.subheader("Re-judge this message")
-rejudge.rejudge_section(store, audit, shown)
+rejudge.rejudge_section(audit, shown)
 
 st.subheader("Human verdicts")
 
@@ -107,7 +107,6 @@ st.subheader("Human verdicts")
 # a browser); once opened it stays open from message to message
 def record_verdicts(found: MessageAudit = audit) -> None:
     verdict_form.verdict_form(
-        store,
         run_id,
         detail.message_id,
         found.table(shown, only_revealed=False),
@@ -116,8 +115,8 @@ def record_verdicts(found: MessageAudit = audit) -> None:
 
 
 render.when_opened("Record your verdicts on this message", "people_record", record_verdicts)
-verdict_form.verdict_history(store, run_id, detail.message_id)
-judge_errors.judge_against_people(store, run_id, shown, rule)
+verdict_form.verdict_history(run_id, detail.message_id)
+judge_errors.judge_against_people(run_id, shown, rule)
 
 st.subheader("Agreement of two judges (whole run)")
 agreement.agreement_section(ch, audit, rule)

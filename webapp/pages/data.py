@@ -12,15 +12,16 @@ from cimem.errors import CimemError
 from cimem.ingest import ingest_or_find
 from cimem.ingest.export import export_official
 from webapp import cache, connection, render, sidebar
+from webapp.panels import progress
 
 st.title("Data")
-store = connection.store()
 st.caption(
     f"Database: {render.escape_md(connection.database().shown)}. Open another with the sidebar's "
     "picker or `?db=NAME` in the URL (a .duckdb file in the data folder), or start the app with "
     "CIMEM_DB set."
 )
 
+progress.making_section()
 if note := st.session_state.pop("import_note", None):
     st.success(note)
 st.header("Import")
@@ -41,7 +42,7 @@ model = st.text_input("Model (optional)", "")
 if st.button("Import", type="primary", disabled=not (upload or server_path), key="import"):
     bar = st.progress(0.0, text="Importing...")
 
-    def progress(done: int, total: int) -> None:
+    def imported(done: int, total: int) -> None:
         bar.progress(min(1.0, done / max(total, 1)), text=f"Importing... {done:,} / {total:,}")
 
     path, typed = None, upload.name if upload is not None else server_path
@@ -53,13 +54,14 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
             path = Path(tmp.name)
         else:
             path = paths.confine(server_path, paths.data_dir(), paths.INPUT_SUFFIXES)
-        res = ingest_or_find(
-            store,
-            path,
-            name=name or (Path(upload.name).stem if upload else None),
-            model=model or None,
-            progress=progress,
-        )
+        with connection.writing() as store:  # every other reader waits for the import
+            res = ingest_or_find(
+                store,
+                path,
+                name=name or (Path(upload.name).stem if upload else None),
+                model=model or None,
+                progress=imported,
+            )
         bar.progress(1.0, text="Done")
         cache.changed()
         if res.created:
@@ -182,7 +184,8 @@ if cfg["kind"] != "profiles":
     def exported() -> bytes:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "run.jsonl"
-            export_official(store, int(choice), out)
+            with connection.reading() as store:
+                export_official(store, int(choice), out)
             return out.read_bytes()
 
     st.download_button(

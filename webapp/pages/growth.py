@@ -5,7 +5,7 @@ attribute's leak frequency per task and its hazards."""
 import streamlit as st
 
 from webapp import cache, sidebar
-from webapp.panels import growth_sections
+from webapp.panels import growth_sections, progress
 from webapp.panels.growth_attribute import one_attribute
 from webapp.panels.growth_composition import composition_section
 from webapp.panels.growth_settings import how_computed_caption, settings
@@ -16,6 +16,7 @@ runs = sidebar.labelled_runs(ch)
 if not runs:
     st.stop()
 sidebar.simulated_banner(runs)
+progress.making_banner(runs)
 names = cache.run_names(ch.at)
 st.markdown(
     "How Violation grows when an assistant writes more messages: over more **tasks T** (each"

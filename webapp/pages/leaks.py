@@ -11,12 +11,14 @@ from cimem.analysis import leak_table
 from cimem.analysis.leak_table import FILTERED, GROUP_COLUMNS, Filters, filters_of, readable
 from webapp import cache, render, sidebar
 from webapp.charts import leaks as chart
+from webapp.panels import progress
 
 st.title("Leaks")
 ch, cube = sidebar.labelled_run(
     "This run has no labels, so nothing counts as a leak. Import a labelled results file (official"
     " run output) or labels (Hugging Face rows) for these profiles."
 )
+progress.making_banner([ch.run_id])
 m = cache.metrics(ch.scope(ch.run_id))
 RUN = ch.at.run(ch.run_id, ch.judge, ch.opts)  # the run, judge and options every read takes
 TOP = 30  # attributes on the heatmap at first

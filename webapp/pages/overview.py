@@ -11,7 +11,7 @@ from cimem.analysis.report import frame_to_csv, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import cache, render, sidebar
 from webapp.charts import overview as chart
-from webapp.panels import judge_errors
+from webapp.panels import judge_errors, progress
 from webapp.panels.leaderboard import leaderboard_section
 
 st.title("Overview")
@@ -23,6 +23,7 @@ if not ch.runs:
     )
     st.stop()
 sidebar.simulated_banner(ch.runs)
+progress.making_banner(ch.runs)
 sidebar.check_coverage(ch, [cache.cube(ch.scope(r)) for r in ch.runs])
 ov = cache.overview(tuple(ch.scope(r) for r in ch.runs))
 shown_of = sum(e.messages > 0 for e in cache.board_entries(ch.at))

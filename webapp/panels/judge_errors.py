@@ -11,17 +11,17 @@ from cimem.analysis.agreement import agreement
 from cimem.analysis.audit.correction import Corrected
 from cimem.analysis.audit.error_rates import MIN_AUDITED, AuditedErrors, audited_errors
 from cimem.analysis.cube import LeakCube
-from cimem.store import Store
-from webapp import cache, render, sidebar
+from webapp import cache, connection, render, sidebar
 
 
-def judge_against_people(store: Store, run_id: int, judge: int | None, label_rule: str) -> None:
+def judge_against_people(run_id: int, judge: int | None, label_rule: str) -> None:
     """The judge's errors on the pairs people decided, per label: what the correction on
     Overview estimates its error rates from (it updates with every saved verdict)."""
-    human = store.find_human_judge(run_id)
+    human = cache.human_judge_of(cache.current(), run_id)
     if human is None or judge is None or judge == human:
         return
-    ag = agreement(store, judge, human, label_rule, max_disagreements=0)
+    with connection.reading() as store:
+        ag = agreement(store, judge, human, label_rule, max_disagreements=0)
     if ag.overall.n == 0:
         return
     st.markdown(f"**Judge {judge} against people's verdicts (judge {human}), whole run**")

@@ -4,6 +4,7 @@ editable. The clients and judges are built here, so the page never touches a mod
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -22,23 +23,25 @@ OFFLINE, LISTED, FREE = "offline", "listed endpoint", "another endpoint"
 
 @dataclass(frozen=True)
 class PickedJudge:
-    """The judge chosen, and the endpoint it calls (None for the offline judge)."""
+    """The judge chosen: how to build it over the database held for its use (a listed
+    endpoint's judge reads and fills the call cache there), and the endpoint it calls (None for
+    the offline judge)."""
 
-    judge: Judge
+    build: Callable[[Store | None], Judge]
     endpoint_url: str | None
+    uses_call_cache: bool = False
+
+    def judge(self, store: Store | None) -> Judge:
+        return self.build(store if self.uses_call_cache else None)
 
 
-def call_cache_for(kind: str, store: Store) -> Store | None:
-    """The store whose call cache a judge of ``kind`` reads and fills: a visitor's endpoint uses
-    none, so its replies never answer later calls to a listed endpoint of the same model name."""
-    return store if kind == LISTED else None
-
-
-def pick_judge(store: Store) -> PickedJudge | None:
-    """The judge picker's widgets; the judge they describe, or None while it is incomplete."""
+def pick_judge() -> PickedJudge | None:
+    """The judge picker's widgets; the judge they describe, or None while it is incomplete. A
+    visitor's own endpoint uses no call cache, so its replies never answer later calls to a
+    listed endpoint of the same model name."""
     kind = st.radio("Judge", (OFFLINE, LISTED, FREE), horizontal=True, key="judge_kind")
     if kind == OFFLINE:
-        return PickedJudge(OfflineJudge(name="offline judge (audit)"), None)
+        return PickedJudge(lambda _store: OfflineJudge(name="offline judge (audit)"), None)
     try:
         cfg = endpoints.endpoint_config()
     except CimemError as exc:
@@ -52,8 +55,11 @@ def pick_judge(store: Store) -> PickedJudge | None:
         return None
     settings, key = picked
     spec = JudgeSpec(settings, variant=variant, prompt_text=text)
-    judge = make_llm_judge(spec, call_cache_for(kind, store), api_key=key)
-    return PickedJudge(judge, settings.base_url)
+    return PickedJudge(
+        lambda store: make_llm_judge(spec, store, api_key=key),
+        settings.base_url,
+        uses_call_cache=kind == LISTED,
+    )
 
 
 def _listed_endpoint(cfg: EndpointConfig) -> tuple[ClientSettings, str] | None:

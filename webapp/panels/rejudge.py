@@ -8,28 +8,33 @@ import streamlit as st
 from cimem.analysis.audit import MessageAudit
 from cimem.errors import CimemError
 from cimem.judges.base import JudgeOutcome, judge_message, rejudge
-from cimem.store import JudgmentStatus, Store
-from webapp import cache, render
+from cimem.store import JudgmentStatus
+from webapp import cache, connection, render
 from webapp.panels.judge_picker import PickedJudge, pick_judge
 
 
-def rejudge_section(store: Store, audit: MessageAudit, shown: int | None) -> None:
+def rejudge_section(audit: MessageAudit, shown: int | None) -> None:
     """Pick a judge, run it on the message, show its reply; offer to save it."""
-    picked = pick_judge(store)
+    picked = pick_judge()
     message_id = audit.message.message_id
     if picked is not None and st.button("Run it on this message", type="primary", key="run_live"):
-        _run(store, message_id, picked)
+        _run(message_id, picked)
     live = st.session_state.get("live")
     if live and live[0] == message_id and picked is not None:
         _, outcome, seconds = live
-        _show_outcome(store, audit, shown, picked, outcome, seconds)
+        _show_outcome(audit, shown, picked, outcome, seconds)
 
 
-def _run(store: Store, message_id: int, picked: PickedJudge) -> None:
-    """Judge the message without storing anything; keep the outcome for this session."""
+def _run(message_id: int, picked: PickedJudge) -> None:
+    """Judge the message without storing anything but its call; keep the outcome for this
+    session. A judge that fills the call cache holds the database to write (the file is let go
+    while its call is out)."""
     try:
-        with st.spinner("Judging..."):
-            outcome, seconds = judge_message(store, message_id, picked.judge)
+        with (
+            st.spinner("Judging..."),
+            connection.writing() if picked.uses_call_cache else connection.reading() as store,
+        ):
+            outcome, seconds = judge_message(store, message_id, picked.judge(store))
         st.session_state["live"] = (message_id, outcome, seconds)
         if outcome.status == "error" and picked.endpoint_url:
             st.error(
@@ -42,7 +47,6 @@ def _run(store: Store, message_id: int, picked: PickedJudge) -> None:
 
 
 def _show_outcome(
-    store: Store,
     audit: MessageAudit,
     shown: int | None,
     picked: PickedJudge,
@@ -65,9 +69,10 @@ def _show_outcome(
     st.dataframe(audit.compare(outcome.revealed, shown), hide_index=True)
     if st.button("Save to this run's audit judge (one per model and prompt)"):
         run_id, message_id = audit.message.run_id, audit.message.message_id
-        res = rejudge(store, run_id, picked.judge, message_ids=[message_id], audit=True)
+        with connection.writing() as store:
+            res = rejudge(store, run_id, picked.judge(store), message_ids=[message_id], audit=True)
         cache.changed()
-        cov = {c.judge_id: c for c in store.judge_coverage(run_id)}[res.judge_id]
+        cov = cache.coverage_of(cache.current(), run_id)[res.judge_id]
         st.success(
             f"Saved to judge {res.judge_id} ({res.verdicts} verdicts on this message); it"
             f" now covers {cov.describe()} of the run."

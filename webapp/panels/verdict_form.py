@@ -10,18 +10,17 @@ import pandas as pd
 import streamlit as st
 
 from cimem.analysis.audit.human import verdicts_on_message
-from cimem.store import HumanVerdict, HumanVerdictRow, Store
-from webapp import cache, render
+from cimem.store import HumanVerdict, HumanVerdictRow
+from webapp import cache, connection, render
 
 YES, NO = "revealed", "not revealed"
 
 
-def verdict_form(
-    store: Store, run_id: int, message_id: int, table: pd.DataFrame, judge_col: str | None
-) -> None:
+def verdict_form(run_id: int, message_id: int, table: pd.DataFrame, judge_col: str | None) -> None:
     """People's verdicts on one message: every attribute of the profile can be marked; each row
     is unset until a person sets it, and saving stores only the rows that were set."""
-    current = {v.attr_id: v for v in verdicts_on_message(store, run_id, message_id)}
+    with connection.reading() as store:
+        current = {v.attr_id: v for v in verdicts_on_message(store, run_id, message_id)}
     c1, c2 = st.columns(2)
     reviewer = c1.text_input("Reviewer (optional)", key="reviewer")
     search = c2.text_input(
@@ -48,7 +47,7 @@ def verdict_form(
             for a, v in choices
             if v in (YES, NO)
         ]
-        _save(store, run_id, chosen, len(rows))
+        _save(run_id, chosen, len(rows))
 
 
 def _listed_rows(
@@ -89,13 +88,14 @@ def _verdict_radios(
     return choices
 
 
-def _save(store: Store, run_id: int, chosen: list[HumanVerdict], listed: int) -> None:
+def _save(run_id: int, chosen: list[HumanVerdict], listed: int) -> None:
     """Store the verdicts that were set, as the run's human judge, and say so."""
     if not chosen:
         st.info("Nothing set: choose revealed or not revealed on a row first.")
         return
-    hj = store.get_or_create_human_judge(run_id)
-    store.add_human_verdicts(hj, chosen)
+    with connection.writing() as store, store.transaction():
+        hj = store.get_or_create_human_judge(run_id)
+        store.add_human_verdicts(hj, chosen)
     cache.changed()
     st.success(
         f"Stored {len(chosen)} verdict(s) as judge {hj} (people's verdicts of this run);"
@@ -103,19 +103,22 @@ def _save(store: Store, run_id: int, chosen: list[HumanVerdict], listed: int) ->
     )
 
 
-def verdict_history(store: Store, run_id: int, message_id: int) -> None:
+def verdict_history(run_id: int, message_id: int) -> None:
     """People's verdicts on this message over time, when there are any, drawn only while the
     section is open; once opened it stays open from message to message."""
-    if not verdicts_on_message(store, run_id, message_id):
-        return
+    with connection.reading() as store:
+        if not verdicts_on_message(store, run_id, message_id):
+            return
     render.when_opened(
         "History of people's verdicts on this message",
         "people_history",
-        lambda: st.dataframe(_history(store, run_id, message_id), hide_index=True),
+        lambda: st.dataframe(_history(run_id, message_id), hide_index=True),
     )
 
 
-def _history(store: Store, run_id: int, message_id: int) -> pd.DataFrame:
+def _history(run_id: int, message_id: int) -> pd.DataFrame:
+    with connection.reading() as store:
+        history = verdicts_on_message(store, run_id, message_id, history=True)
     return pd.DataFrame(
         [
             {
@@ -126,6 +129,6 @@ def _history(store: Store, run_id: int, message_id: int) -> pd.DataFrame:
                 "at": v.created_at,
                 "current": v.current,
             }
-            for v in verdicts_on_message(store, run_id, message_id, history=True)
+            for v in history
         ]
     )

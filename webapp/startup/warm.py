@@ -1,11 +1,12 @@
-"""What a fresh server does before its first visitor asks: the one connection per database, and
-the leak cubes of the default database's runs, built in a background thread as the server starts
-(``webapp.startup.serve``). Building a cube reads every verdict of its run (about 0.15 s for a 60-profile
-run), the biggest part of a first page's wait.
+"""What a fresh server does before its first visitor asks: the server's one share of each database
+(:func:`shared`), and the leak cubes of the runs a visit opens with (the default selection, a few
+runs whatever the database holds), built in a background thread as the server starts
+(``webapp.startup.serve``). Building a cube reads every verdict of its run (about 0.15 s for a
+60-profile run), the biggest part of a first page's wait.
 
 No Streamlit here: this runs before the Streamlit runtime exists. ``webapp.cache`` takes a warm
-cube once (its own cache keeps it from then on) and ``webapp.connection`` opens databases through
-:func:`root`, so the warm thread and the pages share one connection.
+cube once (its own cache keeps it from then on) and ``webapp.connection`` reaches databases
+through :func:`shared`, so the warm thread and the pages share one.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import threading
 from pathlib import Path
 
 from cimem.analysis.cube import LeakCube, cube_from_store
-from cimem.store import Store
+from cimem.analysis.leaderboard import default_selection
+from cimem.store.sharing import SharedDatabase
 
 log = logging.getLogger(__name__)
 DEMO_DB = Path(__file__).resolve().parents[2] / "local" / "demo.duckdb"
-_roots: dict[str, Store] = {}
-_roots_lock = threading.Lock()
+_shares: dict[str, SharedDatabase] = {}
+_shares_lock = threading.Lock()
 _cubes: dict[tuple[str, float, int], LeakCube] = {}
 _warming: dict[str, threading.Event] = {}
 
@@ -31,12 +33,14 @@ def default_database() -> str:
     return os.environ.get("CIMEM_DB") or str(DEMO_DB)
 
 
-def root(path: str) -> Store:
-    """The server's one connection to a database (DuckDB lets one process open a file once)."""
-    with _roots_lock:
-        found = _roots.get(path)
+def shared(path: str) -> SharedDatabase:
+    """The server's one share of a database (DuckDB lets a process open a file once): held only
+    while a read or write lasts. Only the database of a visit without ?db= is created when
+    missing (the operator named it)."""
+    with _shares_lock:
+        found = _shares.get(path)
         if found is None:
-            found = _roots[path] = Store.open(path, create_folders=False)
+            found = _shares[path] = SharedDatabase(path, create=path == default_database())
         return found
 
 
@@ -48,8 +52,9 @@ def file_version(path: str) -> float:
 
 
 def start(path: str) -> threading.Thread | None:
-    """Build the cubes of every run with messages of ``path`` under its original judge, in a
-    daemon thread; nothing when the file does not exist yet (the demo is built on first use)."""
+    """Build the cubes of the runs a visit of ``path`` opens with, under their original judges,
+    in a daemon thread; nothing when the file does not exist yet (the demo is built on first
+    use)."""
     if not Path(path).exists() or path in _warming:
         return None
     _warming[path] = threading.Event()
@@ -60,11 +65,10 @@ def start(path: str) -> threading.Thread | None:
 
 def _warm(path: str) -> None:
     try:
-        store = root(path).cursor()
         version = file_version(path)
-        for run in store.list_runs():
-            if run.messages:
-                _cubes[(path, version, run.run_id)] = cube_from_store(store, run.run_id, None)
+        with shared(path).reading() as store:
+            for run_id in default_selection(store.list_runs()):
+                _cubes[(path, version, run_id)] = cube_from_store(store, run_id, None)
     except Exception:  # a warm start is an optimisation: the page builds what is missing
         log.warning("warming %s failed; pages build their cubes on first use", path, exc_info=True)
     finally:

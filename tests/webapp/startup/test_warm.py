@@ -23,17 +23,17 @@ def test_warm_cubes_are_the_pages_cubes_handed_over_once(tmp_path):
     assert thread is not None and warm.start(path) is None  # once per database
     thread.join(timeout=60)
     version = warm.file_version(path)
-    store = warm.root(path).cursor()
     for run in (1, 2):
         assert warm.take_cube(path, version, run, judge_id=1) is None  # a chosen judge: built
         got = warm.take_cube(path, version, run, None)
-        want = cube_from_store(store, run, None)
+        with warm.shared(path).reading() as store:
+            want = cube_from_store(store, run, None)
         assert got is not None and got.run == want.run and got.judge == want.judge
         assert np.array_equal(got.pair_mask, want.pair_mask)
         assert np.array_equal(got.ctx_valid, want.ctx_valid)
         assert warm.take_cube(path, version, run, None) is None  # handed over once
     assert warm.take_cube(path, version + 1, 1, None) is None
-    assert warm.root(path) is warm.root(path)  # one connection per database
+    assert warm.shared(path) is warm.shared(path)  # one share per database
 
 
 def test_a_missing_or_broken_database_warms_nothing_and_says_so(tmp_path, caplog):
