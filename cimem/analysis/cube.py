@@ -1,7 +1,8 @@
 """The leak cube: everything the metrics need about one run under one judge, as numpy arrays.
 
 It is built either from the store (:func:`cube_from_store`) or straight from an official run-output
-file (:func:`cube_from_official`, no database needed), so both paths share every metric function.
+file (:func:`cimem.analysis.cube_file.cube_from_official`, no database needed), so both paths share
+every metric function.
 
 Layout: profiles ``0..P-1``; contexts flattened to ``0..C-1`` (``ctx_profile`` says whose); attributes
 ``0..A-1`` (``attr_profile``); labelled pairs (context, attribute) with their fractions or hard label,
@@ -12,19 +13,15 @@ Only full-memory trials enter (composition-experiment trials are analysed separa
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import DTypeLike
 
 from cimem.errors import CimemError
 from cimem.ingest.validate import MAX_TRIALS
 
 if TYPE_CHECKING:
-    from cimem.ingest.official import ProfileRecord
     from cimem.store import JudgeCoverage, Store
     from cimem.store.columns import LeakPairs, TrialMasks
 
@@ -229,168 +226,6 @@ def _stored_pair_attributes(pairs: LeakPairs, attr_pos: dict[int, int]) -> np.nd
     attr_dense = np.full(max(attr_pos, default=-1) + 1, -1, np.int64)
     attr_dense[list(attr_pos)] = list(attr_pos.values())
     return attr_dense[np.asarray(pairs["attr_id"], np.int64)].astype(np.int32)
-
-
-# --------------------------------------------------------------------------- from a file
-def cube_from_official(path: str | Path) -> LeakCube:
-    """The cube of an official run-output file, read in one streaming pass (no database)."""
-    was_enabled = gc.isenabled()
-    gc.disable()  # millions of short-lived JSON objects: cyclic GC passes only cost time
-    try:
-        return _cube_from_official(Path(path))
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _cube_from_official(path: Path) -> LeakCube:
-    """The file goes through the importer's own reader (the one grammar and validation of the
-    official format, parse failures inferred there), without evidence; records become arrays."""
-    from cimem.ingest.official import read_official
-
-    parts = _FileCubeParts()
-    for rec in read_official(path, evidence=False):
-        parts.add(rec)
-    return parts.cube(path)
-
-
-_FILE_MASKS = ("trials", "valid", "unparsed", "failed", "unjudged")
-
-
-@dataclass
-class _FileCubeParts:
-    """A file's cube gathered profile by profile, so the file is read in one streaming pass:
-    per-profile arrays are kept in lists and joined once at the end."""
-
-    names: list[str] = field(default_factory=list)
-    ctx_profile: list[np.ndarray] = field(default_factory=list)
-    recipients: list[str] = field(default_factory=list)
-    tasks: list[str] = field(default_factory=list)
-    attr_profile: list[np.ndarray] = field(default_factory=list)
-    keys: list[str] = field(default_factory=list)
-    domains: list[str | None] = field(default_factory=list)
-    events: list[str | None] = field(default_factory=list)
-    pair_ctx: list[np.ndarray] = field(default_factory=list)
-    pair_attr: list[np.ndarray] = field(default_factory=list)
-    fractions: list[np.ndarray] = field(default_factory=list)
-    pair_mask: list[np.ndarray] = field(default_factory=list)
-    per_ctx: dict[str, list[np.ndarray]] = field(
-        default_factory=lambda: {k: [] for k in _FILE_MASKS}
-    )
-    max_trial: int = -1
-    n_attr: int = 0  # attributes of the profiles added so far: the next profile's first one
-    n_ctx: int = 0  # likewise contexts
-
-    def add(self, rec: ProfileRecord) -> None:
-        """Append one profile: its attributes, contexts, trial masks and labelled pairs."""
-        p = len(self.names)
-        self.names.append(rec.name)
-        n_attr, n_ctx = len(rec.attributes), len(rec.contexts)
-        self.attr_profile.append(np.full(n_attr, p, np.int32))
-        self.keys += [a.key for a in rec.attributes]
-        self.domains += [a.domain for a in rec.attributes]
-        self.events += [a.event for a in rec.attributes]
-        self.ctx_profile.append(np.full(n_ctx, p, np.int32))
-        self.recipients += [c[0] for c in rec.contexts]
-        self.tasks += [c[1] for c in rec.contexts]
-        bits, masks, top = _trial_bits(rec, n_attr, n_ctx)
-        self.max_trial = max(self.max_trial, top)
-        for k in _FILE_MASKS:
-            self.per_ctx[k].append(masks[k])
-        self._add_pairs(rec, bits)
-        self.n_attr += n_attr
-        self.n_ctx += n_ctx
-
-    def _add_pairs(self, rec: ProfileRecord, bits: np.ndarray) -> None:
-        """The profile's pairs labelled by the combined persona (the metrics' labels), with their
-        fractions and revealed trials, numbered within the whole cube."""
-        from cimem.ingest.records import LABELS_COMBINED
-
-        pl = rec.persona_labels
-        if not pl:
-            return
-        combined = np.array([q == LABELS_COMBINED for q in pl["persona"]], np.bool_)
-        ci, ai = pl["ctx_idx"][combined], pl["attr_idx"][combined]
-        self.pair_ctx.append(ci + self.n_ctx)
-        self.pair_attr.append(ai + self.n_attr)
-        self.fractions.append(pl["fractions"][combined, :2])
-        self.pair_mask.append(bits[ci, ai])
-
-    def cube(self, path: Path) -> LeakCube:
-        """The gathered parts joined into the cube of the file at ``path``."""
-        fractions = np.concatenate(self.fractions) if self.fractions else np.zeros((0, 2))
-        pair_ctx = _joined(self.pair_ctx, np.int32)
-        ctx_masks = {k: _joined(v, np.uint64) for k, v in self.per_ctx.items()}
-        return LeakCube(
-            run=path.name,
-            judge="original verdicts (file)",
-            n_trials=self.max_trial + 1,
-            profile_names=self.names,
-            ctx_profile=_joined(self.ctx_profile, np.int32),
-            ctx_recipient=self.recipients,
-            ctx_task=self.tasks,
-            attr_profile=_joined(self.attr_profile, np.int32),
-            attr_key=self.keys,
-            attr_domain=self.domains,
-            attr_event=self.events,
-            pair_ctx=pair_ctx,
-            pair_attr=_joined(self.pair_attr, np.int32),
-            pair_necessary=fractions[:, 0].copy(),
-            pair_private=fractions[:, 1].copy(),
-            pair_hard=np.full(len(pair_ctx), HARD_FROM_FRACTIONS, np.int8),
-            pair_mask=_joined(self.pair_mask, np.uint64),
-            ctx_trials=ctx_masks["trials"],
-            ctx_valid=ctx_masks["valid"],
-            ctx_unparsed=ctx_masks["unparsed"],
-            ctx_judge_error=np.zeros(self.n_ctx, np.uint64),
-            ctx_failed=ctx_masks["failed"],
-            ctx_unjudged=ctx_masks["unjudged"],
-            info=CubeInfo(source=str(path)),
-        )
-
-
-def _joined(parts: list[np.ndarray], dtype: DTypeLike) -> np.ndarray:
-    """Per-profile arrays as one array of ``dtype`` (empty when no profile had any)."""
-    return (np.concatenate(parts) if parts else np.zeros(0)).astype(dtype)
-
-
-def _trial_bits(
-    rec: ProfileRecord, n_attr: int, n_ctx: int
-) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
-    """Per (context, attribute) the trials whose verdict says revealed, per context the trials in
-    each state, and the highest trial; full-memory trials only (A = every attribute, B = 0)."""
-    m = rec.messages
-    n_msg = len(m.get("ctx_idx", ()))
-    bits = np.zeros((n_ctx, n_attr), np.uint64)
-    masks = {k: np.zeros(n_ctx, np.uint64) for k in _FILE_MASKS}
-    if not n_msg:
-        return bits, masks, -1
-    ctx = np.asarray(m["ctx_idx"], np.int64)
-    trial = np.asarray(m["trial"], np.uint64)
-    full = (np.asarray(m["num_not_to_share"], np.int64) == 0) & (
-        np.asarray(m["num_to_share"], np.int64) == n_attr
-    )
-    bit = np.left_shift(np.uint64(1), trial)
-    ok = np.array([st == "ok" for st in m["status"]], np.bool_)
-    state = np.zeros(n_msg, np.int8)  # 0 unjudged, 1 valid, 2 parse failure
-    j = rec.judgments
-    if j and j["msg_idx"]:
-        state[np.asarray(j["msg_idx"], np.int64)] = [1 if st == "ok" else 2 for st in j["status"]]
-    for name, sel in (
-        ("trials", full),
-        ("failed", full & ~ok),
-        ("valid", full & ok & (state == 1)),
-        ("unparsed", full & ok & (state == 2)),
-        ("unjudged", full & ok & (state == 0)),
-    ):
-        np.bitwise_or.at(masks[name], ctx[sel], bit[sel])
-    v = rec.verdicts
-    if v:
-        vm = np.asarray(v["msg_idx"], np.int64)
-        hit = v["revealed"] & full[vm]
-        vm = vm[hit]
-        np.bitwise_or.at(bits, (ctx[vm], np.asarray(v["attr_idx"], np.int64)[hit]), bit[vm])
-    return bits, masks, int(trial[full].max()) if full.any() else -1
 
 
 def context_keys(cube: LeakCube) -> list[tuple[str, str]]:

@@ -14,6 +14,7 @@ import os
 import stat
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, cast
 
@@ -100,6 +101,64 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes, int]]:
                 yield lineno, line, done
     except COMPRESSION_ERRORS as exc:
         raise compression_error(path, exc, f"line {lineno + 1}") from None
+
+
+@dataclass(frozen=True)
+class Span:
+    """A part of a file that starts and ends on line boundaries: bytes ``start`` to ``end``,
+    whose first line is line ``first_line`` of the file."""
+
+    start: int
+    end: int
+    first_line: int
+
+
+SPAN_BLOCK = 1 << 24  # bytes read at a time when counting the lines before a span
+
+
+def spans(path: Path, parts: int) -> list[Span]:
+    """The file cut into ``parts`` spans of about equal size on line boundaries (fewer when its
+    lines are fewer); none for a gzip file, which cannot be read from the middle."""
+    if is_gzip(path):
+        return []
+    size = path.stat().st_size
+    cuts = [0]
+    with path.open("rb") as f:
+        for i in range(1, parts):
+            f.seek(max(size * i // parts, cuts[-1]))
+            f.readline()  # to the end of the line the cut fell in
+            if f.tell() < size and f.tell() > cuts[-1]:
+                cuts.append(f.tell())
+    cuts.append(size)
+    return [Span(a, b, 0) for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
+def iter_span_lines(path: Path, span: Span) -> Iterator[tuple[int, bytes, int]]:
+    """(line number, line, bytes read so far) for the lines of ``span``: its first line's number
+    is counted here (``span.first_line`` 0) from the newlines before it."""
+    with path.open("rb") as f:
+        lineno = span.first_line - 1 if span.first_line else _newlines_before(f, span.start)
+        f.seek(span.start)
+        at = span.start
+        while at < span.end:
+            line = f.readline()
+            if not line:
+                return
+            at += len(line)
+            lineno += 1
+            yield lineno, line, at
+
+
+def _newlines_before(f: IO[bytes], offset: int) -> int:
+    f.seek(0)
+    count, left = 0, offset
+    while left > 0:
+        block = f.read(min(SPAN_BLOCK, left))
+        if not block:
+            break
+        count += block.count(b"\n")
+        left -= len(block)
+    return count
 
 
 def decompressed(path: Path) -> IO[bytes] | Path:

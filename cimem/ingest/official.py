@@ -25,7 +25,7 @@ import numpy as np
 import orjson
 
 from cimem.errors import InputError
-from cimem.ingest.files import iter_lines, require_file
+from cimem.ingest.files import Span, iter_lines, iter_span_lines, require_file
 from cimem.ingest.records import LABELS_COMBINED, Attribute, ProfileRecord, Progress
 from cimem.ingest.validate import (
     INT32_MAX,
@@ -85,11 +85,15 @@ def is_parse_failure(explanation: dict | None, verdicts: list[int]) -> bool:
     return not explanation or (len(explanation) == 1 and RAW_REPLY_KEY in explanation)
 
 
-def iter_json_lines(path: Path, progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed object) for every non-blank line; a bad line raises InputError."""
+def iter_json_lines(
+    path: Path, progress: Progress | None = None, span: Span | None = None
+) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed object) for every non-blank line (of ``span`` only, when given); a
+    bad line raises InputError."""
     require_file(path)
     total = path.stat().st_size
-    for lineno, line, done in iter_lines(path):
+    lines = iter_lines(path) if span is None else iter_span_lines(path, span)
+    for lineno, line, done in lines:
         if not line.strip():
             continue
         try:
@@ -108,15 +112,21 @@ def iter_json_lines(path: Path, progress: Progress | None = None) -> Iterator[tu
 
 
 def read_official(
-    path: Path, progress: Progress | None = None, *, evidence: bool = True
+    path: Path,
+    progress: Progress | None = None,
+    *,
+    evidence: bool = True,
+    span: Span | None = None,
 ) -> Iterator[ProfileRecord]:
     """Profile records of an official run-output file, validated as they stream. Without
-    ``evidence`` the judge's sentences are checked but not collected (the metrics need none)."""
+    ``evidence`` the judge's sentences are checked but not collected (the metrics need none).
+    With ``span``, the records of that part of the file only (:func:`cimem.ingest.files.spans`:
+    several processes read one file), and no error for a part without any."""
     seen_any = False
-    for lineno, obj in iter_json_lines(path, progress):
+    for lineno, obj in iter_json_lines(path, progress, span):
         seen_any = True
         yield _ProfileReader(str(path), f"line {lineno}", obj, evidence).read(with_runs=True)
-    if not seen_any:
+    if not seen_any and span is None:
         raise InputError(
             str(path),
             "line 1",

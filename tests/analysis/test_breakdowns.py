@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from cimem.analysis.breakdowns import attribute_table, group_table, heatmap_table, pair_table
-from cimem.analysis.cube import cube_from_official
+from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.metrics import MetricOptions, compute, prepare
 
 from fixtures import MIXED, PRIVATE, SHARE, attribute, profile, write_jsonl

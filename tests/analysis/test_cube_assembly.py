@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cimem.analysis.cube import LeakCube, cube_from_official, cube_from_store
+from cimem.analysis.cube import LeakCube, cube_from_store
+from cimem.analysis.cube_file import cube_from_official
 from cimem.errors import CimemError
 from cimem.ingest import ingest_file
 

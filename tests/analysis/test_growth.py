@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from cimem.analysis.cube import cube_from_official
+from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.growth import attribute_view, growth
 from cimem.analysis.metrics import MetricOptions, compute
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from cimem.analysis.composition import CompositionCurve
-from cimem.analysis.cube import cube_from_official
+from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.growth import Axis, GrowthCurve, Line, Order, SampleMode, growth
 from cimem.analysis.growth.composition_rows import Measure, composition_rows
 from cimem.analysis.growth.runs import (

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from cimem.analysis.cube import cube_from_official
+from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.learn.modes import both_modes, official_steps, parse_failures_note
 from cimem.analysis.metrics import MetricOptions, compute
 

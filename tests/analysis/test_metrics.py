@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from cimem.analysis.cube import cube_from_official, cube_from_store
+from cimem.analysis.cube import cube_from_store
+from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.discards import DroppedContext, PairCounts
 from cimem.analysis.metrics import MetricOptions, bootstrap_ci, compare, compute
 from cimem.ingest import ingest_file

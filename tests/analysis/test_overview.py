@@ -2,7 +2,7 @@
 
 import pytest
 
-from cimem.analysis.cube import cube_from_official
+from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.metrics import MetricOptions, compute
 from cimem.analysis.overview import overview
 

@@ -1,6 +1,6 @@
 """The Overview table compares runs at a common k only over contexts they share."""
 
-from cimem.analysis.cube import cube_from_official
+from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.metrics import MetricOptions
 from cimem.analysis.overview import overview
 

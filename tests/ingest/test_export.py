@@ -82,7 +82,8 @@ def test_export_leaves_no_partial_file_on_error(store, tmp_path, monkeypatch):
 
 def same_numbers(store, run_id, out, judge_id=None):
     """The metrics of the stored run and of its export agree, in every mode and treatment."""
-    from cimem.analysis.cube import cube_from_official, cube_from_store
+    from cimem.analysis.cube import cube_from_store
+    from cimem.analysis.cube_file import cube_from_official
     from cimem.analysis.metrics import MetricOptions, compute
 
     stored, exported = cube_from_store(store, run_id, judge_id), cube_from_official(out)

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from cimem.analysis.cube import cube_from_official
+from cimem.analysis.cube_file import cube_from_official
 from cimem.errors import CimemError, InputError
 from cimem.ingest import ingest_file
 from cimem.ingest.official import is_parse_failure, parse_trial_key
