@@ -321,6 +321,25 @@ def sort_table(board: pd.DataFrame, key: SortKey) -> pd.DataFrame:
     return board.sort_values(cols, ascending=ascending, na_position="last").reset_index(drop=True)
 
 
+SHARED_ASIDE = ("n", "profiles", "cohort", "judges", "prompts", "memory")
+
+
+def shared_columns(board: pd.DataFrame) -> dict[str, str]:
+    """The columns of :data:`SHARED_ASIDE` whose value every listed run shares (a table of
+    several runs says them once, not in every row), with that value.
+
+    >>> shared_columns(pd.DataFrame({"n": [5, 5], "profiles": [10, 60], "memory": ["a", "a"]}))
+    {'n': '5', 'memory': 'a'}
+    """
+    if len(board) < 2:
+        return {}
+    return {
+        c: str(board[c].iloc[0])
+        for c in SHARED_ASIDE
+        if c in board.columns and board[c].nunique(dropna=False) == 1
+    }
+
+
 def summary(board: Sequence[Entry]) -> str:
     """The runs in a phrase: "20 runs of 3 models" (:func:`runs_of_models`).
 

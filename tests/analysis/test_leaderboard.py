@@ -186,3 +186,13 @@ def test_the_benchmarks_files_through_the_leaderboard(tmp_path, name, profiles, 
         assert row["level"] == "1"
     else:
         assert row["model"] == lb.UNKNOWN and row["Violation 95% CI"].startswith("[")
+
+
+def test_shared_columns_are_said_once_and_only_when_shared():
+    import pandas as pd
+
+    from cimem.analysis.leaderboard import shared_columns
+
+    two = pd.DataFrame({"run": ["1: a", "2: b"], "n": [5, 5], "judges": ["x", "y"]})
+    assert shared_columns(two) == {"n": "5"}
+    assert shared_columns(two.head(1)) == {}  # one run: its row says it all

@@ -1,21 +1,33 @@
-"""Overview's leaderboard: every run of the database in one sortable table, grouped by model and
-prompt level, narrowed by model, level, memory format and judge, from which runs are picked into
-the sidebar's selection. How each run was made is one cheap read; the numbers of the runs not
-already on screen are computed on request when the database is large (they read every run)."""
+"""Overview's leaderboard: every run of the database in one table, grouped by model and prompt
+level or sorted as asked, narrowed by model, level, memory format and judge, from which runs are
+picked into the sidebar's selection. How each run was made is one cheap read; the numbers of the
+runs not already on screen are computed on request when the database is large (they read every
+run). The table is plain HTML: an interactive grid of tens of runs cost a browser about 250 ms
+more on every change of the page's options (measured with bench/browser.py)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from cimem.analysis import leaderboard as lb
 from cimem.analysis.metrics import RunMetrics
 from cimem.analysis.report import frame_to_csv
-from webapp import cache, sidebar
+from webapp import cache, render, sidebar
 
 # every run's numbers at once when the runs not yet read hold at most this many messages (about
 # a second of reading on a lab's machine); above it, on request
 AUTO_MESSAGES = 30_000
 SECONDS_PER_MESSAGE = 2e-5  # measured: 0.06 s per 2,450-message run, 0.27 s per 14,700 (busy)
+TABLE_ROWS = 12  # more runs than this: the table scrolls in a box of TABLE_HEIGHT pixels
+TABLE_HEIGHT = 460
+SORT_NAMES = {
+    lb.SortKey.GROUPED: "model, then level",
+    lb.SortKey.VIOLATION: "lowest Violation@n",
+    lb.SortKey.COMPLETENESS: "highest Completeness",
+    lb.SortKey.DATE: "newest",
+    lb.SortKey.RUN: "run",
+}
 FILTERS = {
     "models": "Model",
     "levels": "Prompt level",
@@ -30,35 +42,27 @@ def leaderboard_section(ch: sidebar.Choices) -> None:
     if not board:
         return
     st.subheader(f"Leaderboard: all {lb.summary(board)}")
-    kept = lb.filtered(board, _filters(board))
+    filters, order = _filters(board)
+    kept = lb.filtered(board, filters)
     metrics = _metrics(ch, kept)
-    table = lb.table(kept, metrics)
-    table.insert(1, "shown", ["yes" if r in ch.runs else "" for r in table["run_id"]])
+    table = lb.sort_table(lb.table(kept, metrics), order)
+    table.insert(2, "shown", ["yes" if r in ch.runs else "" for r in table["run_id"]])
     _note(ch, kept, metrics, len(board))
-    event = st.dataframe(
-        table.drop(columns=["run_id"]),
-        hide_index=True,
-        on_select="rerun",
-        selection_mode="multi-row",
-        key="board_table",
-        height=min(38 + 35 * len(table), 390),
-        column_config={
-            "Violation@n %": st.column_config.NumberColumn(format="%.2f"),
-            "Completeness %": st.column_config.NumberColumn(format="%.2f"),
-        },
-    )
-    picked = [int(table["run_id"].iloc[i]) for i in event.selection.rows]
-    usable = [r for r in picked if r in _with_messages(board)]
-    c1, c2 = st.columns([3, 1])
-    if c1.button(
-        f"Show these {len(usable)} runs" if usable else "Show the runs ticked in the table",
-        disabled=not usable,
-        type="primary",
-        key="board_show",
-        help="Tick rows in the table's first column; the sidebar's selection becomes them",
-    ):
-        sidebar.pick_selection(usable)
-    c2.download_button(
+    shared = lb.shared_columns(table)
+    with st.container(height=TABLE_HEIGHT if len(table) > TABLE_ROWS else "content"):
+        render.static_table(
+            table.drop(columns=["run_id", *shared]),
+            digits={"Violation@n %": 2, "Completeness %": 2},
+            breakable=("judges",),
+        )
+    if shared:
+        st.caption(
+            "Every run listed has "
+            + "; ".join(f"{render.escape_md(c)} {render.escape_md(v)}" for c, v in shared.items())
+            + "."
+        )
+    _pick(ch, table, board)
+    st.download_button(
         "Leaderboard as CSV",
         lambda: frame_to_csv(table.drop(columns=["run_id", "shown"])),
         file_name="cimem_leaderboard.csv",
@@ -67,10 +71,10 @@ def leaderboard_section(ch: sidebar.Choices) -> None:
     )
 
 
-def _filters(board: list[lb.Entry]) -> lb.Filters:
-    """The four filters, each offered only when the runs differ in it."""
+def _filters(board: list[lb.Entry]) -> tuple[lb.Filters, lb.SortKey]:
+    """The four filters, each offered only when the runs differ in it, and the order."""
     offered = lb.choices(board)
-    cols = st.columns(len(FILTERS))
+    cols = st.columns(len(FILTERS) + 1)
     picked: dict[str, frozenset[str]] = {}
     for col, (name, title) in zip(cols, FILTERS.items()):
         values = offered[name]
@@ -83,7 +87,32 @@ def _filters(board: list[lb.Entry]) -> lb.Filters:
                 disabled=len(values) < 2,
             )
         )
-    return lb.Filters(**picked)
+    order = cols[-1].selectbox(
+        "Sort by", list(lb.SortKey), format_func=lambda k: SORT_NAMES[k], key="board_sort"
+    )
+    return lb.Filters(**picked), order or lb.SortKey.GROUPED
+
+
+def _pick(ch: sidebar.Choices, table: pd.DataFrame, board: list[lb.Entry]) -> None:
+    """Runs picked from the table, in its order, into the sidebar's selection."""
+    usable = _with_messages(board)
+    names = {int(r): str(n) for r, n in zip(table["run_id"], table["run"]) if int(r) in usable}
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    picked = c1.multiselect(
+        "Runs to show",
+        list(names),
+        default=[r for r in ch.runs if r in names],
+        format_func=lambda r: names[r],
+        key="board_pick",
+        help="Pick runs of the table; the sidebar's selection becomes them",
+    )
+    if c2.button(
+        f"Show these {len(picked)} runs" if picked else "Show the runs picked",
+        disabled=not picked or sorted(picked) == sorted(ch.runs),
+        type="primary",
+        key="board_show",
+    ):
+        sidebar.pick_selection(picked)
 
 
 def _with_messages(board: list[lb.Entry]) -> set[int]:
@@ -121,7 +150,7 @@ def _note(
     st.caption(
         f"{len(kept)} of {total} runs under the filters, grouped by model and prompt level."
         f" Each run under its original verdicts, {ch.describe()}; intervals: bootstrap 95% over"
-        " profiles. Sort by a column's header; tick rows in the first column, then show them."
+        " profiles. Pick runs below the table to show them on every page."
     )
     missing = [e for e in kept if e.messages > 0 and e.run_id not in metrics]
     if missing:
