@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -25,20 +24,15 @@ if TYPE_CHECKING:
     from cimem.ingest.files import Span
     from cimem.ingest.official import ProfileRecord
 
-PARALLEL_BYTES = 64 << 20  # a smaller file is read by one process (starting others costs more)
-MAX_READERS = 4
-
 
 def cube_from_official(path: str | Path, readers: int | None = None) -> LeakCube:
     """The cube of an official run-output file, read in one streaming pass: by ``readers``
     processes (default: one per core, at most four, for a file of 64 MB or more)."""
     path = Path(path)
-    from cimem.ingest.files import require_file, spans
+    from cimem.ingest.files import readers_for, require_file, spans
 
     require_file(path)
-    if readers is None:
-        large = path.stat().st_size >= PARALLEL_BYTES
-        readers = min(MAX_READERS, len(os.sched_getaffinity(0))) if large else 1
+    readers = readers_for(path) if readers is None else readers
     parts = spans(path, readers) if readers > 1 else []
     if len(parts) < 2:
         found = _read_parts(path, None)

@@ -114,6 +114,16 @@ class Span:
 
 
 SPAN_BLOCK = 1 << 24  # bytes read at a time when counting the lines before a span
+PARALLEL_BYTES = 64 << 20  # a smaller file is read by one process (starting others costs more)
+MAX_READERS = 4
+
+
+def readers_for(path: Path) -> int:
+    """How many processes read the file: one per core (at most four) for a file of 64 MB or
+    more that can be read from the middle, else one."""
+    if path.stat().st_size < PARALLEL_BYTES or is_gzip(path):
+        return 1
+    return min(MAX_READERS, len(os.sched_getaffinity(0)))
 
 
 def spans(path: Path, parts: int) -> list[Span]:

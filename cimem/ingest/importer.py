@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cimem.errors import InputError
 from cimem.ingest.detect import detect_format, open_reader
-from cimem.ingest.files import require_file
+from cimem.ingest.files import readers_for, require_file
 from cimem.ingest.records import Progress
 from cimem.ingest.writer import RunWriter
 from cimem.store import Store
+from cimem.store.connection import BulkAppender
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,10 @@ def ingest_file(
     progress: Progress | None = None,
     simulated: bool | None = None,
     level: int | None = None,
+    readers: int | None = None,
 ) -> IngestResult:
-    """Import one file as a new run; all or nothing. Returns the run (new or already present)."""
+    """Import one file as a new run; all or nothing. Returns the run (new or already present).
+    An official file of 64 MB or more is read by one process per core (``readers``)."""
     path = Path(path)
     require_file(path)
     fmt = fmt or detect_format(path)
@@ -72,9 +76,16 @@ def ingest_file(
     try:
         with store.transaction():
             run_id = writer.start(meta, source=str(path))
+            if fmt != "official":
+                readers = 1
+            elif readers is None:
+                readers = readers_for(path)
             with store.bulk_appender() as appender:
-                for rec in records:
-                    appender.put(writer.tables(rec))
+                if readers > 1:
+                    _write_in_parallel(appender, writer, path, readers, progress)
+                else:
+                    for rec in records:
+                        appender.put(writer.tables(rec))
             hasher.join()
             existing = store.find_run_by_hash(digest["h"])
             if existing is not None:
@@ -92,6 +103,30 @@ def ingest_file(
         messages=writer.n_messages,
         verdicts=writer.n_verdicts,
     )
+
+
+def _write_in_parallel(
+    appender: BulkAppender, writer: RunWriter, path: Path, readers: int, progress: Progress | None
+) -> None:
+    """An official file's spans read by ``readers`` processes (:mod:`cimem.ingest.parallel`),
+    appended in file order with their ids moved past the spans before them."""
+    from cimem.ingest.parallel import shifted, span_tables
+
+    total = path.stat().st_size
+    for part in span_tables(path, writer.run_id, writer.judge_id, readers):
+        offsets = writer.offsets()
+        appender.put([(name, shifted(table, offsets)) for name, table in part.tables])
+        writer.absorb(part.counts)
+        if progress:
+            progress(part.end, total)
+    if not writer.n_profiles:
+        raise InputError(
+            str(path),
+            "line 1",
+            "(file)",
+            "at least one JSON line (one profile each)",
+            got="no profile in it",
+        )
 
 
 class _AlreadyImported(Exception):

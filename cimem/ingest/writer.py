@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import orjson
 import pyarrow as pa
@@ -10,17 +12,70 @@ from cimem.ingest.records import ProfileRecord, RunMeta
 from cimem.store import Store
 
 
+@dataclass(frozen=True)
+class WriterCounts:
+    """What a writer wrote: profiles, attributes, messages, verdicts, the most trials of a
+    context, and whether there were messages or labels."""
+
+    profiles: int
+    attributes: int
+    messages: int
+    verdicts: int
+    max_trials: int
+    has_messages: bool
+    has_labels: bool
+
+
 class RunWriter:
     """Writes profile records of one run, turning local indices into database ids."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store | None):
         self.store = store
         self.n_profiles = self.n_messages = self.n_verdicts = 0
         self.next_attr = 0
         self.max_trials = 0
         self.has_messages = self.has_labels = False
 
+    @classmethod
+    def detached(cls, run_id: int, judge_id: int | None) -> RunWriter:
+        """A writer of tables only (another process's, for a span of a file), its profiles,
+        attributes and messages numbered from zero (:mod:`cimem.ingest.parallel`)."""
+        writer = cls(None)
+        writer.run_id, writer.judge_id, writer.next_message = run_id, judge_id, 0
+        return writer
+
+    def counts(self) -> WriterCounts:
+        return WriterCounts(
+            self.n_profiles,
+            self.next_attr,
+            self.n_messages,
+            self.n_verdicts,
+            self.max_trials,
+            self.has_messages,
+            self.has_labels,
+        )
+
+    def offsets(self) -> dict[str, int]:
+        """Where a span written by a detached writer goes: its ids move past what is written."""
+        return {
+            "profile_id": self.n_profiles,
+            "attr_id": self.next_attr,
+            "message_id": self.next_message,
+        }
+
+    def absorb(self, counts: WriterCounts) -> None:
+        """Count a span written by a detached writer as written here."""
+        self.n_profiles += counts.profiles
+        self.next_attr += counts.attributes
+        self.next_message += counts.messages
+        self.n_messages += counts.messages
+        self.n_verdicts += counts.verdicts
+        self.max_trials = max(self.max_trials, counts.max_trials)
+        self.has_messages |= counts.has_messages
+        self.has_labels |= counts.has_labels
+
     def start(self, meta: RunMeta, source: str) -> int:
+        assert self.store is not None
         self.meta = meta
         self.run_id = self.store.create_run(
             name=meta.name,
@@ -211,6 +266,7 @@ class RunWriter:
             raise RuntimeError("importer produced verdicts without declaring a judge")
 
     def finish(self, content_hash: str) -> None:
+        assert self.store is not None
         self.store.finish_run(
             self.run_id,
             content_hash=content_hash,

@@ -1,0 +1,75 @@
+"""An official file imported by several processes writes exactly what one process writes: every
+table, row for row, ids and all; an error in a later span names the file's line and writes
+nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from cimem.errors import InputError
+from cimem.ingest import ingest_file
+from cimem.store import Store
+
+from fixtures import small_profile, write_jsonl
+
+TABLES = {
+    "profiles": "run_id, profile_id, name, bio_json",
+    "attributes": "run_id, profile_id, attr_id, key, value_json, domain",
+    "contexts": "run_id, profile_id, ctx_idx, recipient, task",
+    "persona_labels": "run_id, profile_id, ctx_idx, attr_id, persona, necessary, private",
+    "messages": "message_id, run_id, profile_id, ctx_idx, trial, text, status",
+    "judgments": "judge_id, message_id, status, raw",
+    "verdicts": "judge_id, message_id, attr_id, revealed, evidence",
+}
+
+
+def contents(db) -> dict[str, list[tuple]]:
+    with Store.open(db, read_only=True) as store:
+        return {
+            t: store.con.execute(f"SELECT {cols} FROM {t} ORDER BY ALL").fetchall()
+            for t, cols in TABLES.items()
+        } | {"runs": store.con.execute("SELECT kind, n_trials FROM runs").fetchall()}
+
+
+@pytest.fixture
+def nine(tmp_path):
+    return write_jsonl(tmp_path / "nine.jsonl", [small_profile(f"P{i}") for i in range(9)])
+
+
+@pytest.mark.parametrize("readers", [2, 3])
+def test_several_readers_write_what_one_writes(nine, tmp_path, readers):
+    one, many = tmp_path / "one.duckdb", tmp_path / "many.duckdb"
+    with Store.open(one) as store:
+        first = ingest_file(store, nine, readers=1)
+    with Store.open(many) as store:
+        # an earlier run first: the new run's ids start past it, as they would alone
+        ingest_file(store, write_jsonl(tmp_path / "before.jsonl", [small_profile("Z")]))
+        store.delete_run(1)
+        second = ingest_file(store, nine, readers=readers)
+    assert (second.profiles, second.messages, second.verdicts) == (
+        first.profiles,
+        first.messages,
+        first.verdicts,
+    )
+    a, b = contents(one), contents(many)
+    assert a["runs"] == b["runs"]
+    for table in TABLES:
+        shift = {"message_id", "run_id", "judge_id"}  # the second database used some already
+        names = TABLES[table].split(", ")
+        keep = [i for i, n in enumerate(names) if n not in shift]
+        assert [tuple(r[i] for i in keep) for r in a[table]] == [
+            tuple(r[i] for i in keep) for r in b[table]
+        ], table
+    assert len(b["messages"]) == len({r[0] for r in b["messages"]})  # ids stay unique
+
+
+def test_an_error_in_a_later_span_names_its_line_and_writes_nothing(nine, tmp_path):
+    lines = nine.read_bytes().splitlines(keepends=True)
+    lines[7] = b'{"bio": {"name": 3}}\n'
+    nine.write_bytes(b"".join(lines))
+    db = tmp_path / "bad.duckdb"
+    with Store.open(db) as store:
+        before = store.table_counts()
+        with pytest.raises(InputError, match=r"nine\.jsonl: line 8: "):
+            ingest_file(store, nine, readers=3)
+        assert store.table_counts() == before
