@@ -12,6 +12,7 @@ import gzip
 import io
 import os
 import stat
+import threading
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -120,7 +121,11 @@ MAX_READERS = 4
 
 def readers_for(path: Path) -> int:
     """How many processes read the file: one per core (at most four) for a file of 64 MB or
-    more that can be read from the middle, else one."""
+    more that can be read from the middle, read from a program's main thread (the command line:
+    readers are forked, and a server's other threads may hold locks a fork would copy), else
+    one."""
+    if threading.current_thread() is not threading.main_thread():
+        return 1
     if path.stat().st_size < PARALLEL_BYTES or is_gzip(path):
         return 1
     return min(MAX_READERS, len(os.sched_getaffinity(0)))

@@ -73,3 +73,18 @@ def test_an_error_in_a_later_span_names_its_line_and_writes_nothing(nine, tmp_pa
         with pytest.raises(InputError, match=r"nine\.jsonl: line 8: "):
             ingest_file(store, nine, readers=3)
         assert store.table_counts() == before
+
+
+def test_only_a_programs_main_thread_reads_with_several_processes(tmp_path, monkeypatch):
+    import threading
+
+    import cimem.ingest.files as files
+
+    big = write_jsonl(tmp_path / "big.jsonl", [small_profile("P")])
+    monkeypatch.setattr(files, "PARALLEL_BYTES", 1)
+    assert files.readers_for(big) >= 1
+    seen: list[int] = []
+    thread = threading.Thread(target=lambda: seen.append(files.readers_for(big)))
+    thread.start()
+    thread.join()
+    assert seen == [1]  # a server's script thread: forking it could copy a held lock
