@@ -246,7 +246,7 @@ def _add_run_target_args(p: argparse.ArgumentParser) -> None:
         "--chunk",
         type=positive_int,
         metavar="N",
-        help="messages generated, judged and stored together (default: 4 per concurrent call,"
+        help="messages generated, judged and stored together (default: 16 per concurrent call,"
         " at least 16): the app shows the run growing by this many, and a stop loses at most"
         " this many messages' storing (their calls are cached)",
     )

@@ -59,6 +59,11 @@ class CallCacheTable(Database):
         super()._after_open()
         recover(self)  # calls a stopped process completed but had not merged yet
 
+    def _after_retake(self) -> None:
+        super()._after_retake()
+        # other processes' stopped journals; this one's calls are merged by its open call cache
+        recover(self, own=False)
+
     def cache_get(self, keys: list[str]) -> dict[str, CachedCompletion]:
         """The cached completions of those keys that are in the cache."""
         if not keys:
@@ -101,16 +106,17 @@ def journal_path(store: CacheTable) -> Path | None:
     return None if store.path == ":memory:" else Path(f"{store.path}.calls.{os.getpid()}")
 
 
-def stopped_journals(store: CacheTable) -> list[Path]:
-    """The journals to merge: an older ``DB.calls``, this process's, and those of processes that
-    are no longer running."""
+def stopped_journals(store: CacheTable, own: bool = True) -> list[Path]:
+    """The journals to merge: an older ``DB.calls``, this process's (with ``own``), and those of
+    processes that are no longer running."""
     if store.path == ":memory:":
         return []
     base = Path(store.path + ".calls")
     found = [base] if base.exists() else []
     for path in sorted(base.parent.glob(glob.escape(base.name) + ".*")):
         pid = path.name[len(base.name) + 1 :]
-        if pid.isdigit() and (int(pid) == os.getpid() or not process_running(int(pid))):
+        mine = pid.isdigit() and int(pid) == os.getpid()
+        if pid.isdigit() and ((mine and own) or not (mine or process_running(int(pid)))):
             found.append(path)
     return found
 
@@ -189,11 +195,11 @@ _KIND_NAMES = {
 }
 
 
-def recover(store: CacheTable) -> Recovery:
+def recover(store: CacheTable, own: bool = True) -> Recovery:
     """Merge the journals left by stopped processes (:func:`stopped_journals`) into the
     database."""
     merged = Recovery()
-    for path in stopped_journals(store):
+    for path in stopped_journals(store, own):
         done = recover_journal(store, path)
         merged = Recovery(
             merged.merged + done.merged,

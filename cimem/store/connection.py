@@ -142,7 +142,7 @@ class Database:
                 self.con = self._reopen()
                 self._released = False
                 if self._writable:
-                    self._after_open()
+                    self._after_retake()
 
     @classmethod
     def open(
@@ -223,6 +223,10 @@ class Database:
             return False
         version = self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0][0]
         return version == SCHEMA_VERSION
+
+    def _after_retake(self) -> None:
+        """What an aggregate does when the process takes the file back after letting it go
+        (:meth:`released`)."""
 
     def _after_open(self) -> None:
         """What an aggregate does once the schema is there (the call cache merges its journal)."""
