@@ -16,13 +16,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 import orjson
 import pandas as pd
 
+from cimem.analysis.choices import SortKey  # re-exported: lb.SortKey
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions, RunMetrics, compute
 from cimem.analysis.overview_table import interval_text, rounded
 
@@ -32,16 +32,6 @@ if TYPE_CHECKING:
 UNKNOWN = "unknown"
 DEFAULT_RUNS = 4  # runs a page opens with when the link names none
 _LEVEL_IN_NAME = re.compile(r"(?:\blevel|\blvl|\bL)[ _-]?([1-9])\b", re.IGNORECASE)
-
-
-class SortKey(StrEnum):
-    """What the leaderboard may be sorted by (the grouping, model then level, by default)."""
-
-    GROUPED = "grouped"
-    VIOLATION = "violation"
-    COMPLETENESS = "completeness"
-    DATE = "date"
-    RUN = "run"
 
 
 @dataclass(frozen=True)

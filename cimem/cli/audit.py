@@ -211,7 +211,8 @@ def add_audit_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_queue_command(sub: argparse._SubParsersAction) -> None:
-    from cimem.analysis.audit.queue import FILTERS, SAMPLE
+    from cimem.analysis.choices import QUEUE_FILTERS as FILTERS
+    from cimem.analysis.choices import SAMPLE
 
     p = sub.add_parser(
         "audit-queue",

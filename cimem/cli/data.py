@@ -188,7 +188,7 @@ def _add_ingest_command(sub: argparse._SubParsersAction) -> None:
 
 def _add_runs_command(sub: argparse._SubParsersAction) -> None:
     """`runs`: the list of runs in a database."""
-    from cimem.analysis.leaderboard import SortKey
+    from cimem.analysis.choices import SortKey
     from cimem.analysis.metrics import MODES
 
     p = sub.add_parser(

@@ -16,14 +16,16 @@ import numpy as np
 
 from cimem.analysis.audit.message import evidence_grounded
 from cimem.analysis.audit.sample import SampleRow
+from cimem.analysis.choices import QUEUE_FILTERS
+from cimem.analysis.choices import SAMPLE as CHOICE_SAMPLE
 from cimem.analysis.cube import HARD_FROM_FRACTIONS
 from cimem.analysis.labels import PRIVATE, LabelRule
 from cimem.errors import CimemError
 from cimem.store import ContextRow, Judgment, JudgmentStatus, MessageToJudge, Store
 from cimem.store.columns import LabelColumns, QueueCells
 
-FILTERS = ("leaked", "disagree", "parse_failure", "judge_error", "ungrounded", "unreviewed")
-SAMPLE = "sample"  # the suggested audit sample (.sample.audit_sample) as a queue
+FILTERS = QUEUE_FILTERS
+SAMPLE = CHOICE_SAMPLE
 
 
 @dataclass(frozen=True)
