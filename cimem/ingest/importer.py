@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from cimem.errors import InputError
 from cimem.ingest.detect import detect_format, open_reader
 from cimem.ingest.files import readers_for, require_file
-from cimem.ingest.records import Progress
+from cimem.ingest.records import ProfileRecord, Progress
 from cimem.ingest.writer import RunWriter
 from cimem.store import Store
 from cimem.store.connection import BulkAppender
@@ -78,14 +79,7 @@ def ingest_file(
             run_id = writer.start(meta, source=str(path))
             if fmt != "official":
                 readers = 1
-            elif readers is None:
-                readers = readers_for(path)
-            with store.bulk_appender() as appender:
-                if readers > 1:
-                    _write_in_parallel(appender, writer, path, readers, progress)
-                else:
-                    for rec in records:
-                        appender.put(writer.tables(rec))
+            _write_records(store, writer, path, records, readers, progress)
             hasher.join()
             existing = store.find_run_by_hash(digest["h"])
             if existing is not None:
@@ -103,6 +97,25 @@ def ingest_file(
         messages=writer.n_messages,
         verdicts=writer.n_verdicts,
     )
+
+
+def _write_records(
+    store: Store,
+    writer: RunWriter,
+    path: Path,
+    records: Iterable[ProfileRecord],
+    readers: int | None,
+    progress: Progress | None,
+) -> None:
+    """Every record's tables appended, read here or (an official file read from the middle) by
+    several processes."""
+    readers = readers_for(path) if readers is None else readers
+    with store.bulk_appender() as appender:
+        if readers > 1:
+            _write_in_parallel(appender, writer, path, readers, progress)
+            return
+        for rec in records:
+            appender.put(writer.tables(rec))
 
 
 def _write_in_parallel(
