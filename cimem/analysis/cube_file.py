@@ -18,7 +18,6 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from cimem.analysis.cube import HARD_FROM_FRACTIONS, CubeInfo, LeakCube
-from cimem.errors import InputError
 
 if TYPE_CHECKING:
     from cimem.ingest.files import Span
@@ -39,13 +38,9 @@ def cube_from_official(path: str | Path, readers: int | None = None) -> LeakCube
     else:
         found = _read_in_parallel(path, parts)
     if not found.names:
-        raise InputError(
-            str(path),
-            "line 1",
-            "(file)",
-            "at least one JSON line (one profile each)",
-            got="an empty file",
-        )
+        from cimem.ingest.official import empty_file
+
+        raise empty_file(path)
     return found.cube(path)
 
 

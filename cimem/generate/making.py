@@ -13,11 +13,9 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-import orjson
-
 from cimem.analysis.progress import RunState, state_of, this_host
 from cimem.errors import CimemError
-from cimem.judges.base import AttributeSpec, Judge, JudgeOutcome, store_outcomes
+from cimem.judges.base import AttributeSpec, Judge, JudgeOutcome, new_judge, store_outcomes
 from cimem.llm.calls import CallProgress
 from cimem.store import MessageStatus, MessageToJudge, NewMessage, Store
 from cimem.store.connection import now
@@ -106,16 +104,7 @@ class Tally:
 def judge_id_of(store: Store, run_id: int, judge: Judge) -> int:
     """The run's own judge: the first one, made for it now when it has none."""
     found = store.find_default_judge(run_id)
-    if found is not None:
-        return found
-    return store.create_judge(
-        run_id=run_id,
-        name=judge.name,
-        kind=judge.kind,
-        model=judge.model,
-        prompt_hash=judge.prompt_hash(),
-        config=orjson.dumps(judge.config()).decode(),
-    )
+    return found if found is not None else new_judge(store, run_id, judge, judge.config())
 
 
 @dataclass(frozen=True)

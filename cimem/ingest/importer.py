@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cimem.errors import InputError
 from cimem.ingest.detect import detect_format, open_reader
 from cimem.ingest.files import readers_for, require_file
 from cimem.ingest.records import ProfileRecord, Progress
@@ -133,13 +132,9 @@ def _write_in_parallel(
         if progress:
             progress(part.end, total)
     if not writer.n_profiles:
-        raise InputError(
-            str(path),
-            "line 1",
-            "(file)",
-            "at least one JSON line (one profile each)",
-            got="no profile in it",
-        )
+        from cimem.ingest.official import empty_file
+
+        raise empty_file(path)
 
 
 class _AlreadyImported(Exception):

@@ -127,13 +127,18 @@ def read_official(
         seen_any = True
         yield _ProfileReader(str(path), f"line {lineno}", obj, evidence).read(with_runs=True)
     if not seen_any and span is None:
-        raise InputError(
-            str(path),
-            "line 1",
-            "(file)",
-            "at least one JSON line (one profile each)",
-            got="an empty file",
-        )
+        raise empty_file(path)
+
+
+def empty_file(path: Path) -> InputError:
+    """The error of an official file without a profile (however many processes read it)."""
+    return InputError(
+        str(path),
+        "line 1",
+        "(file)",
+        "at least one JSON line (one profile each)",
+        got="an empty file",
+    )
 
 
 _MESSAGE_COLUMNS = (

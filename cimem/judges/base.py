@@ -175,14 +175,7 @@ def _judge_to_write(
     audit judge of this model and prompt, whose earlier judgments of these messages are dropped
     so each message keeps its latest judgment."""
     if not audit:
-        return store.create_judge(
-            run_id=run_id,
-            name=judge.name,
-            kind=judge.kind,
-            model=judge.model,
-            prompt_hash=judge.prompt_hash(),
-            config=orjson.dumps(cfg).decode(),
-        )
+        return new_judge(store, run_id, judge, cfg)
     judge_id = store.get_or_create_audit_judge(
         run_id=run_id,
         name=judge.name,
@@ -192,6 +185,18 @@ def _judge_to_write(
     )
     store.forget_judgments(judge_id, [m.message_id for m in rows])
     return judge_id
+
+
+def new_judge(store: Store, run_id: int, judge: Judge, config: dict[str, Any]) -> int:
+    """A new judge of the run, recording how ``judge`` judges and ``config``."""
+    return store.create_judge(
+        run_id=run_id,
+        name=judge.name,
+        kind=judge.kind,
+        model=judge.model,
+        prompt_hash=judge.prompt_hash(),
+        config=orjson.dumps(config).decode(),
+    )
 
 
 def _rejudge_result(
