@@ -231,3 +231,8 @@ def hf_rows() -> list[dict]:
                     }
                 )
     return rows
+
+
+def overview_tables(at) -> list:
+    """Overview's static tables below its leaderboard (the selected runs' table first)."""
+    return [t for t in shown_tables(at) if "shown" not in t.columns]

@@ -289,13 +289,14 @@ def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
 
     form = page.locator('[data-testid="stForm"]')
     chosen = form.locator("label:has(input:checked)").filter(has_text=re.compile(r"^revealed$"))
-    for _ in range(3):  # on a busy machine a click right after the form is drawn can be lost
+    for _ in range(6):  # on a busy machine a click right after the form is drawn can be lost
         form.get_by_text("revealed", exact=True).first.click()
         try:
-            chosen.first.wait_for(timeout=5000)
+            chosen.first.wait_for(timeout=10000)
             break
         except PlaywrightTimeout:
             continue
+    assert chosen.count() == 1, "the verdict was never set: every click was lost"
     save.click()
     page.get_by_text("Stored 1 verdict(s)", exact=False).first.wait_for(timeout=60000)
     assert page.locator('[data-testid="stException"]').count() == 0

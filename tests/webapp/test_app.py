@@ -11,7 +11,7 @@ from cimem.ingest import ingest_file
 from cimem.store import Store
 from webapp.charts import linechart
 
-from fixtures import shown_tables, small_profile, write_jsonl
+from fixtures import overview_tables, shown_tables, small_profile, write_jsonl
 
 
 @pytest.mark.parametrize("page,title", list(zip(PAGES, TITLES)))
@@ -36,12 +36,12 @@ def test_pages_render_on_empty_database(empty_db, monkeypatch, page, title):
 def test_overview_mode_from_a_shared_link_changes_numbers(demo_db, monkeypatch):
     # the sidebar's choices live in the URL: a link with ?mode=definition opens that view
     at = open_page(demo_db, PAGES[0], monkeypatch)
-    before = shown_tables(at)[0]["Violation@n %"].tolist()
+    before = overview_tables(at)[0]["Violation@n %"].tolist()
     assert "mode **official**" in at.caption[0].value
     link = open_page(demo_db, PAGES[0], monkeypatch, mode="definition", runs="1,3")
     no_exception(link)
     assert "mode **definition**" in link.caption[0].value
-    after = shown_tables(link)[0]
+    after = overview_tables(link)[0]
     assert len(after) == 2 and after["Violation@n %"].tolist() != [before[0], before[2]]
 
 

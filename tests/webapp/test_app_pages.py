@@ -16,7 +16,7 @@ from cimem.store import Store
 from webapp.charts import heatgrid, linechart
 
 from conftest import shared_file
-from fixtures import shown_tables, small_profile, write_jsonl
+from fixtures import overview_tables, shown_tables, small_profile, write_jsonl
 
 # every file of the reference data the app can open: two with messages, two without (labels
 # only, profiles only), where each page must say there is no run to show
@@ -193,7 +193,7 @@ def test_overview_gives_no_interval_for_one_profile(tmp_path, monkeypatch):
         ingest_file(store, write_jsonl(tmp_path / "one.jsonl", [small_profile("A")]))
     at = open_page(str(db), PAGES[0], monkeypatch)
     no_exception(at)
-    headline = shown_tables(at)[0]
+    headline = overview_tables(at)[0]
     assert [str(p) for p in headline["profiles"]] == ["1"]
     assert headline["95% CI"].tolist() == ["- (1 profile)"]
     assert headline["95% CI "].tolist() == ["- (1 profile)"]
@@ -245,7 +245,7 @@ def test_every_page_on_each_reference_file(shared_db, monkeypatch, page, title):
 def key_elements(at, page: str) -> None:
     """What each page must show on a labelled run."""
     if page.endswith("overview.py"):
-        table = shown_tables(at)[0]
+        table = overview_tables(at)[0]
         assert list(table.columns[:4]) == ["run", "model", "Violation@n %", "95% CI"]
         assert "None" not in table.astype(str).to_numpy()
     elif page.endswith("leaks.py"):
@@ -407,7 +407,7 @@ def test_a_run_imported_on_the_data_page_joins_the_selection(tmp_path, monkeypat
     assert any("added to the runs in the sidebar" in s.value for s in at.success)
     at.switch_page(PAGES[0]).run()  # and the other pages use it
     no_exception(at)
-    assert len(shown_tables(at)[0]) == 2
+    assert len(overview_tables(at)[0]) == 2
 
 
 def test_learn_figure1_is_the_papers_case_and_reacts(demo_db, monkeypatch):

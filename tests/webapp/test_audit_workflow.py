@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from apptest import APP, html_tables
+from apptest import APP
 from streamlit.testing.v1 import AppTest
 
 from cimem.analysis.coverage import PartialJudge, check_coverage, partial_note, require_coverage
@@ -17,6 +17,8 @@ from cimem.demo.simulate import build_demo_database
 from cimem.judges.base import OfflineJudge, rejudge
 from cimem.store import Store
 from cimem.store.schema import SCHEMA_VERSION
+
+from fixtures import shown_tables
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +123,7 @@ def test_pages_refuse_a_partial_judge_until_the_sidebar_allows_it(demo_copy, mon
     assert any(f"judged 2 of {total} messages" in w.value for w in at.warning)
     # nothing computed from it (Overview's leaderboard lists every run under its own judge)
     assert not at.dataframe and not at.table
-    assert [t.columns[0] for t in html_tables(at)] == (["run"] if "overview" in page else [])
+    assert [t.columns[0] for t in shown_tables(at)] == (["run"] if "overview" in page else [])
     at.sidebar.checkbox(key="partial").check().run()
     assert not at.exception
     assert any(f"over 2 of {total} messages" in i.value for i in at.info)
