@@ -66,7 +66,7 @@ class RunMaking:
             f" ${self.cost:.4f} so far"
         )
         if self.state == RunState.STOPPED:
-            return text + f"; continue it with `python -m cimem run --resume {self.run_id}`"
+            return text + f"; continue it with: python -m cimem run --resume {self.run_id}"
         if self.state == RunState.MAKING and self.seconds_left is not None:
             return text + f", about {_duration(self.seconds_left)} left"
         return text
