@@ -26,6 +26,18 @@ class InputError(CimemError):
             message += f", got {got}"
         super().__init__(message)
 
+    def lines_later(self, lines: int) -> InputError:
+        """The same error ``lines`` lines further down its file (a place "line N" counted within
+        a part of the file made the file's own).
+
+        >>> InputError("f.jsonl", "line 2", "bio", "an object").lines_later(5).place
+        'line 7'
+        """
+        place = self.place
+        if place.startswith("line ") and place[5:].isdigit():
+            place = f"line {int(place[5:]) + lines}"
+        return InputError(self.path, place, self.field, self.expected, self.got)
+
     def __reduce__(self) -> tuple[type[InputError], tuple[str, str, str, str, str | None]]:
         """Made again from its parts (a reader in another process raises it to this one)."""
         return (type(self), (self.path, self.place, self.field, self.expected, self.got))

@@ -106,12 +106,10 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes, int]]:
 
 @dataclass(frozen=True)
 class Span:
-    """A part of a file that starts and ends on line boundaries: bytes ``start`` to ``end``,
-    whose first line is line ``first_line`` of the file."""
+    """A part of a file that starts and ends on line boundaries: bytes ``start`` to ``end``."""
 
     start: int
     end: int
-    first_line: int
 
 
 SPAN_BLOCK = 1 << 24  # bytes read at a time when counting the lines before a span
@@ -145,16 +143,16 @@ def spans(path: Path, parts: int) -> list[Span]:
             if f.tell() < size and f.tell() > cuts[-1]:
                 cuts.append(f.tell())
     cuts.append(size)
-    return [Span(a, b, 0) for a, b in zip(cuts, cuts[1:]) if b > a]
+    return [Span(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
 def iter_span_lines(path: Path, span: Span) -> Iterator[tuple[int, bytes, int]]:
-    """(line number, line, bytes read so far) for the lines of ``span``: its first line's number
-    is counted here (``span.first_line`` 0) from the newlines before it."""
+    """(line number within the span, line, bytes of the file read so far) for the lines of
+    ``span``; the lines before it are counted only when a number must name a line of the file
+    (:func:`lines_before`, on an error)."""
     with path.open("rb") as f:
-        lineno = span.first_line - 1 if span.first_line else _newlines_before(f, span.start)
         f.seek(span.start)
-        at = span.start
+        at, lineno = span.start, 0
         while at < span.end:
             line = f.readline()
             if not line:
@@ -164,15 +162,16 @@ def iter_span_lines(path: Path, span: Span) -> Iterator[tuple[int, bytes, int]]:
             yield lineno, line, at
 
 
-def _newlines_before(f: IO[bytes], offset: int) -> int:
-    f.seek(0)
+def lines_before(path: Path, offset: int) -> int:
+    """The lines of the file before byte ``offset`` (a line boundary)."""
     count, left = 0, offset
-    while left > 0:
-        block = f.read(min(SPAN_BLOCK, left))
-        if not block:
-            break
-        count += block.count(b"\n")
-        left -= len(block)
+    with path.open("rb") as f:
+        while left > 0:
+            block = f.read(min(SPAN_BLOCK, left))
+            if not block:
+                break
+            count += block.count(b"\n")
+            left -= len(block)
     return count
 
 

@@ -25,7 +25,7 @@ import numpy as np
 import orjson
 
 from cimem.errors import InputError
-from cimem.ingest.files import Span, iter_lines, iter_span_lines, require_file
+from cimem.ingest.files import Span, iter_lines, iter_span_lines, lines_before, require_file
 from cimem.ingest.records import LABELS_COMBINED, Attribute, ProfileRecord, Progress
 from cimem.ingest.validate import (
     INT32_MAX,
@@ -123,9 +123,14 @@ def read_official(
     With ``span``, the records of that part of the file only (:func:`cimem.ingest.files.spans`:
     several processes read one file), and no error for a part without any."""
     seen_any = False
-    for lineno, obj in iter_json_lines(path, progress, span):
-        seen_any = True
-        yield _ProfileReader(str(path), f"line {lineno}", obj, evidence).read(with_runs=True)
+    try:
+        for lineno, obj in iter_json_lines(path, progress, span):
+            seen_any = True
+            yield _ProfileReader(str(path), f"line {lineno}", obj, evidence).read(with_runs=True)
+    except InputError as exc:
+        if span is None:
+            raise
+        raise exc.lines_later(lines_before(path, span.start)) from None
     if not seen_any and span is None:
         raise empty_file(path)
 
