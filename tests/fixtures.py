@@ -236,3 +236,21 @@ def hf_rows() -> list[dict]:
 def overview_tables(at) -> list:
     """Overview's static tables below its leaderboard (the selected runs' table first)."""
     return [t for t in shown_tables(at) if "shown" not in t.columns]
+
+
+TWELVE_MODELS = ["llama-3.3", "gpt-4o", "qwen-2.5", None]  # three runs each, in turn
+
+
+def twelve_runs(folder):
+    """A database of 12 runs of two small profiles each, three per model (one model unknown),
+    prompt levels 1-3 in their file names: a lab's many runs, small."""
+    from cimem.ingest import ingest_file
+    from cimem.store import Store
+
+    db = folder / "twelve.duckdb"
+    with Store.open(db) as store:
+        for i in range(12):
+            people = [small_profile(f"Ada {i}"), small_profile(f"Bo {i}")]
+            path = write_jsonl(folder / f"run{i}_level_{i % 3 + 1}.jsonl", people)
+            ingest_file(store, path, model=TWELVE_MODELS[i % 4])
+    return db

@@ -52,7 +52,8 @@ class DatabaseConnection(BaseConnection[SharedDatabase]):
         return self._instance.reading()
 
     def writing(self) -> Any:
-        """The database to write, alone, while the block lasts."""
+        """The database to write while the block lasts (other processes wait; this server's
+        reads go on beside it)."""
         return self._instance.writing()
 
     def close(self) -> None:
@@ -149,8 +150,8 @@ def reading() -> Iterator[Store]:
 
 @contextmanager
 def writing() -> Iterator[Store]:
-    """This visit's database to write while the block lasts (alone: the server's other reads
-    and every other process wait); refused as :func:`reading` is."""
+    """This visit's database to write while the block lasts (every other process waits; the
+    server's reads go on beside it, reading what is committed); refused as :func:`reading` is."""
     with _held(write=True) as store:
         yield store
 

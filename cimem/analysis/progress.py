@@ -11,6 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from cimem.store import RunProgress
+from cimem.store.connection import now
 from cimem.store.waiting import process_running
 
 
@@ -83,21 +84,21 @@ def _duration(seconds: float) -> str:
     return f"{max(1, math.ceil(seconds / 60))} min"
 
 
-def state_of(row: RunProgress, now: datetime) -> RunState:
+def state_of(row: RunProgress, at: datetime | None = None) -> RunState:
     """Finished, being made (its process runs; on another machine: it wrote within
-    :data:`QUIET_HOURS`), or stopped."""
+    :data:`QUIET_HOURS` of ``at``, default now), or stopped."""
     if row.finished_at is not None:
         return RunState.FINISHED
     runs = process_runs(row.pid, row.host)
     if runs is None:
-        runs = (now - row.updated_at).total_seconds() < QUIET_HOURS * 3600
+        runs = ((at or now()) - row.updated_at).total_seconds() < QUIET_HOURS * 3600
     return RunState.MAKING if runs else RunState.STOPPED
 
 
-def making(row: RunProgress, now: datetime) -> RunMaking:
-    """The run's progress, its state, and its time left at this process's pace: the messages it
-    stored since it began, over the time since it began."""
-    state = state_of(row, now)
+def making(row: RunProgress, at: datetime | None = None) -> RunMaking:
+    """The run's progress as of ``at`` (default: now), its state, and its time left at this
+    process's pace: the messages it stored since it began, over the time since it began."""
+    state = state_of(row, at or now())
     made = row.done - row.done_at_start
     elapsed = (row.updated_at - row.started_at).total_seconds()
     left = None

@@ -18,7 +18,6 @@ from cimem.errors import CimemError
 from cimem.judges.base import AttributeSpec, Judge, JudgeOutcome, new_judge, store_outcomes
 from cimem.llm.calls import CallProgress
 from cimem.store import MessageStatus, MessageToJudge, NewMessage, Store
-from cimem.store.connection import now
 
 PART_PER_CALL = 16  # a part holds this many messages per concurrent call (bench/runner.py:
 # with 4, the waits for each part's slowest calls and its storing cost a fifth of the throughput)
@@ -51,7 +50,7 @@ def claim(store: Store, run_id: int, total: int, done: int) -> None:
     """Record that this process makes the run; refuse when another process is making it now
     (two makers would generate and pay for the same messages)."""
     for row in store.run_progress(run_id):
-        if row.pid != os.getpid() and state_of(row, now()) == RunState.MAKING:
+        if row.pid != os.getpid() and state_of(row) == RunState.MAKING:
             raise CimemError(
                 f"run {run_id} is being made by process {row.pid} on {row.host} (since"
                 f" {row.started_at:%Y-%m-%d %H:%M} UTC): let it finish, or stop it first"

@@ -22,7 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from cimem.store.database import DatabaseBusy, Store
-from cimem.store.waiting import OnWait, default_wait, writers_waiting
+from cimem.store.waiting import default_wait, writers_waiting
 
 LINGER = 0.5  # seconds a read-only opening outlives its last read
 WRITER_POLL = 0.02  # seconds between looks for another process waiting to write
@@ -52,11 +52,10 @@ class SharedDatabase:
         wait: float | None = None,
         linger: float = LINGER,
         create: bool = False,
-        on_wait: OnWait | None = None,
     ):
         self.path = path
         self.wait = default_wait() if wait is None else wait
-        self.linger, self.create, self.on_wait = linger, create, on_wait
+        self.linger, self.create = linger, create
         self._cond = threading.Condition()
         self._root: Store | None = None
         self._mode: Mode | None = None
@@ -158,7 +157,6 @@ class SharedDatabase:
             read_only=mode == Mode.READ,
             create_folders=False,
             wait=self.wait,
-            on_wait=self.on_wait,
             check=False,
         )
         self._mode = mode
@@ -207,9 +205,3 @@ class SharedDatabase:
             self._root.close()
         self._root, self._mode = None, None
         self._generation += 1
-
-    def close(self) -> None:
-        """Let the file go now (holds under way keep their stores until they end)."""
-        with self._cond:
-            if self._holds == 0:
-                self._close()

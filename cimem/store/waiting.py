@@ -36,23 +36,22 @@ class DatabaseReleased(CimemError):
     """The database was used while this process had let it go (:meth:`Database.released`)."""
 
 
-WAIT_ENV = DB_WAIT_ENV
 DEFAULT_WAIT = 60.0  # seconds a process waits for a database another process holds
 
 
 def default_wait() -> float:
     """Seconds to wait for a database another process holds: ``$CIMEM_DB_WAIT``, else 60.
 
-    >>> os.environ[WAIT_ENV] = "2.5"; default_wait()
+    >>> os.environ[DB_WAIT_ENV] = "2.5"; default_wait()
     2.5
-    >>> os.environ[WAIT_ENV] = "soon"; default_wait()
+    >>> os.environ[DB_WAIT_ENV] = "soon"; default_wait()
     Traceback (most recent call last):
     ...
     cimem.errors.CimemError: CIMEM_DB_WAIT: expected seconds (a number >= 0), got 'soon'
-    >>> del os.environ[WAIT_ENV]; default_wait()
+    >>> del os.environ[DB_WAIT_ENV]; default_wait()
     60.0
     """
-    text = os.environ.get(WAIT_ENV, "").strip()
+    text = os.environ.get(DB_WAIT_ENV, "").strip()
     if not text:
         return DEFAULT_WAIT
     try:
@@ -60,7 +59,7 @@ def default_wait() -> float:
     except ValueError:
         seconds = -1.0
     if not seconds >= 0:
-        raise CimemError(f"{WAIT_ENV}: expected seconds (a number >= 0), got {text!r}")
+        raise CimemError(f"{DB_WAIT_ENV}: expected seconds (a number >= 0), got {text!r}")
     return seconds
 
 
@@ -108,7 +107,7 @@ def connect(
     it, or several read it), try again for up to ``wait`` seconds, telling ``on_wait`` once who
     holds it, and (to write) flagging that this process waits; then DatabaseBusy naming that
     process."""
-    first = _tryconnect(path, read_only)
+    first = _try_connect(path, read_only)
     if not isinstance(first, str):
         return first
     with nullcontext() if read_only else _flag_waiting(path):
@@ -126,7 +125,7 @@ def _wait_for(
             raise DatabaseBusy(
                 path,
                 f"open in another process{holder} for longer than the {wait:g} s this one"
-                f" waits (${WAIT_ENV}): DuckDB lets one process write a database, or several"
+                f" waits (${DB_WAIT_ENV}): DuckDB lets one process write a database, or several"
                 " read it. cimem's own commands and the app take it only briefly; another"
                 " program that keeps it open must stop first (a stopped run resumes with"
                 " --resume), or work on a copy of the file.",
@@ -136,13 +135,13 @@ def _wait_for(
             told = True
         time.sleep(pause)
         pause = min(pause * 1.5, 0.2)
-        found = _tryconnect(path, read_only)
+        found = _try_connect(path, read_only)
         if not isinstance(found, str):
             return found
         holder = found
 
 
-def _tryconnect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection | str:
+def _try_connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection | str:
     """DuckDB's connection, or, when another process holds the file, " (PID n)" or "" (or
     " (this process)" when another part of this one holds it the other way)."""
     try:

@@ -7,26 +7,17 @@ from __future__ import annotations
 import pytest
 from app_server import chromium, chromium_or_skip, running_app
 
-from cimem.ingest import ingest_file
-from cimem.store import Store
 from webapp.charts import palette
 
-from fixtures import small_profile, write_jsonl
+from fixtures import twelve_runs
 
 pytestmark = chromium_or_skip()
 PAGES = {"": "Overview", "leaks": "Leaks", "growth": "Growth", "audit": "Audit", "data": "Data"}
-MODELS = ["llama-3.3", "gpt-4o", "qwen-2.5", None]
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("many")
-    db = tmp / "twelve.duckdb"
-    with Store.open(db) as store:
-        for i in range(12):
-            people = [small_profile(f"Ada {i}"), small_profile(f"Bo {i}")]
-            path = write_jsonl(tmp / f"run{i}_level_{i % 3 + 1}.jsonl", people)
-            ingest_file(store, path, model=MODELS[i % 4])
+    db = twelve_runs(tmp_path_factory.mktemp("many"))
     args = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
     with running_app({"CIMEM_DB": str(db)}, *args) as base, chromium() as browser:
         yield base, browser

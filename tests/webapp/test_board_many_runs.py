@@ -10,29 +10,15 @@ import pytest
 from apptest import PAGES, leaderboard, no_exception, open_page
 
 from cimem.analysis.leaderboard import DEFAULT_RUNS
-from cimem.ingest import ingest_file
-from cimem.store import Store
 from webapp.charts import linechart, palette
 
-from fixtures import small_profile, write_jsonl
-
-MODELS = ["llama-3.3", "gpt-4o", "qwen-2.5", None]  # three runs each, in turn
+from fixtures import twelve_runs
 
 
 @pytest.fixture(scope="module")
 def twelve(tmp_path_factory):
     """12 runs of two small profiles each, three per model (one model unknown)."""
-    tmp = tmp_path_factory.mktemp("twelve")
-    db = tmp / "twelve.duckdb"
-    with Store.open(db) as store:
-        for i in range(12):
-            people = [small_profile(f"Ada {i}"), small_profile(f"Bo {i}")]
-            ingest_file(
-                store,
-                write_jsonl(tmp / f"run{i}_level_{i % 3 + 1}.jsonl", people),
-                model=MODELS[i % 4],
-            )
-    return str(db)
+    return str(twelve_runs(tmp_path_factory.mktemp("twelve")))
 
 
 def charts(at) -> list[dict]:

@@ -48,9 +48,9 @@ def _review_queue(scope: RunScope, ask: QueueFilter) -> Queue:
             filter=ask.filter,
             label_rule=scope.opts.label_rule,
         )
-        return narrow(
-            q, Narrowing(profile=ask.profile, task_or_recipient=ask.task, attribute=ask.attribute)
-        )
+    return narrow(
+        q, Narrowing(profile=ask.profile, task_or_recipient=ask.task, attribute=ask.attribute)
+    )
 
 
 @st.cache_resource(show_spinner="Drawing the audit sample...", max_entries=16)
@@ -60,8 +60,8 @@ def sample_queue(scope: RunScope, size: int, seed: int) -> Queue:
     from cimem.analysis.audit.sample import audit_sample
     from cimem.analysis.metrics import prepare
 
+    run_cube = cube(scope)
     with reading_at(scope.path) as store:
-        run_cube = cube(scope)
         rows = audit_sample(store, prepare(run_cube, scope.opts), size, seed)
         judge = run_cube.info.judge_id
         if judge is None:

@@ -4,8 +4,6 @@ banner over a page that shows such a run. Drawing only: the states are cimem.ana
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import streamlit as st
 
 from cimem.analysis.progress import RunMaking, RunState, making
@@ -16,8 +14,7 @@ REDRAW_SECONDS = 5
 
 def runs_made(run_ids: list[int] | None = None) -> list[RunMaking]:
     """The runs being made or stopped unfinished (of ``run_ids``, when given), as of now."""
-    at = datetime.now(UTC).replace(tzinfo=None)
-    found = [making(row, at) for row in cache.run_progress(cache.current())]
+    found = [making(row) for row in cache.run_progress(cache.current())]
     return [
         m
         for m in found
