@@ -107,7 +107,9 @@ def _pick(ch: sidebar.Choices, table: pd.DataFrame, board: list[lb.Entry]) -> No
         help="Pick runs of the table; the sidebar's selection becomes them",
     )
     if c2.button(
-        f"Show these {len(picked)} runs" if picked else "Show the runs picked",
+        {0: "Show the runs picked", 1: "Show this run"}.get(
+            len(picked), f"Show these {len(picked)} runs"
+        ),
         disabled=not picked or sorted(picked) == sorted(ch.runs),
         type="primary",
         key="board_show",
