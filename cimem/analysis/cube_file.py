@@ -21,7 +21,7 @@ from cimem.analysis.cube import HARD_FROM_FRACTIONS, CubeInfo, LeakCube
 
 if TYPE_CHECKING:
     from cimem.ingest.files import Span
-    from cimem.ingest.official import ProfileRecord
+    from cimem.ingest.records import ProfileRecord
 
 
 def cube_from_official(path: str | Path, readers: int | None = None) -> LeakCube:

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from cimem.errors import CimemError
-from cimem.ingest.official import NOTHING_REVEALED_KEY, RAW_REPLY_KEY
+from cimem.ingest.official_profile import NOTHING_REVEALED_KEY, RAW_REPLY_KEY
 from cimem.store import (
     AttributeRow,
     ContextRow,

@@ -11,7 +11,7 @@ import orjson
 
 from cimem.errors import InputError, describe
 from cimem.ingest.files import read_bytes, require_file
-from cimem.ingest.official import LABEL_PREFIX, TRIAL_PREFIX, read_profile_object
+from cimem.ingest.official_profile import LABEL_PREFIX, TRIAL_PREFIX, read_profile_object
 from cimem.ingest.records import ProfileRecord, Progress, RunMeta
 
 

@@ -108,7 +108,7 @@ def test_parse_failures_export_as_the_official_script_writes_them(store, tmp_pat
 
     import cimem.generate.runner as runner
     from cimem.generate.runner import RunSettings
-    from cimem.ingest.official import RAW_REPLY_KEY
+    from cimem.ingest.official_profile import RAW_REPLY_KEY
 
     from fixtures import runner_profiles
 

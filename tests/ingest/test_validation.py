@@ -14,7 +14,7 @@ import pytest
 from cimem.analysis.cube_file import cube_from_official
 from cimem.errors import CimemError, InputError
 from cimem.ingest import ingest_file
-from cimem.ingest.official import is_parse_failure, parse_trial_key
+from cimem.ingest.official_profile import is_parse_failure, parse_trial_key
 from cimem.ingest.validate import MAX_TRIALS
 
 from fixtures import hf_rows, small_profile, write_jsonl
