@@ -25,6 +25,7 @@ import pandas as pd
 from cimem.analysis.choices import SortKey  # re-exported: lb.SortKey
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions, RunMetrics, compute
 from cimem.analysis.overview_table import interval_text, rounded
+from cimem.text import plural
 
 if TYPE_CHECKING:
     from cimem.store import LeaderboardFacts, RunSummary, Store
@@ -89,7 +90,7 @@ def entries(facts: Sequence[LeaderboardFacts]) -> list[Entry]:
                 memory_format=known(f.memory_format or settings.get("memory_format")),
                 judges=tuple(f.judges),
                 profiles=len(names),
-                cohort=f"{cohorts[names]} ({len(names)} profiles)" if names else "-",
+                cohort=f"{cohorts[names]} ({plural(len(names), 'profile')})" if names else "-",
                 n_trials=f.n_trials,
                 messages=f.messages,
                 created_at=f.created_at,
@@ -381,7 +382,7 @@ def selection_phrase(
     distinct = sorted({_judge_name(j) for j in judges})
     parts.append(f"judge {distinct[0]}" if len(distinct) == 1 else f"{len(distinct)} judges")
     if tasks:
-        parts.append(f"{spread(tasks)} tasks")
+        parts.append(f"{spread(tasks)} tasks" if len(set(tasks)) > 1 else plural(tasks[0], "task"))
     if ns:
         parts.append(f"n = {spread(ns)}")
     return "; ".join(parts)

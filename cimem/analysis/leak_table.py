@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from cimem.analysis.audit import AMBIGUOUS, EVIDENCE_KINDS, Evidence
+from cimem.text import plural
 
 if TYPE_CHECKING:
     from cimem.analysis.cube import LeakCube
@@ -146,7 +147,7 @@ def pooled_caption(profiles: int, shown: int) -> str:
     '2 profiles leaked it in this task.'
     """
     said = f"; the {shown} with most leaks are shown." if profiles > shown else "."
-    return f"{profiles} profiles leaked it in this task{said}"
+    return f"{plural(profiles, 'profile')} leaked it in this task{said}"
 
 
 def pair_store_ids(cube: LeakCube, pair: pd.Series) -> tuple[int, int, int]:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from cimem.analysis.cube import LeakCube, context_keys, restrict_contexts
 from cimem.analysis.metrics import NO_LABELS, MetricOptions, RunMetrics, compute
+from cimem.text import plural
 
 COMPLETENESS_COMMON = "completeness_common"
 
@@ -109,7 +110,7 @@ def _note(runs: int, comparable: bool, ns: set[int], common: CommonColumns | Non
         return (
             f"runs differ in n ({', '.join(map(str, sorted(ns)))}) or contexts: the common"
             f" columns compare them at k = {common.k} (unbiased Violation@k) over the"
-            f" {common.contexts} contexts they share"
+            f" {plural(common.contexts, 'context')} they share"
         )
     return (
         "runs share no context (no profile and task in common), so there is no common"

@@ -8,6 +8,7 @@ from dataclasses import asdict
 
 from cimem.cli.common import add_db, open_store, progress_bar, table
 from cimem.errors import CimemError
+from cimem.text import plural
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -26,8 +27,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 close()
             if res.created:
                 print(
-                    f"run {res.run_id} ({res.name}): {res.source_format}, {res.profiles} profiles,"
-                    f" {res.messages} messages, {res.verdicts} verdicts"
+                    f"run {res.run_id} ({res.name}): {res.source_format},"
+                    f" {plural(res.profiles, 'profile')}, {plural(res.messages, 'message')},"
+                    f" {plural(res.verdicts, 'verdict')}"
                 )
             else:
                 print(
@@ -129,8 +131,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         else ""
     )
     print(
-        f"wrote {args.out}: {counts['profiles']} profiles, {counts['messages']} messages, "
-        f"{counts['verdicts']} verdicts{note}"
+        f"wrote {args.out}: {plural(counts['profiles'], 'profile')},"
+        f" {plural(counts['messages'], 'message')}, {plural(counts['verdicts'], 'verdict')}{note}"
     )
     return 0
 

@@ -8,6 +8,7 @@ import json
 from cimem.analysis.metrics import Mode
 from cimem.cli.common import int_list, jsonable, pct
 from cimem.cli.sources import add_metric_args, add_source_args, load_cubes, options_from
+from cimem.text import plural
 
 
 def growth_method(text: str) -> str:
@@ -60,7 +61,7 @@ def cmd_growth(args: argparse.Namespace) -> int:
     print(
         f"run {curve.run}: Violation by task count T and samples k  (mode {curve.mode}, label"
         f" rule {curve.label_rule}, judge {curve.judge}, order {curve.order}, method"
-        f" {curve.method}, samples {curve.samples}; {curve.n_tasks} tasks, n = {curve.n_trials})"
+        f" {curve.method}, samples {curve.samples}; {plural(curve.n_tasks, 'task')}, n = {curve.n_trials})"
     )
     head = "     T " + "".join(f"   k={k:<2} obs / 1-(1-p)^k" for k in curve.trials)
     print(head)
@@ -105,7 +106,10 @@ def add_growth_command(sub: argparse._SubParsersAction) -> None:
         " it) or ratio-of-expectations (expected leaked over expected eligible counts, exact)",
     )
     p.add_argument(
-        "--draws", type=int, default=400, help="random task orders per profile (expected-ratio)"
+        "--draws",
+        type=int,
+        help="random task orders per profile (expected-ratio; default: 2,000 per run shared by"
+        " its profiles, 32 to 400 each, as the app takes)",
     )
     p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed")
     p.add_argument(

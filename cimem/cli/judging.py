@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from cimem.cli.common import add_call_args, add_db, open_store, parse_where, progress_bar
+from cimem.text import plural
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
@@ -51,8 +52,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
         finally:
             close()
     print(
-        f"judge {res.judge_id}: {res.messages} messages, {res.verdicts} verdicts,"
-        f" {res.parse_failures} parse failures, {res.errors} errors;"
+        f"judge {res.judge_id}: {plural(res.messages, 'message')}, {plural(res.verdicts, 'verdict')},"
+        f" {plural(res.parse_failures, 'parse failure')}, {plural(res.errors, 'error')};"
         f" calls made {res.messages - res.cached}, cached {res.cached}; {res.seconds:.1f} s"
     )
     return 0

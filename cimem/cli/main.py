@@ -8,6 +8,7 @@ module per group (`data`, `analysis`, `judging`, `run`); `common` holds what the
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -66,16 +67,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        sys.stdout.flush()  # a pipe's reader gone: found here, not in the exit's flush
+        return code
+    except BrokenPipeError:  # output piped into head & co., which stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # exit's flush: no error
+        return 0
     except Exception as exc:
         if not _is_user_error(exc):
             raise
         message = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USER_ERROR
-    except BrokenPipeError:  # output piped into head & co.
-        sys.stderr.close()
-        return 0
     except KeyboardInterrupt:
         print("interrupted; nothing was half written", file=sys.stderr)
         return 130

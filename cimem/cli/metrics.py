@@ -23,6 +23,7 @@ from cimem.analysis.metrics import (
 from cimem.cli.common import jsonable, open_store, pct
 from cimem.cli.sources import add_metric_args, add_source_args, load_cubes, options_from
 from cimem.errors import CimemError
+from cimem.text import plural
 
 if TYPE_CHECKING:
     from cimem.analysis.audit.correction import Corrected
@@ -60,8 +61,12 @@ def text_report(results: list[RunMetrics]) -> str:
         if m.info.coverage is not None and m.info.coverage.partial:
             lines.append(f"  every number below is over {m.info.coverage.describe()} of the run")
         lines.append(
-            f"  Violation@{m.k:<2} (first {m.k} trials)    {metric_cell(m.violation, ok)}"
-            + (f"   %, mean ± std [95% CI], {m.violation.n_profiles} profiles" if ok else "")
+            f"  Violation@{m.k:<2} (first {plural(m.k, 'trial')})    {metric_cell(m.violation, ok)}"
+            + (
+                f"   %, mean ± std [95% CI], {plural(m.violation.n_profiles, 'profile')}"
+                if ok
+                else ""
+            )
         )
         lines.append(
             f"  Violation@{m.k:<2} (unbiased estimator) {metric_cell(m.violation_unbiased, ok)}"
@@ -77,13 +82,13 @@ def text_report(results: list[RunMetrics]) -> str:
 def discard_lines(d: DiscardReport) -> list[str]:
     p = d.pairs
     out = [
-        f"pairs: {p.share} share, {p.private} private, {p.ambiguous} ambiguous"
+        f"pairs: {p.share:,} share, {p.private:,} private, {p.ambiguous:,} ambiguous"
         f" (ambiguous are out of both metrics; rule {d.label_rule})"
     ]
     if (f := d.identity_filter) is not None:
         out.append(
-            f"identity filter: {f.attributes} attributes, {f.private_pairs_removed}"
-            f" private pairs removed ({f.rule})"
+            f"identity filter: {plural(f.attributes, 'attribute')},"
+            f" {plural(f.private_pairs_removed, 'private pair')} removed ({f.rule})"
         )
     if (e := d.excluded_keys) is not None:
         out.append(
@@ -101,9 +106,10 @@ def discard_lines(d: DiscardReport) -> list[str]:
         )
     t = d.trials
     out.append(
-        f"trials: {t.messages} messages, {t.parse_failures} judge replies failed to"
-        f" parse ({t.parse_failures_treated}), {t.failed_generations} failed"
-        f" generations, {t.judge_errors} judge errors, {t.not_judged} not judged"
+        f"trials: {plural(t.messages, 'message')},"
+        f" {plural(t.parse_failures, 'judge reply', 'judge replies')} failed to"
+        f" parse ({t.parse_failures_treated}), {plural(t.failed_generations, 'failed generation')},"
+        f" {plural(t.judge_errors, 'judge error')}, {t.not_judged:,} not judged"
     )
     for metric, names in d.profiles_without_eligible_set.items():
         out.append(f"profiles without any eligible {metric} item: {', '.join(names)}")

@@ -52,9 +52,11 @@ def ingest_file(
     simulated: bool | None = None,
     level: int | None = None,
     readers: int | None = None,
+    source: str | None = None,
 ) -> IngestResult:
     """Import one file as a new run; all or nothing. Returns the run (new or already present).
-    An official file of 64 MB or more is read by one process per core (``readers``)."""
+    An official file of 64 MB or more is read by one process per core (``readers``). ``source``:
+    the file's name as the run records it, when ``path`` is a copy (an upload's own name)."""
     path = Path(path)
     require_file(path)
     fmt = fmt or detect_format(path)
@@ -75,7 +77,7 @@ def ingest_file(
     gc.disable()  # millions of short-lived JSON objects: cyclic GC passes only cost time here
     try:
         with store.transaction():
-            run_id = writer.start(meta, source=str(path))
+            run_id = writer.start(meta, source=source or str(path))
             if fmt != "official":
                 readers = 1
             _write_records(store, writer, path, records, readers, progress)

@@ -147,7 +147,9 @@ class JudgeCoverage:
         >>> JudgeCoverage(3, 1, 120).describe()
         '1 of 120 messages'
         """
-        return f"{self.judged} of {self.total} messages"
+        return f"{self.judged:,} of {self.total:,} " + (
+            "message" if self.total == 1 else "messages"
+        )
 
 
 # ----------------------------------------------------------------------------- a run's contents

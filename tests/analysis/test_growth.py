@@ -267,3 +267,24 @@ def test_batched_greedy_orders_match_the_step_by_step_definition():
         assert order.tolist() == _greedy_reference(e, q).tolist()
         assert sorted(order.tolist()) == list(range(e.shape[1]))
     assert greedy_worst_orders([], []) == []
+
+
+def test_one_profile_gets_the_whole_budget_so_small_task_counts_are_exact(tmp_path):
+    """A one-profile run of 23 tasks: C(23, 2) = 253 pairs fit its 400 orders, so T = 2 is the
+    exact mean over every pair (the page once drew 32 orders there and read 0.6 points low)."""
+    rng = random.Random(11)
+    path = write_jsonl(tmp_path / "r.jsonl", [random_profile(rng, "P", n_ctx=23, n_attr=6)])
+    one = cube_from_official(path)
+    opts = MetricOptions(mode="definition")
+    curve = growth(one, opts, order="random", tasks=[2, 3], trials=[1])
+    truth = np.mean([r for _, _, r in brute(one, 2, 1)])
+    assert curve.violation[0][0] == pytest.approx(truth, abs=1e-12)
+    assert curve.stderr[0][0] == 0 and curve.stderr[1][0] > 0  # C(23, 3) = 1771 is sampled
+    assert curve.method == "expected-ratio:400:0"
+
+
+def test_the_budget_of_orders_is_shared_by_a_runs_profiles():
+    from cimem.analysis.growth.random_order import ORDERS_PER_RUN, orders_per_profile
+
+    assert [orders_per_profile(p) for p in (1, 5, 10, 60, 1000)] == [400, 400, 200, 33, 32]
+    assert 10 * orders_per_profile(10) == ORDERS_PER_RUN

@@ -97,7 +97,7 @@ def test_entries_say_what_each_run_records_and_unknown_otherwise(board_db):
     )
     assert (b.model, b.level) == (lb.UNKNOWN, "2")  # the level from the file's name
     assert a.cohort == b.cohort == "A (2 profiles)"  # the same people, in any order
-    assert c.cohort == "B (1 profiles)" and c.profiles == 1
+    assert c.cohort == "B (1 profile)" and c.profiles == 1
     assert a.judges == ("original verdicts",) and d.judges == ()
     assert [e.messages for e in board] == [8, 8, 4, 0]
     assert lb.summary(board) == "4 runs of 1 model (3 with no model recorded)"

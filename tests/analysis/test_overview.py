@@ -52,7 +52,7 @@ def test_runs_that_differ_are_also_compared_at_a_common_k_over_shared_tasks(tmp_
     b = cube(tmp_path, "b", [context(0, 2, set())])
     ov = overview([a, b], MetricOptions(mode="definition"))
     assert not ov.comparable and ov.common_k == 2 and ov.common_contexts == 1
-    assert "k = 2" in ov.note and "1 contexts" in ov.note
+    assert "k = 2" in ov.note and "1 context they share" in ov.note
     row_a = ov.table.iloc[0]
     assert row_a["violation_mean"] == 100.0  # all samples, all tasks
     # over T0 only, unbiased @2 from 4 samples with one leak: 1 - C(3,2)/C(4,2) = 1/2

@@ -21,6 +21,7 @@ def test_one_profile_run_has_no_interval_in_text_or_json(tmp_path, capsys):
     assert main(["metrics", "--db", str(db)]) == 0
     text = capsys.readouterr().out
     assert text.count("- (1 profile)") == 4
+    assert "1 profiles" not in text and "first 1 trial)" in text  # counts said in the singular
     assert not re.search(r"\[\d+\.\d+, \d+\.\d+\]", text)  # no zero-width interval
     assert main(["metrics", "--db", str(db), "--json"]) == 0
     run = json.loads(capsys.readouterr().out)["runs"][0]

@@ -536,7 +536,7 @@ def test_growth_prefetches_the_k_sliders_slices_as_the_page_would_compute_them(
     assert set(ahead) == {(k,) for k in range(1, n + 1)}
     with warm.shared(demo_db).reading() as store:
         run_cube = cube_from_store(store, 1, None)
-    want = growth(run_cube, MetricOptions(), trials=[n - 1], draws=cache.GROWTH_DRAWS)
+    want = growth(run_cube, MetricOptions(), trials=[n - 1])  # the CLI's defaults too
     assert ahead[(n - 1,)].result(timeout=120).violation == want.violation
     at.slider(key="growth_k").set_value(n - 1).run()  # drawn from the slice made ahead
     no_exception(at)

@@ -19,7 +19,7 @@ from webapp.cache.cubes import (
     overview,
     pairs,
 )
-from webapp.cache.curves import GROWTH_DRAWS, CurveAsk, growth_slice, prefetch_growth
+from webapp.cache.curves import CurveAsk, growth_slice, prefetch_growth
 from webapp.cache.leaderboard import board_entries, board_metrics, board_metrics_known
 from webapp.cache.leak_views import (
     ONE_VALUE_PAGES,
@@ -55,7 +55,6 @@ from webapp.cache.scope import DbScope, RunScope
 from webapp.connection import db_path, version, writing
 
 __all__ = [
-    "GROWTH_DRAWS",
     "ONE_VALUE_PAGES",
     "CurveAsk",
     "DbScope",

@@ -16,8 +16,6 @@ from webapp.cache.cubes import cube
 from webapp.cache.scope import RunScope
 from webapp.startup import prefetch
 
-GROWTH_DRAWS = 32  # random task orders per profile for the expected ratio (its error is shown)
-
 Counts = tuple[int, ...] | None  # task counts or samples per task of a slice (None: all of them)
 
 
@@ -70,7 +68,6 @@ def _curve(run_cube: LeakCube, opts: MetricOptions, ask: CurveAsk) -> GrowthCurv
         order=ask.order,
         samples=ask.samples,
         method=ask.method,
-        draws=GROWTH_DRAWS,
         tasks=list(ask.tasks) if ask.tasks else None,
         trials=list(ask.trials) if ask.trials else None,
     )

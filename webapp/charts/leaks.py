@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from cimem.analysis.leak_table import heatmap_csv
+from cimem.text import plural
 from webapp import render
 from webapp.charts.heatgrid import GridLegend, heat_grid
 
@@ -109,8 +110,8 @@ def heatmap(
 def heatmap_caption(cells: pd.DataFrame) -> str:
     """What the heatmap's rows and columns are and how to use it."""
     return (
-        f"{render.plural(cells['row'].nunique(), 'attribute')} (rows, most leaked first) x"
-        f" {render.plural(cells['column'].nunique(), 'task')} (columns, recipient: purpose,"
+        f"{plural(cells['row'].nunique(), 'attribute')} (rows, most leaked first) x"
+        f" {plural(cells['column'].nunique(), 'task')} (columns, recipient: purpose,"
         " most leaked first), pooled over the filtered profiles. Long names are cut short;"
         " hover a name for its full text, and a cell for its counts. Click a cell to list the"
         " messages behind it, below; click it again to clear. By keyboard: Tab to the heatmap,"

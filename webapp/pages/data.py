@@ -11,6 +11,7 @@ from cimem import paths
 from cimem.errors import CimemError
 from cimem.ingest import ingest_or_find
 from cimem.ingest.export import export_official
+from cimem.text import plural
 from webapp import cache, connection, render, sidebar
 from webapp.panels import progress
 
@@ -61,13 +62,14 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
                 name=name or (Path(upload.name).stem if upload else None),
                 model=model or None,
                 progress=imported,
+                source=f"{upload.name} (uploaded)" if upload else None,
             )
         bar.progress(1.0, text="Done")
         cache.changed()
         if res.created:
             note = (
-                f"Run {res.run_id} ({render.escape_md(res.name)}): {res.profiles:,} profiles,"
-                f" {res.messages:,} messages, {res.verdicts:,} verdicts"
+                f"Run {res.run_id} ({render.escape_md(res.name)}): {plural(res.profiles, 'profile')},"
+                f" {plural(res.messages, 'message')}, {plural(res.verdicts, 'verdict')}"
                 + ("; added to the runs in the sidebar." if res.messages else ".")
             )
             if res.messages:

@@ -12,6 +12,7 @@ import streamlit as st
 from cimem.analysis.growth import EXPECTED_RATIO, RATIO_OF_EXPECTATIONS, RunCurves, how_computed
 from cimem.analysis.leaderboard import UNKNOWN, selection_phrase
 from cimem.demo.reference import FIGURE2_NOTE
+from cimem.text import plural
 from webapp import cache, render, sidebar
 
 ALL = 10**6  # "every task": growth() clamps a task count to the run's number of tasks
@@ -121,7 +122,7 @@ def _toggles(order: str) -> tuple[bool, bool]:
 def how_computed_caption(v: View) -> None:
     """The caption saying how the curves below were computed and, in a phrase, which runs (each
     run's judge, tasks and samples per task listed under it)."""
-    how = how_computed(v.order, v.method, cache.GROWTH_DRAWS)
+    how = how_computed(v.order, v.method)
     curves = v.runs.curves
     models = {e.run_id: e.model for e in cache.board_entries(v.ch.at)}
     phrase = selection_phrase(
@@ -142,7 +143,7 @@ def how_computed_caption(v: View) -> None:
                 "\n".join(
                     f"- **{render.escape_md(v.runs.name(r))}**: model"
                     f" {render.escape_md(models.get(r, UNKNOWN))}, judge"
-                    f" {render.escape_md(g.judge)}, {g.n_tasks} tasks, n = {g.n_trials}"
+                    f" {render.escape_md(g.judge)}, {plural(g.n_tasks, 'task')}, n = {g.n_trials}"
                     for r, g in curves.items()
                 )
             )

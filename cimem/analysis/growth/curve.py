@@ -20,6 +20,7 @@ from cimem.analysis.growth.random_order import (
     RandomSubsets,
     expected_ratio,
     one_task_ratio,
+    orders_per_profile,
     ratio_of_expectations,
 )
 from cimem.analysis.growth.vocab import (
@@ -153,11 +154,13 @@ def growth(
     trials: list[int] | None = None,
     samples: str = "first",
     method: str = EXPECTED_RATIO,
-    draws: int = 400,
+    draws: int | None = None,
     seed: int = 0,
     fixed_order: list[int] | None = None,
 ) -> GrowthCurve:
-    """Violation over task counts and samples per task, observed and under independence."""
+    """Violation over task counts and samples per task, observed and under independence.
+    ``draws``: random task orders per profile of a sampled expected ratio (default: the run's
+    share of :data:`ORDERS_PER_RUN`, what every caller without a reason to differ takes)."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}")
     if samples not in SAMPLE_MODES:
@@ -171,7 +174,7 @@ def growth(
         chosen,
         _counts(tasks, n_tasks),
         _counts(trials, max(cube.n_trials, 1)),
-        draws,
+        orders_per_profile(len(mats)) if draws is None else draws,
         fixed_order,
     )
     grids = _Grids.empty(len(mats), len(plan.tasks), len(plan.trials))

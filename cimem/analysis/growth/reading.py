@@ -7,16 +7,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from cimem.analysis.growth.curve import CurvePoint, GrowthCurve
+from cimem.analysis.growth.random_order import ORDERS_PER_PROFILE, ORDERS_PER_RUN
 from cimem.analysis.growth.vocab import Line, Method, Order
 
 
-def how_computed(order: str, method: str, draws: int) -> str:
-    """The order's computation, as a caption says it (``draws``: random task orders per
-    profile of the expected ratio)."""
+def how_computed(order: str, method: str) -> str:
+    """The order's computation, as a caption says it (the expected ratio's budget of random task
+    orders is :data:`ORDERS_PER_RUN`, as in ``cimem growth``)."""
     if order == Order.RANDOM:
+        low, high = ORDERS_PER_PROFILE
         sampled = (
-            f" ({draws} random task orders per profile where a task count has more"
-            " subsets; enumerated otherwise)"
+            f" ({ORDERS_PER_RUN:,} random task orders per run, {low} to {high} per profile, seed"
+            " 0, where a task count has more subsets than that; enumerated otherwise)"
             if method == Method.EXPECTED_RATIO
             else ""
         )
