@@ -108,7 +108,7 @@ def add_growth_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--draws",
         type=int,
-        help="random task orders per profile (expected-ratio; default: 2,000 per run shared by"
+        help="random task orders per profile (expected-ratio; default: 1,000 per run shared by"
         " its profiles, 32 to 400 each, as the app takes)",
     )
     p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed")

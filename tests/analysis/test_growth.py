@@ -286,5 +286,5 @@ def test_one_profile_gets_the_whole_budget_so_small_task_counts_are_exact(tmp_pa
 def test_the_budget_of_orders_is_shared_by_a_runs_profiles():
     from cimem.analysis.growth.random_order import ORDERS_PER_RUN, orders_per_profile
 
-    assert [orders_per_profile(p) for p in (1, 5, 10, 60, 1000)] == [400, 400, 200, 33, 32]
+    assert [orders_per_profile(p) for p in (1, 2, 10, 60, 1000)] == [400, 400, 100, 32, 32]
     assert 10 * orders_per_profile(10) == ORDERS_PER_RUN

@@ -11,7 +11,7 @@ import numpy as np
 
 from cimem.analysis.growth.matrices import ProfileMatrix, elementary_symmetric
 
-ORDERS_PER_RUN = 2000
+ORDERS_PER_RUN = 1000
 """The expected ratio's Monte Carlo budget: random task orders per run, shared by its profiles,
 so every run's mean has about the same Monte Carlo error and costs about the same (a profile-draw
 costs alike whatever the run). The page and ``cimem growth`` both take it, with seed 0."""
@@ -23,7 +23,7 @@ def orders_per_profile(profiles: int) -> int:
     enumerated instead where a task count has no more than this many).
 
     >>> orders_per_profile(1), orders_per_profile(10), orders_per_profile(60)
-    (400, 200, 33)
+    (400, 100, 32)
     """
     low, high = ORDERS_PER_PROFILE
     return max(low, min(high, ORDERS_PER_RUN // max(profiles, 1)))
