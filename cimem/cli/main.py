@@ -2,7 +2,7 @@
 
 Every command takes ``--db`` (default: ``$CIMEM_DB`` or ``./cimem.duckdb``). Errors the user can fix
 are printed as one line on stderr, with exit status 2 and no traceback. The commands live in one
-module per group (`data`, `analysis`, `judging`, `run`); `common` holds what they share.
+module per group (`data`, `analysis`, `audit`, `judging`, `run`, `report`); `common` holds what they share.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from cimem.cli.audit import add_audit_commands
 from cimem.cli.common import EXIT_USER_ERROR
 from cimem.cli.data import add_data_commands
 from cimem.cli.judging import add_judge_command
+from cimem.cli.report import add_report_command
 from cimem.cli.run import add_run_commands
 from cimem.errors import CimemError
 from cimem.store.call_cache import JournalWarning
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_commands(sub)
     add_judge_command(sub)
     add_run_commands(sub)
+    add_report_command(sub)
     return parser
 
 

@@ -386,3 +386,28 @@ def test_the_auditor_loop_on_the_shared_persistbench_file(browser, tmp_path):
     with Store.open(db, read_only=True) as store:
         rows = store.human_verdicts(store.find_human_judge(run))
     assert [(r.message_id, r.attr_id, r.revealed) for r in rows] == [(second, missed.attr_id, True)]
+
+
+def test_overview_downloads_the_report_of_the_runs_shown(server, browser, tmp_path):
+    """The Overview's report button saves the chosen runs as one HTML file that makes no
+    network request when opened, with the numbers the page shows."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.goto(f"{base}/")
+    page.get_by_role("heading", name="Overview", exact=True).first.wait_for(timeout=60000)
+    button = page.get_by_role("button", name="Report of these runs (HTML, opens offline)")
+    button.wait_for(timeout=60000)
+    with page.expect_download(timeout=120000) as got:
+        button.click()
+    saved = tmp_path / "report.html"
+    got.value.save_as(saved)
+    html = saved.read_text(encoding="utf-8")
+    shown = page.locator(".cimem-table").first.inner_text()
+    violations = re.findall(r"\b\d+\.\d\d\b", shown)
+    assert violations and all(v in html for v in violations)
+    opened = browser.new_page()
+    requests: list[str] = []
+    opened.on("request", lambda r: requests.append(r.url))
+    opened.goto(saved.as_uri())
+    opened.get_by_role("heading", name="Provenance").wait_for(timeout=30000)
+    assert [r for r in requests if not r.startswith("file://")] == []

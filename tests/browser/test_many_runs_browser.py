@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from app_server import chromium, chromium_or_skip, running_app
 
-from webapp.charts import palette
+from cimem.publish import palette
 
 from fixtures import twelve_runs
 

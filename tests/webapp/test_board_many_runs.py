@@ -10,7 +10,8 @@ import pytest
 from apptest import PAGES, leaderboard, no_exception, open_page
 
 from cimem.analysis.leaderboard import DEFAULT_RUNS
-from webapp.charts import linechart, palette
+from cimem.publish import palette
+from webapp.charts import linechart
 
 from fixtures import twelve_runs
 

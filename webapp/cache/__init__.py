@@ -18,6 +18,7 @@ from webapp.cache.cubes import (
     metrics,
     overview,
     pairs,
+    report_html,
 )
 from webapp.cache.curves import CurveAsk, growth_slice, prefetch_growth
 from webapp.cache.leaderboard import board_entries, board_metrics, board_metrics_known
@@ -90,6 +91,7 @@ __all__ = [
     "overview",
     "pair_messages",
     "pairs",
+    "report_html",
     "prefetch_growth",
     "prefetch_heat_cells",
     "prefetch_leaks_pages",

@@ -107,3 +107,13 @@ def composition(scope: RunScope) -> CompositionCurve | None:
         if not store.has_composition(scope.run_id):
             return None
         return composition_curve(store, scope.run_id, scope.judge_id)
+
+
+def report_html(cubes: list[LeakCube], opts: MetricOptions, path: str) -> str:
+    """The chosen runs as one self-contained HTML report, what ``cimem report`` writes (made when
+    its button is clicked, from the cubes the page already holds; not cached)."""
+    from cimem.publish.content import build_report
+    from cimem.publish.html_report import report_html as html
+
+    with reading_at(path) as store:
+        return html(build_report(cubes, opts, store))

@@ -1,4 +1,4 @@
-"""Growth's two Violation charts: one colour per run (:mod:`webapp.charts.palette`), each run's
+"""Growth's two Violation charts: one colour per run (:mod:`cimem.publish.palette`), each run's
 observed line named at its end (a second cue beside colour), one dash per line (observed,
 independence, union bound), integer x ticks, the paper's Figure 2 points as labelled diamonds;
 drawn in the page (:mod:`webapp.charts.linechart`), whose own buttons save the SVG and PNG as
@@ -12,7 +12,8 @@ import pandas as pd
 
 from cimem.analysis.growth import Axis, Line
 from webapp import render
-from webapp.charts import linechart, palette
+from cimem.publish import palette
+from webapp.charts import linechart
 
 OBSERVED, THEORY, BOUND = str(Line.OBSERVED), str(Line.THEORY), str(Line.BOUND)
 STYLES = {OBSERVED: [1, 0], THEORY: [6, 4], BOUND: [2, 3]}  # each line's dash

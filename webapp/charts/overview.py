@@ -12,7 +12,8 @@ import streamlit as st
 
 from cimem.analysis.overview_table import PUBLISHED, THIS_DATABASE
 from webapp import render
-from webapp.charts import linechart, palette
+from cimem.publish import palette
+from webapp.charts import linechart
 
 FRONT = "Pareto front of this database's runs"
 X_TITLE = "Violation@n (%) — lower is better"

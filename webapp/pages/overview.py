@@ -84,6 +84,18 @@ c2.download_button(
     mime="text/x-tex",
     on_click="ignore",
 )
+shown_cubes = [cache.cube(ch.scope(r)) for r in ch.runs]
+st.download_button(
+    "Report of these runs (HTML, opens offline)",
+    lambda: cache.report_html(shown_cubes, ch.opts, ch.at.path),
+    file_name="cimem_report.html",
+    mime="text/html",
+    on_click="ignore",
+    help="One file for co-authors who install nothing: this table with its intervals, the"
+    " trade-off, Violation as tasks accumulate, each run's most leaked attributes, recipients,"
+    " heatmap, judges and audit, and where every number comes from. The same as"
+    " `python -m cimem report`.",
+)
 
 
 @st.fragment

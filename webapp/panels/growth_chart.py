@@ -25,7 +25,8 @@ from cimem.analysis.growth import (
 from cimem.demo.reference import FIGURE2
 from webapp import cache, render
 from webapp.charts import growth as charts
-from webapp.charts import linechart, palette
+from cimem.publish import palette
+from webapp.charts import linechart
 from webapp.panels.growth_settings import View
 
 

@@ -58,19 +58,8 @@ def corrected_section(ch: sidebar.Choices) -> None:
     st.subheader("Corrected for the judge's errors")
     c = cache.corrected(ch.scope(ch.run), human)
     r = c.result
-    rows = []
-    for name, v in (("Violation@n %", r.violation), ("Completeness %", r.completeness)):
-        rows.append(
-            {
-                "metric": name,
-                "raw (judge)": round(100 * v.raw, 2),
-                "corrected": "-" if v.not_estimated else f"{100 * v.mean:.2f}",
-                "corrected 95% CI": "-"
-                if v.not_estimated
-                else f"[{100 * v.ci95[0]:.2f}, {100 * v.ci95[1]:.2f}]",
-            }
-        )
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    rows = pd.DataFrame(c.rows()).drop(columns=["why not corrected"])
+    st.dataframe(rows, hide_index=True)
     for name, v in (("Violation@n", r.violation), ("Completeness", r.completeness)):
         if v.not_estimated:
             st.info(f"{name} is not corrected: {v.not_estimated}.")

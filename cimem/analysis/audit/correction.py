@@ -232,6 +232,25 @@ class Corrected:
     result: CorrectedMetrics
     verdicts_outside: int  # people's verdicts on cells outside the labelled pairs
 
+    def rows(self) -> list[dict[str, object]]:
+        """Raw against corrected, one row per metric, in points, as the Overview page and the
+        report show them ("-" and the reason where a metric was not corrected)."""
+        out: list[dict[str, object]] = []
+        r = self.result
+        for name, v in (("Violation@n %", r.violation), ("Completeness %", r.completeness)):
+            out.append(
+                {
+                    "metric": name,
+                    "raw (judge)": round(100 * v.raw, 2),
+                    "corrected": "-" if v.not_estimated else f"{100 * v.mean:.2f}",
+                    "corrected 95% CI": "-"
+                    if v.not_estimated
+                    else f"[{100 * v.ci95[0]:.2f}, {100 * v.ci95[1]:.2f}]",
+                    "why not corrected": v.not_estimated or "",
+                }
+            )
+        return out
+
     def as_dict(self) -> dict[str, object]:
         return {
             "human_judge": self.human_judge,

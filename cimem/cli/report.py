@@ -1,0 +1,91 @@
+"""``report``: chosen runs as one self-contained HTML file (or Markdown, or PDF) for readers who
+install nothing; the numbers are the Overview's, Growth's and Leaks' own."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cimem.cli.common import open_store
+from cimem.cli.sources import add_metric_args, add_source_args, load_cubes, options_from
+from cimem.errors import CimemError
+
+if TYPE_CHECKING:
+    from cimem.publish.content import Report
+
+FORMATS = ("html", "md")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from cimem.publish.content import build_report
+
+    if args.runs:
+        args.run = [*(args.run or []), *(r.strip() for r in args.runs.split(",") if r.strip())]
+    if args.mode == "both":
+        raise CimemError("a report is in one mode: give --mode official or --mode definition")
+    cubes = load_cubes(args, many=True)
+    opts = options_from(args, args.mode)
+    if args.results:
+        report = build_report(cubes, opts, None, args.title or "")
+    else:
+        with open_store(args, read_only=True) as store:
+            report = build_report(cubes, opts, store, args.title or "")
+    out = Path(args.out)
+    if args.pdf:
+        from cimem.publish.html_report import report_html
+        from cimem.publish.pdf import html_to_pdf
+
+        html_to_pdf(report_html(report), out)
+    else:
+        _write_whole(out, _render(report, args.format))
+    print(f"wrote {out}: {len(cubes)} run{'s' if len(cubes) != 1 else ''} ({report.how})")
+    return 0
+
+
+def _render(report: Report, fmt: str) -> str:
+    if fmt == "md":
+        from cimem.publish.markdown_report import report_markdown
+
+        return report_markdown(report)
+    from cimem.publish.html_report import report_html
+
+    return report_html(report)
+
+
+def _write_whole(out: Path, text: str) -> None:
+    """The file written whole or not at all (a temporary file beside it, then renamed)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def add_report_command(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="a self-contained report of chosen runs (HTML, Markdown or PDF)",
+        description="Chosen runs as one HTML file that opens offline with no network request"
+        " (inline SVG charts, tabs per run, a print stylesheet): the Overview table with"
+        " intervals and the trade-off chart, Violation as tasks accumulate, the most leaked"
+        " attributes and recipients, the heatmap, the judges with their coverage and agreement,"
+        " the audit's corrected numbers, and the provenance of every number (cimem version,"
+        " each source file's sha256, judge model and prompt hash, mode, label rule, profile set,"
+        " n, seeds). --format md writes Markdown for a pull request or wiki; --pdf prints the"
+        " HTML through chromium when it is installed.",
+    )
+    add_source_args(p, many_runs=True)
+    p.add_argument("--runs", help="run ids or names, comma-separated (with or instead of --run)")
+    add_metric_args(p)
+    p.add_argument("--out", required=True, help="the file to write (report.html, report.md, ...)")
+    p.add_argument("--format", choices=FORMATS, default="html", help="html (default) or md")
+    p.add_argument("--pdf", action="store_true", help="print the HTML report to --out as PDF")
+    p.add_argument("--title", help="the report's title (default: CIMemories results)")
+    p.set_defaults(func=cmd_report)

@@ -1,0 +1,232 @@
+"""What a report holds, computed once for its HTML and Markdown forms: the Overview table with
+intervals and the trade-off's points, each run's growth curve, most leaked attributes and
+recipients and heatmap, its judges with their coverage and agreement, the audit's corrected
+numbers where people have audited, and the provenance of every number."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+import cimem
+from cimem.analysis import overview_table
+from cimem.analysis.audit.correction import Corrected, corrected
+from cimem.analysis.breakdowns import attribute_table, group_table, pair_table
+from cimem.analysis.cube import LeakCube
+from cimem.analysis.growth import growth
+from cimem.analysis.growth.random_order import ORDERS_PER_PROFILE, ORDERS_PER_RUN
+from cimem.analysis.leaks import heat_cells
+from cimem.analysis.metrics import BOOTSTRAP_SEED, MetricOptions, RunMetrics
+from cimem.analysis.overview import overview
+from cimem.publish.judges import judge_table
+from cimem.store import Store
+
+TOP = 10  # attributes, recipients and heatmap rows a report lists per run
+
+
+@dataclass(frozen=True)
+class RunOrigin:
+    """Where one run's numbers come from: its file, judge and profile set."""
+
+    run: str
+    model: str
+    source_file: str
+    sha256: str
+    judge: str
+    judge_model: str
+    prompt_hash: str
+    n: int
+    profiles: int
+    profile_set: str  # a short hash of the sorted profile names: equal sets, equal hash
+
+
+@dataclass(frozen=True)
+class RunCurve:
+    """A run's Violation as tasks accumulate (random order), at all its samples per task."""
+
+    run: str
+    k: int
+    tasks: list[int]
+    observed: list[float | None]
+    theory: list[float | None]
+    method: str
+    largest_error: float  # the Monte Carlo standard error's largest value (0: all exact)
+
+
+@dataclass(frozen=True)
+class RunDetail:
+    """One run's sections: leaks, judges and the audit."""
+
+    run: str
+    attributes: pd.DataFrame
+    recipients: pd.DataFrame
+    heatmap: pd.DataFrame
+    judges: pd.DataFrame
+    corrected: Corrected | None
+    audit_note: str
+
+
+@dataclass
+class Report:
+    """Everything a report shows, with how it was computed."""
+
+    title: str
+    options: MetricOptions
+    headline: pd.DataFrame
+    more: pd.DataFrame
+    note: str
+    bootstrap: str
+    tradeoff: pd.DataFrame
+    origins: list[RunOrigin]
+    curves: list[RunCurve]
+    details: list[RunDetail]
+    database: str = "-"
+    generated: str = field(default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
+    version: str = cimem.__version__
+
+    @property
+    def how(self) -> str:
+        """The line every figure of the report stands under."""
+        o = self.options
+        low, high = ORDERS_PER_PROFILE
+        return (
+            f"mode {o.mode}, label rule {o.label_rule}; intervals: bootstrap over profiles"
+            f" ({self.bootstrap}); growth: random task order, expected ratio from"
+            f" {ORDERS_PER_RUN:,} task orders per run ({low} to {high} per profile, seed 0),"
+            " enumerated where a task count has fewer subsets"
+        )
+
+
+def build_report(
+    cubes: list[LeakCube], opts: MetricOptions, store: Store | None = None, title: str = ""
+) -> Report:
+    """The report of ``cubes`` under ``opts``; ``store``: the database they came from (its
+    judges, audit and file hashes), None for a file read directly."""
+    ov = overview(cubes, opts)
+    points, _front = overview_table.tradeoff_points(ov.table)
+    return Report(
+        title=title or "CIMemories results",
+        options=opts,
+        headline=overview_table.headline_table(ov.table),
+        more=overview_table.more_table(ov).drop(columns=["simulated"]),
+        note=ov.sentence,
+        bootstrap=ov.metrics[0].bootstrap if ov.metrics else f"seed {BOOTSTRAP_SEED}",
+        tradeoff=points,
+        origins=[_origin(c, store) for c in cubes],
+        curves=[_curve(c, opts) for c in cubes],
+        details=[_detail(c, m, opts, store) for c, m in zip(cubes, ov.metrics)],
+        database=Path(str(store.path)).name if store is not None else "-",
+    )
+
+
+def _origin(cube: LeakCube, store: Store | None) -> RunOrigin:
+    info = cube.info
+    sha = judge_model = prompt_hash = "-"
+    source = Path(info.source).name if info.source else "-"
+    if store is not None and info.run_id is not None:
+        row = store.run_config(info.run_id)
+        sha = row.get("content_hash") or "-"
+        if info.judge_id is not None:
+            judge = store.judge_info(info.judge_id)
+            judge_model, prompt_hash = judge.model or "-", judge.prompt_hash or "-"
+    elif info.source:
+        sha = file_sha256(Path(info.source))
+    names = "\n".join(sorted(cube.profile_names)).encode()
+    return RunOrigin(
+        run=cube.run,
+        model=info.model or "-",
+        source_file=source,
+        sha256=sha,
+        judge=cube.judge,
+        judge_model=judge_model,
+        prompt_hash=prompt_hash,
+        n=cube.n_trials,
+        profiles=len(cube.profile_names),
+        profile_set=hashlib.sha256(names).hexdigest()[:12],
+    )
+
+
+def file_sha256(path: Path) -> str:
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _curve(cube: LeakCube, opts: MetricOptions) -> RunCurve:
+    """The curve at k = n, as Growth's first chart and ``cimem growth`` compute it."""
+    g = growth(cube, opts, trials=[cube.n_trials] if cube.n_trials else None)
+    errors = [x for row in g.stderr or [] for x in row if x == x]
+    return RunCurve(
+        run=cube.run,
+        k=g.trials[-1] if g.trials else 0,
+        tasks=g.tasks,
+        observed=[row[-1] for row in g.violation],
+        theory=[row[-1] for row in g.theory],
+        method=g.method,
+        largest_error=max(errors, default=0.0),
+    )
+
+
+def _detail(cube: LeakCube, m: RunMetrics, opts: MetricOptions, store: Store | None) -> RunDetail:
+    pairs = pair_table(cube, opts)
+    fixed, note = None, "No audit: no person has recorded verdicts on this run."
+    if store is not None and cube.info.run_id is not None:
+        fixed, note = _audit(store, cube, opts)
+    return RunDetail(
+        run=cube.run,
+        attributes=_top_attributes(pairs),
+        recipients=_top_recipients(pairs),
+        heatmap=heat_cells(pairs, only_private=True, top=TOP),
+        judges=judge_table(store, cube, opts.label_rule) if store is not None else pd.DataFrame(),
+        corrected=fixed,
+        audit_note=note,
+    )
+
+
+def _audit(store: Store, cube: LeakCube, opts: MetricOptions) -> tuple[Corrected | None, str]:
+    run_id = cube.info.run_id
+    assert run_id is not None
+    human = store.find_human_judge(run_id)
+    if human is None or not store.human_verdicts(human):
+        return None, "No audit: no person has recorded verdicts on this run."
+    if cube.info.judge_id in (None, human) or not cube.has_labels:
+        return None, f"People's verdicts (judge {human}) are the judge shown: nothing to correct."
+    c = corrected(store, cube, opts, human)
+    return c, (
+        f"Corrected from people's verdicts (judge {human}) on"
+        f" {c.result.violation.audited_pairs:,} audited cells by a {c.result.violation.method}"
+        f" ({c.result.violation.resamples} resamples); it assumes the audited cells are a random"
+        " sample within each label and judge verdict, and that people are right."
+    )
+
+
+def _top_attributes(pairs: pd.DataFrame) -> pd.DataFrame:
+    t = attribute_table(pairs).head(TOP)
+    return pd.DataFrame(
+        {
+            "profile": t["profile"].astype(str),
+            "attribute": t["key"].astype(str),
+            "domain": t["domain"].astype(str),
+            "leaked in tasks": [
+                f"{a:.0f} of {b:.0f}" for a, b in zip(t["leaked_tasks"], t["private_tasks"])
+            ],
+            "leak rate %": (100 * t["leak_rate"]).round(2),
+        }
+    )
+
+
+def _top_recipients(pairs: pd.DataFrame) -> pd.DataFrame:
+    t = group_table(pairs, ["recipient"])
+    t = t[t["private_pairs"] > 0].head(TOP)
+    return pd.DataFrame(
+        {
+            "recipient": t["recipient"].astype(str),
+            "withheld pairs": t["private_pairs"].astype(int),
+            "leaked %": (100 * t["pairs_leaked_share"]).round(2),
+            "per-message leak %": (100 * t["leak_rate_per_message"]).round(2),
+            "Completeness %": (100 * t["completeness"]).round(2),
+        }
+    )
