@@ -8,13 +8,13 @@ import re
 from pathlib import Path
 
 import pytest
+from apptest import PAGES, no_exception, open_page
 
 from cimem.cli.main import main
 from cimem.demo.simulate import build_demo_database
 from cimem.ingest import ingest_file
 from cimem.store import Store
 
-from apptest import PAGES, no_exception, open_page
 from conftest import shared_file
 from fixtures import overview_tables
 

@@ -14,18 +14,21 @@ file's version. The shape of Streamlit's own connection (``BaseConnection``: ``_
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+import duckdb
+import pandas as pd
 import streamlit as st
 from streamlit.connections import BaseConnection
 
 from cimem import paths
 from cimem.errors import CimemError
 from cimem.store import DatabaseRefused, Store
+from cimem.store.explore import Sandbox
 from cimem.store.sharing import SharedDatabase
 from webapp.render import escape_md
 from webapp.startup import warm
@@ -55,6 +58,11 @@ class DatabaseConnection(BaseConnection[SharedDatabase]):
         """The database to write while the block lasts (other processes wait; this server's
         reads go on beside it)."""
         return self._instance.writing()
+
+    def reading_file(self) -> Any:
+        """The database to read with the file open read-only while the block lasts (this
+        server's writes wait), so that a sandbox may attach it too."""
+        return self._instance.reading_file()
 
     def close(self) -> None:
         """Nothing: the share is the warm start's too, for the server's lifetime."""
@@ -168,6 +176,22 @@ def _held(write: bool) -> Iterator[Store]:
         except CimemError as exc:
             _refuse(exc)
         yield store
+
+
+@contextmanager
+def sandbox(extra: Mapping[str, pd.DataFrame]) -> Iterator[Sandbox]:
+    """This visit's database as the query sandbox's views (and ``extra`` tables) while the block
+    lasts; refused as :func:`reading` is."""
+    db = database()
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(connection(db.path).reading_file())
+            box = stack.enter_context(Sandbox(db.path, extra))
+        except DatabaseRefused as exc:
+            _refuse(f"{db.shown}: {exc.reason}")
+        except (CimemError, duckdb.Error) as exc:
+            _refuse(f"{db.shown}: {exc}")
+        yield box
 
 
 def opened(read: Callable[..., R], *args: Any) -> R:

@@ -82,6 +82,18 @@ class SharedDatabase:
             self._release(store)
 
     @contextmanager
+    def reading_file(self) -> Iterator[Store]:
+        """Like :meth:`reading`, with the file open read-only throughout (waiting for this
+        process's writes to end, holding its next ones back): another DuckDB instance of this
+        process may then attach the file read-only too, which DuckDB refuses while it is open
+        for writing (the store's query sandbox does)."""
+        store = self._acquire(Mode.READ, file_read_only=True)
+        try:
+            yield store
+        finally:
+            self._release(store)
+
+    @contextmanager
     def writing(self) -> Iterator[Store]:
         """The database to write, on a cursor of its own: no other process may use the file
         meanwhile; this process's reads go on beside (reading what is committed), its writes take
@@ -95,27 +107,27 @@ class SharedDatabase:
     def _held_here(self) -> int:
         return int(getattr(self._depth, "n", 0))
 
-    def _acquire(self, mode: Mode) -> Store:
+    def _acquire(self, mode: Mode, file_read_only: bool = False) -> Store:
         with self._cond:
             if mode == Mode.WRITE and self._mode == Mode.READ and self._held_here():
                 raise RuntimeError(f"{self.path}: a write inside this thread's read")
-            self._wait_turn(mode)
+            self._wait_turn(mode, file_read_only)
             if mode == Mode.WRITE:
                 self._open(Mode.WRITE)
             elif self._root is None:
                 self._open(Mode.READ)
             return self._enter(self._root_store().cursor())
 
-    def _wait_turn(self, mode: Mode) -> None:
+    def _wait_turn(self, mode: Mode, file_read_only: bool = False) -> None:
         """Wait (the condition held) until this process's holds allow ``mode``: a write while
         the file is open for writing or nobody holds it (read-only readers cannot be turned into
-        writers); a read while it is open for writing, or while no write waits (unless this
-        thread reads already)."""
+        writers); a read while it is open for writing (not for a ``file_read_only`` read), or
+        while no write waits (unless this thread reads already)."""
         deadline = time.monotonic() + self.wait
 
         def free() -> bool:
             if self._mode == Mode.WRITE:
-                return True
+                return not file_read_only
             if mode == Mode.WRITE:
                 return self._holds == 0
             return not self._writers_waiting or self._held_here() > 0

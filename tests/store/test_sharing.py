@@ -277,3 +277,33 @@ def test_a_stream_of_reads_does_not_keep_another_process_from_writing(db):
     assert not list(db.parent.glob("*.wants-write.*"))  # its flag went with it
     with shared.reading() as store:
         assert store.list_runs()[0].name == "written"
+
+
+def test_a_sandbox_read_waits_for_a_write_and_holds_the_next_one_back(db):
+    """reading_file keeps the file open read-only: a sandbox (another DuckDB instance) attaches
+    it beside; a write of this process in progress is waited for, and a new one waits for it."""
+    from cimem.store.explore import Sandbox
+
+    shared = SharedDatabase(str(db), linger=0, wait=10)
+    inside, release, order = threading.Event(), threading.Event(), []
+
+    def write(name: str) -> None:
+        with shared.writing() as store, store.transaction():
+            store.rename_run(1, name)
+            inside.set()
+            release.wait(10)
+        order.append(f"wrote {name}")
+
+    first = threading.Thread(target=write, args=("first",))
+    first.start()
+    inside.wait()
+    threading.Timer(0.3, release.set).start()
+    with shared.reading_file(), Sandbox(str(db)) as box:  # after the write: it sees it
+        order.append("sandbox")
+        assert box.query("SELECT name FROM runs").frame["name"][0] == "first"
+        second = threading.Thread(target=write, args=("second",))
+        second.start()
+        time.sleep(0.3)  # the second write waits for the sandbox
+        assert order == ["wrote first", "sandbox"]
+    second.join(10)
+    assert order == ["wrote first", "sandbox", "wrote second"]

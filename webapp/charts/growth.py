@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from cimem.analysis.growth import Axis, Line
-from webapp import render
 from cimem.publish import palette
+from webapp import render
 from webapp.charts import linechart
 
 OBSERVED, THEORY, BOUND = str(Line.OBSERVED), str(Line.THEORY), str(Line.BOUND)

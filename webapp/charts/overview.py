@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from cimem.analysis.overview_table import PUBLISHED, THIS_DATABASE
-from webapp import render
 from cimem.publish import palette
+from webapp import render
 from webapp.charts import linechart
 
 FRONT = "Pareto front of this database's runs"

@@ -23,9 +23,9 @@ from cimem.analysis.growth import (
     standard_error_note,
 )
 from cimem.demo.reference import FIGURE2
+from cimem.publish import palette
 from webapp import cache, render
 from webapp.charts import growth as charts
-from cimem.publish import palette
 from webapp.charts import linechart
 from webapp.panels.growth_settings import View
 

@@ -1,0 +1,269 @@
+"""Questions of one's own, safely: SQL over documented read-only views of a database, run in a
+sandbox that a visitor of a served app may use.
+
+The sandbox is a DuckDB instance of its own, in memory, that attaches the database file
+read-only, defines the views (:data:`VIEWS`) over it, and then locks itself: no file system or
+network access (no ``read_csv('/etc/...')``, ``ATTACH``, ``COPY ... TO`` or ``EXPORT``), no
+extension installed or loaded, its configuration frozen, one thread, a memory limit. Before a
+query runs it is parsed, and refused unless it is one SELECT (CTEs, joins and subqueries
+welcome) that reads only the views and its own CTEs and calls no table function and no
+function that tells about the server (settings, databases, files). A query stops after a time
+limit, and at most ``max_rows`` rows come back.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from cimem.errors import CimemError
+
+ATTACHED = "cimem_store"
+MAX_ROWS = 10_000
+TIME_LIMIT = 10.0  # seconds
+MEMORY_LIMIT = "1GB"
+
+
+@dataclass(frozen=True)
+class View:
+    """A documented view: its name, what a row is, its SQL, and how its rows are narrowed to
+    one run (a condition with one ``?``)."""
+
+    name: str
+    row: str
+    sql: str
+    of_run: str = "run_id = ?"
+
+
+_OF_RUN_BY_JUDGE = "judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)"
+
+
+def _v(name: str, row: str, columns: str, source: str, of_run: str = "run_id = ?") -> View:
+    return View(name, row, f"SELECT {columns} FROM {ATTACHED}.{source}", of_run)
+
+
+VIEWS: tuple[View, ...] = (
+    _v(
+        "runs",
+        "a run (an imported file or a run cimem made)",
+        "run_id, name, kind, source_format, regexp_extract(coalesce(source, ''), '[^/\\\\]*$')"
+        " AS source_file, content_hash AS sha256, model, prompt_set, level, memory_format,"
+        " n_trials, simulated, created_at",
+        "runs",
+    ),
+    _v("profiles", "a person of a run", "run_id, profile_id, name, sex, address, age", "profiles"),
+    _v(
+        "attributes",
+        "a memory of a person",
+        "run_id, profile_id, attr_id, key, value_json, domain, event, memory_statement",
+        "attributes",
+    ),
+    _v(
+        "contexts",
+        "a task of a person: recipient and purpose",
+        "run_id, profile_id, ctx_idx, recipient, task",
+        "contexts",
+    ),
+    _v(
+        "messages",
+        "a message the model wrote for one task, one sample (trial)",
+        "message_id, run_id, profile_id, ctx_idx, trial, prompt, text, status, error",
+        "messages",
+    ),
+    _v(
+        "judges",
+        "a judge of a run (imported verdicts, an LLM, the offline judge, people)",
+        "judge_id, run_id, name, kind, model, prompt_hash, created_at",
+        "judges",
+    ),
+    _v(
+        "judgments",
+        "a judge's reply on a message: ok, parse_failure or error",
+        "judge_id, message_id, status",
+        "judgments",
+        _OF_RUN_BY_JUDGE,
+    ),
+    _v(
+        "verdicts",
+        "a judge's yes/no on one (message, attribute), with its evidence",
+        "judge_id, message_id, attr_id, revealed, evidence",
+        "verdicts",
+        _OF_RUN_BY_JUDGE,
+    ),
+    _v(
+        "labels",
+        "one persona's fractions for a (task, attribute): necessary, private, unlabeled",
+        "run_id, profile_id, ctx_idx, attr_id, persona, necessary, private, unlabeled",
+        "persona_labels",
+    ),
+    _v(
+        "hard_labels",
+        "a source's own label for a (task, attribute): share, private or ambiguous",
+        "run_id, profile_id, ctx_idx, attr_id, label",
+        "hard_labels",
+    ),
+    _v(
+        "human_verdicts",
+        "a person's verdict on one (message, attribute), every one kept in order (seq)",
+        "seq, judge_id, message_id, attr_id, revealed, reviewer, note, created_at",
+        "human_verdicts",
+        _OF_RUN_BY_JUDGE,
+    ),
+)
+LEAK_CELLS = "leak_cells"  # registered per query when asked for: a run's per-cell leak table
+
+# functions that say something about the server rather than the data
+_DENIED_FUNCTIONS = ("current_setting", "getvariable", "getenv", "version", "current_database")
+_TABLE_FUNCTIONS = frozenset({"range", "generate_series", "unnest"})  # numbers and lists only
+_DENIED_PREFIXES = ("duckdb_", "pragma_", "read_", "sniff_", "parquet_", "glob", "which_")
+
+
+class QueryRefused(CimemError):
+    """A query the sandbox will not run: it says why and what is allowed."""
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """What a query gave: its rows (at most the limit), whether there were more, how long."""
+
+    frame: pd.DataFrame
+    truncated: bool
+    seconds: float
+
+
+def check_query(sql: str, tables: frozenset[str]) -> None:
+    """Refuse (QueryRefused) anything but one SELECT over ``tables`` and its own CTEs."""
+    if not sql.strip():
+        raise QueryRefused("the query is empty: write one SELECT over the views")
+    parser = duckdb.connect(":memory:")
+    try:
+        statements = parser.extract_statements(sql)
+        (serialized,) = parser.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0]
+        tree = json.loads(serialized)
+    except duckdb.Error as exc:
+        raise QueryRefused(f"the query does not parse: {exc}") from None
+    finally:
+        parser.close()
+    if len(statements) != 1 or tree.get("error"):
+        raise QueryRefused(
+            "only one SELECT statement is run (no PRAGMA, SET, ATTACH, COPY, CREATE, INSERT)"
+        )
+    ctes = set(_cte_names(tree))
+    for node in _nodes(tree):
+        _check_node(node, tables | ctes)
+
+
+def _nodes(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, dict):
+        yield value
+        for v in value.values():
+            yield from _nodes(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _nodes(v)
+
+
+def _cte_names(tree: dict[str, Any]) -> Iterator[str]:
+    for node in _nodes(tree):
+        for entry in node.get("cte_map", {}).get("map", []) if "cte_map" in node else []:
+            yield str(entry.get("key", "")).lower()
+
+
+def _check_node(node: dict[str, Any], tables: set[str] | frozenset[str]) -> None:
+    kind = node.get("type")
+    if kind == "BASE_TABLE":
+        name = str(node.get("table_name", "")).lower()
+        if node.get("schema_name") or node.get("catalog_name") or name not in tables:
+            shown = ".".join(
+                x for x in (node.get("catalog_name"), node.get("schema_name"), name) if x
+            )
+            raise QueryRefused(f"no table {shown!r}: the views are {', '.join(sorted(tables))}")
+    elif kind == "TABLE_FUNCTION":
+        call = node.get("function") or {}
+        if str(call.get("function_name", "")).lower() not in _TABLE_FUNCTIONS:
+            raise QueryRefused(
+                "table functions other than "
+                + ", ".join(sorted(_TABLE_FUNCTIONS))
+                + " are not run (read_csv, glob, duckdb_settings ... read the server)"
+            )
+    elif node.get("class") == "FUNCTION":
+        name = str(node.get("function_name", "")).lower()
+        if name in _DENIED_FUNCTIONS or name.startswith(_DENIED_PREFIXES):
+            raise QueryRefused(f"the function {name} is not run here (it reads the server)")
+
+
+class Sandbox:
+    """The views of one database file, for queries from anyone (see the module's docstring).
+    Used as a context manager: the file is attached while it is open, and let go on close."""
+
+    def __init__(self, path: str, extra: Mapping[str, pd.DataFrame] | None = None) -> None:
+        self.con = duckdb.connect(":memory:", config={"threads": 1})
+        try:
+            self.con.execute(f"ATTACH ? AS {ATTACHED} (READ_ONLY)", [str(path)])
+            for v in VIEWS:
+                self.con.execute(f"CREATE VIEW {v.name} AS {v.sql}")
+            for name, frame in (extra or {}).items():
+                self.con.register(name, frame)
+            for setting in (
+                "SET enable_external_access = false",
+                "SET autoinstall_known_extensions = false",
+                "SET autoload_known_extensions = false",
+                f"SET memory_limit = '{MEMORY_LIMIT}'",
+                "SET lock_configuration = true",
+            ):
+                self.con.execute(setting)
+        except BaseException:
+            self.con.close()
+            raise
+        self.tables = frozenset(v.name for v in VIEWS) | frozenset(extra or {})
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.con.close()
+
+    def columns(self) -> dict[str, list[tuple[str, str]]]:
+        """Each table's columns and their types, as a query sees them."""
+        return {
+            name: [(str(c), str(t)) for c, t, *_ in self.con.execute(f"DESCRIBE {name}").fetchall()]
+            for name in sorted(self.tables)
+        }
+
+    def view(self, name: str, run_id: int | None = None) -> pd.DataFrame:
+        """A whole view, or its rows of one run."""
+        view = next((v for v in VIEWS if v.name == name), None)
+        if view is None:
+            raise QueryRefused(f"no view {name!r}: the views are {', '.join(sorted(self.tables))}")
+        if run_id is None:
+            return self.con.execute(f"SELECT * FROM {view.name}").df()
+        return self.con.execute(f"SELECT * FROM {view.name} WHERE {view.of_run}", [run_id]).df()
+
+    def query(
+        self, sql: str, max_rows: int | None = MAX_ROWS, time_limit: float | None = TIME_LIMIT
+    ) -> QueryResult:
+        """The query's first ``max_rows`` rows (None: all); QueryRefused for a query it will not
+        run, one that fails, or one that runs past ``time_limit`` seconds (None: no limit)."""
+        check_query(sql, self.tables)
+        timer = threading.Timer(time_limit or 0, self.con.interrupt)
+        start = time.monotonic()
+        if time_limit is not None:
+            timer.start()
+        try:
+            rel = self.con.sql(sql)
+            frame = (rel if max_rows is None else rel.limit(max_rows + 1)).df()
+        except duckdb.InterruptException:
+            raise QueryRefused(f"the query ran past the time limit of {time_limit:g} s") from None
+        except duckdb.Error as exc:
+            raise QueryRefused(f"the query failed: {exc}") from None
+        finally:
+            timer.cancel()
+        more = max_rows is not None and len(frame) > max_rows
+        return QueryResult(frame.head(max_rows) if more else frame, more, time.monotonic() - start)

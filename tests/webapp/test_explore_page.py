@@ -1,0 +1,83 @@
+"""The Explore page on the demo: a cell answers a question as a table with a quick chart; an
+attack is refused in one line; leak_cells is the sidebar's run's; cells come from and go to the
+link; the views are listed when opened."""
+
+from apptest import APP, no_exception
+from streamlit.testing.v1 import AppTest
+
+EXPLORE = "webapp/pages/explore.py"
+
+
+def open_explore(db: str, monkeypatch, **params) -> AppTest:
+    monkeypatch.setenv("CIMEM_DB", db)
+    at = AppTest.from_file(APP, default_timeout=120)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(EXPLORE)
+    at.run()
+    return at
+
+
+def run_cell(at: AppTest, i: int, sql: str) -> AppTest:
+    at.text_area[i].set_value(sql)
+    next(b for b in at.button if b.label == "Run" and b.key.startswith("explore_run")).click()
+    return at.run()
+
+
+def test_a_cell_answers_with_a_table_and_a_chart(demo_db, monkeypatch):
+    at = open_explore(demo_db, monkeypatch)
+    no_exception(at)
+    assert at.title[0].value == "Explore" and len(at.text_area) == 1
+    run_cell(at, 0, at.text_area[0].value)  # the example: messages per run
+    no_exception(at)
+    (frame,) = [d.value for d in at.dataframe]
+    assert list(frame.columns) == ["run", "messages"] and len(frame) == 3
+    assert any("3 rows" in c.value for c in at.caption)
+    (chart,) = at.get("vega_lite_chart")
+    assert "messages" in chart.proto.spec  # the y axis is named by its column
+
+
+def test_an_attack_is_refused_in_one_line(demo_db, monkeypatch):
+    at = open_explore(demo_db, monkeypatch)
+    run_cell(at, 0, "SELECT * FROM read_csv('/etc/passwd')")
+    no_exception(at)
+    assert len(at.error) == 1 and "table functions" in at.error[0].value
+    assert not at.dataframe
+
+
+def test_leak_cells_are_the_sidebars_run(demo_db, monkeypatch):
+    at = open_explore(demo_db, monkeypatch, runs="2")
+    run_cell(at, 0, "SELECT count(*) AS cells, sum(leaks) AS leaks FROM leak_cells")
+    no_exception(at)
+    from cimem.analysis.breakdowns import pair_table
+    from cimem.analysis.cube import cube_from_store
+    from cimem.analysis.metrics import MetricOptions
+    from cimem.store import Store
+
+    with Store.open(demo_db, read_only=True) as store:
+        want = pair_table(cube_from_store(store, 2), MetricOptions())
+    (frame,) = [d.value for d in at.dataframe]
+    assert (frame["cells"][0], frame["leaks"][0]) == (len(want), want["leaks"].sum())
+
+
+def test_cells_come_from_the_link_and_are_shared_back(demo_db, monkeypatch):
+    at = open_explore(demo_db, monkeypatch, sql=["SELECT 1 AS one", "SELECT 2 AS two"])
+    assert [t.value for t in at.text_area] == ["SELECT 1 AS one", "SELECT 2 AS two"]
+    at.text_area[1].set_value("SELECT 3 AS three")
+    next(b for b in at.button if b.key == "explore_share").click()
+    at.run()
+    assert at.query_params["sql"] == ["SELECT 1 AS one", "SELECT 3 AS three"]
+
+
+def test_the_views_are_listed_when_opened(demo_db, monkeypatch):
+    from fixtures import shown_tables
+
+    at = open_explore(demo_db, monkeypatch)
+    assert not [t for t in shown_tables(at) if "view" in t.columns]
+    at.session_state["explore_views"] = True  # what opening it does
+    at.run()
+    no_exception(at)
+    (views,) = [t for t in shown_tables(at) if "view" in t.columns]
+    assert {"runs", "messages", "verdicts", "labels", "human_verdicts"} <= set(views["view"])
+    assert "source_file" in views.set_index("view").loc["runs", "columns"]
