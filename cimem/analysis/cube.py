@@ -228,13 +228,15 @@ def _stored_pair_attributes(pairs: LeakPairs, attr_pos: dict[int, int]) -> np.nd
     return attr_dense[np.asarray(pairs["attr_id"], np.int64)].astype(np.int32)
 
 
-def context_keys(cube: LeakCube) -> list[tuple[str, str]]:
-    """(recipient, task) of every context, the key that matches contexts across runs."""
-    return list(zip(cube.ctx_recipient, cube.ctx_task))
+def context_keys(cube: LeakCube) -> list[tuple[str, str, str]]:
+    """(profile, recipient, task) of every context, the key that matches contexts across runs:
+    the same task of another person is another context (other memories, other labels)."""
+    names = [cube.profile_names[p] for p in cube.ctx_profile]
+    return list(zip(names, cube.ctx_recipient, cube.ctx_task))
 
 
-def restrict_contexts(cube: LeakCube, keep: set[tuple[str, str]]) -> LeakCube:
-    """The same cube with only the contexts whose (recipient, task) is in ``keep``."""
+def restrict_contexts(cube: LeakCube, keep: set[tuple[str, str, str]]) -> LeakCube:
+    """The same cube with only the contexts whose (profile, recipient, task) is in ``keep``."""
     from dataclasses import replace
 
     ctx_ok = np.array([k in keep for k in context_keys(cube)], bool)

@@ -106,15 +106,21 @@ def _note(runs: int, comparable: bool, ns: set[int], common: CommonColumns | Non
         return "one run"
     if comparable:
         return "all runs have the same n and contexts: rows compare directly"
+    differ = (
+        f"runs differ in n ({', '.join(map(str, sorted(ns)))})"
+        if len(ns) > 1
+        else f"runs differ in contexts (n = {min(ns)} for all)"
+    )
     if common is not None:
         return (
-            f"runs differ in n ({', '.join(map(str, sorted(ns)))}) or contexts: the common"
-            f" columns compare them at k = {common.k} (unbiased Violation@k) over the"
-            f" {plural(common.contexts, 'context')} they share"
+            f"{differ}: the common columns compare them at k = {common.k} (unbiased"
+            f" Violation@k) over the {plural(common.contexts, 'context')} they share (the"
+            " same person, recipient and task)"
         )
     return (
-        "runs share no context (no profile and task in common), so there is no common"
-        " ground to compare them at one k: each row stands for its own profiles and tasks"
+        f"{differ} and share no context (no person with the same recipient and task), so"
+        " there is no common ground to compare them at one k: each row stands for its own"
+        " profiles and tasks"
     )
 
 

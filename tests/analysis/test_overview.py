@@ -66,3 +66,26 @@ def test_overview_says_which_runs_are_simulated_and_their_model(tmp_path):
     ov = overview([a], MetricOptions())
     assert not ov.table.iloc[0]["simulated"]
     assert ov.table.iloc[0]["model"] == ""
+
+
+def test_the_same_task_of_another_person_is_not_a_shared_context(tmp_path):
+    """Two runs of n = 1 over different people with the same recipient and task (their memories
+    and labels differ): nothing is shared, and the note does not say they differ in n."""
+    a = cube_from_official(
+        write_jsonl(tmp_path / "a.jsonl", [profile("Ann", attrs(), [context(0, 1, {0})])])
+    )
+    b = cube_from_official(
+        write_jsonl(tmp_path / "b.jsonl", [profile("Bo", attrs(), [context(0, 1, set())])])
+    )
+    ov = overview([a, b], MetricOptions(mode="definition"))
+    assert not ov.comparable and ov.common is None and ov.common_contexts == 0
+    assert "differ in contexts (n = 1 for all)" in ov.note and "differ in n" not in ov.note
+    assert "share no context" in ov.note
+    same = cube_from_official(
+        write_jsonl(
+            tmp_path / "c.jsonl",
+            [profile("Ann", attrs(), [context(0, 1, set()), context(1, 1, set())])],
+        )
+    )
+    ov = overview([a, same], MetricOptions(mode="definition"))
+    assert ov.common_contexts == 1 and "over the 1 context they share" in ov.note

@@ -7,8 +7,8 @@ from cimem.analysis.overview import overview
 from fixtures import small_profile, write_jsonl
 
 
-def cube_of(tmp_path, name, recipients=None, trials=2):
-    obj = small_profile(name)
+def cube_of(tmp_path, name, recipients=None, trials=2, person=None):
+    obj = small_profile(person or name)
     for ctx, recipient in zip(obj["contexts"], recipients or []):
         ctx["recipient"] = recipient
     if trials == 1:
@@ -19,7 +19,7 @@ def cube_of(tmp_path, name, recipients=None, trials=2):
 
 
 def test_common_columns_when_runs_differ_but_share_contexts(tmp_path):
-    a, b = cube_of(tmp_path, "A"), cube_of(tmp_path, "B", trials=1)
+    a, b = cube_of(tmp_path, "A"), cube_of(tmp_path, "B", trials=1, person="A")
     ov = overview([a, b], MetricOptions(mode="definition"))
     assert not ov.comparable and ov.common_k == 1 and ov.common_contexts == 2
     assert "violation_at_1_common" in ov.table.columns
