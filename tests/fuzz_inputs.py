@@ -529,7 +529,7 @@ def hf_catalogue(kind: str) -> list[tuple[str, Callable[[list[dict], random.Rand
     m.append(
         (
             "name column of integers",
-            column("name", lambda i, r: i % 2),
+            column("name", lambda i, r: i // 6),  # integers, each row of a name once
             ACCEPT if kind == "csv" else REJECT,
         )
     )

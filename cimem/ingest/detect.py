@@ -9,7 +9,15 @@ from cimem.errors import CimemError, InputError
 from cimem.ingest.files import iter_lines, logical_suffix, read_head, require_file
 from cimem.ingest.records import JudgeMeta, ProfileRecord, Progress, RunMeta
 
+NUL = b"\x00"  # in the first bytes: binary data, not text
 FORMATS = ("official", "profiles", "hf", "persistbench")
+FORMAT_NAMES = {
+    "official": "official run output (JSON lines, one profile object per line)",
+    "profiles": "a profiles file (a JSON list of profiles, without labels or messages)",
+    "hf": "Hugging Face rows (one row per profile, task and attribute)",
+    "persistbench": "a PersistBench JSON document",
+}
+"""What each format is, for an error that names the one a file is in."""
 
 
 def detect_format(path: Path) -> str:
@@ -29,10 +37,10 @@ def detect_format(path: Path) -> str:
         )
     if head[:4] == b"PAR1":
         return "hf"
-    if b"\x00" in head:
+    if NUL in head:
         raise InputError(
             str(path),
-            "byte 1",
+            f"byte {head.index(NUL) + 1}",
             "(file)",
             "a text (JSON/JSONL/CSV) or Parquet file",
             got="binary data",

@@ -16,13 +16,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from cimem.errors import InputError, describe
 from cimem.ingest.files import decompressed, logical_suffix, read_bytes, require_file
 from cimem.ingest.records import Attribute, ProfileRecord, Progress, RunMeta
-from cimem.ingest.validate import HF
+from cimem.ingest.validate import HF, NUL, NUL_FREE
 
 REQUIRED = ("name", "attribute", "memory_statement", "label", "prompt")
+TEXT_COLUMNS = ("name", "attribute", "memory_statement", "prompt")
 _REQUEST = re.compile(
     r"^Write a (?:complete )?message to (?P<recipient>.+?) to achieve the following purpose: "
     r"(?P<task>.*?)\.?\s*$",
@@ -70,7 +72,11 @@ def read_csv(path: Path) -> pa.Table:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(
-            str(path), f"line {line}", "(file)", "UTF-8 text", got=f"byte {data[exc.start]:#04x}"
+            str(path),
+            f"line {line}",
+            _column_of_bad_byte(data),
+            "UTF-8 text",
+            got=f"byte {data[exc.start]:#04x}",
         ) from None
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
@@ -101,6 +107,24 @@ def read_csv(path: Path) -> pa.Table:
     if "label" in table:
         table["label"] = _csv_labels(path, columns[header.index("label")])
     return pa.table(table)
+
+
+_UNDECODED = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8, as surrogateescape keeps it
+
+
+def _column_of_bad_byte(data: bytes) -> str:
+    """The header name of the column whose value holds the file's first byte that is not UTF-8;
+    "(file)" when no column can be named (the byte is in the header, or the CSV is broken)."""
+    rows = csv.reader(io.StringIO(data.decode("utf-8", "surrogateescape"), newline=""))
+    try:
+        header = next(rows, [])
+        for row in rows:
+            for name, value in zip(header, row):
+                if _UNDECODED.search(value):
+                    return name
+    except csv.Error:
+        pass
+    return "(file)"
 
 
 def _csv_labels(path: Path, values: tuple[str, ...]) -> pa.Array:
@@ -140,6 +164,8 @@ def rows_to_records(
         )
     for col in REQUIRED:
         _check_column_type(source, col, table.schema.field(col).type)
+    for col in TEXT_COLUMNS:  # prompts, long and repeated, are searched for NUL once each
+        _check_text(source, col, table.column(col), nul=col != "prompt")
     df = table.select(list(REQUIRED)).to_pandas()
     if df.empty:
         raise InputError(source, "the file", "(rows)", "at least one row", got="no rows")
@@ -199,9 +225,59 @@ def _check_column_type(source: str, col: str, dtype: pa.DataType) -> None:
         )
 
 
+def _check_text(source: str, col: str, column: pa.ChunkedArray, nul: bool) -> None:
+    """A text column's values must be UTF-8 (Parquet and pyarrow's JSON reader pass invalid bytes
+    through, which pandas would then alter) and, with ``nul``, without NUL (cut or mangled further
+    on). Whole-column checks; the row is searched for only when one fails."""
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        return  # a column of nulls
+    try:
+        column.validate(full=True)
+    except pa.ArrowInvalid:
+        for i, raw in enumerate(column.cast(pa.binary()).to_pylist()):
+            try:
+                (raw or b"").decode("utf-8")
+            except UnicodeDecodeError as bad:
+                got = f"byte {raw[bad.start]:#04x} at byte {bad.start + 1} of {describe(raw)}"
+                raise InputError(source, f"row {i + 1}", col, "UTF-8 text", got=got) from None
+        raise  # pragma: no cover - invalid for another reason than its text
+    has_nul = pc.match_substring(column, NUL) if nul else None
+    if has_nul is not None and pc.any(has_nul).as_py():
+        i = pc.index(has_nul, True).as_py()
+        raise _nul_error(source, i, col, column[i].as_py())
+
+
+def _nul_error(source: str, i: int, col: str, text: str) -> InputError:
+    got = f"a NUL at character {text.index(NUL) + 1} of {describe(text)}"
+    return InputError(source, f"row {i + 1}", col, NUL_FREE, got=got)
+
+
+def _refuse_repeats(source: str, rows: pd.DataFrame, pair: np.ndarray) -> None:
+    """One row per (name, prompt, attribute), the release's key (a context is its prompt): a
+    repeat would label one pair twice, and disagreeing repeats leave no way to pick. ``pair``
+    numbers each row's (prompt, attribute) within the profile's rows."""
+    _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
+    firsts = first[inverse.ravel()]
+    repeats = np.flatnonzero(firsts != np.arange(len(pair)))
+    if not len(repeats):
+        return
+    at, earlier = int(rows.index[repeats[0]]), int(rows.index[firsts[repeats[0]]])
+    request = parse_request(str(rows.at[at, "prompt"]))
+    task = f", task {request[1]!r}" if request else ""
+    raise InputError(
+        source,
+        f"row {at + 1}",
+        "(row)",
+        "one row per profile, task and attribute (name, prompt, attribute)",
+        got=f"a repeat of row {earlier + 1} (name {rows.at[at, 'name']!r}, attribute"
+        f" {rows.at[at, 'attribute']!r}{task})",
+    )
+
+
 def _profile(person: str, rows: pd.DataFrame, source: str) -> ProfileRecord:
     attr_idx, attr_keys = pd.factorize(rows["attribute"])
     ctx_idx, prompts = pd.factorize(rows["prompt"])
+    _refuse_repeats(source, rows, ctx_idx * len(attr_keys) + attr_idx)
     statements = rows.groupby(attr_idx, sort=True)["memory_statement"].first()
     rec = ProfileRecord(name=str(person))
     rec.attributes = [
@@ -216,8 +292,10 @@ def _profile(person: str, rows: pd.DataFrame, source: str) -> ProfileRecord:
     ]
     for c, prompt in enumerate(prompts):
         parsed = parse_request(prompt)
-        if parsed is None:
+        if parsed is None or NUL in prompt:
             row = int(rows.index[int(np.argmax(ctx_idx == c))])
+            if parsed is not None:
+                raise _nul_error(source, row, "prompt", prompt)
             raise InputError(
                 source,
                 f"row {row + 1}",

@@ -17,10 +17,18 @@ from typing import Any
 
 import orjson
 
-from cimem.errors import InputError
-from cimem.ingest.files import Span, iter_lines, iter_span_lines, lines_before, require_file
+from cimem.errors import CimemError, InputError
+from cimem.ingest.files import (
+    Span,
+    iter_lines,
+    iter_span_lines,
+    lines_before,
+    read_head,
+    require_file,
+)
 from cimem.ingest.official_profile import ProfileReader
 from cimem.ingest.records import ProfileRecord, Progress
+from cimem.ingest.validate import has_escaped_nul, nul_error
 
 
 def iter_json_lines(
@@ -32,7 +40,7 @@ def iter_json_lines(
     total = path.stat().st_size
     lines = iter_lines(path) if span is None else iter_span_lines(path, span)
     for lineno, line, done in lines:
-        if not line.strip():
+        if not line or line.isspace():  # not strip(): it would copy every line
             continue
         try:
             obj = orjson.loads(line)
@@ -42,11 +50,35 @@ def iter_json_lines(
                 f"line {lineno}",
                 "(the line)",
                 "one complete JSON object per line (UTF-8)",
-                got=str(exc),
+                got=json_error_in_line(exc, line),
             ) from None
+        if has_escaped_nul(line):  # one scan of the bytes; the object is walked only then
+            nul = nul_error(str(path), obj, f"line {lineno}")
+            if nul is not None:
+                raise nul
         yield lineno, obj
         if progress:
             progress(done, total)
+
+
+def json_error_in_line(exc: orjson.JSONDecodeError, line: bytes) -> str:
+    """orjson's complaint placed within the file's line: its own "line N column C" counts the
+    lines of the text it was given (one line and the newline ending it), which would name a
+    second line number beside the file's.
+
+    >>> try:
+    ...     orjson.loads(b'{"a": \\n')
+    ... except orjson.JSONDecodeError as exc:
+    ...     json_error_in_line(exc, b'{"a": \\n')
+    'unexpected end of data at the end of the line'
+    """
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as bad:  # orjson checks the encoding first and says column 1
+        return f"invalid UTF-8: byte {line[bad.start]:#04x} at byte {bad.start + 1} of the line"
+    if exc.lineno > 1:  # past the newline: the line ended before the value did
+        return f"{exc.msg} at the end of the line"
+    return f"{exc.msg} at column {exc.colno}"
 
 
 def read_official(
@@ -60,17 +92,45 @@ def read_official(
     ``evidence`` the judge's sentences are checked but not collected (the metrics need none).
     With ``span``, the records of that part of the file only (:func:`cimem.ingest.files.spans`:
     several processes read one file), and no error for a part without any."""
-    seen_any = False
+    read = 0
     try:
         for lineno, obj in iter_json_lines(path, progress, span):
-            seen_any = True
-            yield ProfileReader(str(path), f"line {lineno}", obj, evidence).read(with_runs=True)
+            rec = ProfileReader(str(path), f"line {lineno}", obj, evidence).read(with_runs=True)
+            read += 1
+            yield rec
     except InputError as exc:
-        if span is None:
-            raise
-        raise exc.lines_later(lines_before(path, span.start)) from None
-    if not seen_any and span is None:
+        if span is not None:
+            exc = exc.lines_later(lines_before(path, span.start))
+        if read == 0 and (span is None or span.start == 0):
+            raise other_format(path) or exc from None
+        raise exc from None
+    if not read and span is None:
         raise empty_file(path)
+
+
+def other_format(path: Path) -> InputError | None:
+    """For a file whose first record is not a profile: the error saying it is in another format
+    cimem reads, and how to import it (None when it does not look like one). Asked only then, so
+    reading run output never pays for it; ``metrics --results`` given a PersistBench file says
+    what the file is, not that its first line is incomplete."""
+    from cimem.ingest.detect import FORMAT_NAMES, detect_format
+
+    try:
+        fmt = detect_format(path)
+    except CimemError:
+        return None
+    head = read_head(path, 4096).lstrip()
+    if fmt == "official" or (fmt == "profiles" and not (head[:1] == b"[" and b'"bio"' in head)):
+        return None  # detection's guess for any list, or an object in a .json file
+    messages = fmt == "persistbench"  # the others hold labels and profiles, no run to measure
+    return InputError(
+        str(path),
+        "the file",
+        "(file)",
+        FORMAT_NAMES["official"],
+        got=f"{FORMAT_NAMES[fmt]}; import it with `python -m cimem ingest {path}`, which detects"
+        " the format" + (", and read its run from the database with --db" if messages else ""),
+    )
 
 
 def empty_file(path: Path) -> InputError:

@@ -19,8 +19,10 @@ from typing import Any, NoReturn
 import numpy as np
 import orjson
 
+from cimem.errors import InputError
 from cimem.ingest.records import LABELS_COMBINED, Attribute, ProfileRecord
 from cimem.ingest.validate import (
+    FRACTION_SUM,
     INT32_MAX,
     MAX_TRIALS,
     MISSING,
@@ -28,6 +30,7 @@ from cimem.ingest.validate import (
     Checker,
     check_binary,
     check_fractions,
+    fraction_sum_error,
 )
 from cimem.store import JudgmentStatus, MessageStatus
 
@@ -419,11 +422,17 @@ class ProfileReader(Checker):
         raise AssertionError("a bad fraction was detected but not found")  # pragma: no cover
 
     def _check_fractions(self, payload: dict, field: str) -> None:
+        """Each statement's fractions one by one: the culprit a bulk check found, named."""
         for stmt, fr in payload.items():
             if type(fr) is not dict:
                 self.fail(f"{field}[{stmt!r}]", "an object {necessary, private, unlabeled}", fr)
-            for part in ("necessary", "private", "unlabeled"):
+            values = [
                 self.get(fr, part, f"contexts[].labels_*.*.{part}", f"{field}[{stmt!r}].{part}")
+                for part in ("necessary", "private", "unlabeled")
+            ]
+            wrong = fraction_sum_error(values)
+            if wrong is not None:
+                raise InputError(self.path, self.place, f"{field}[{stmt!r}]", FRACTION_SUM, wrong)
 
 
 def read_profile_object(path: str, place: str, obj: Any) -> ProfileRecord:

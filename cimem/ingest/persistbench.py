@@ -21,7 +21,7 @@ import orjson
 from cimem.errors import CimemError
 from cimem.ingest.profiles import load_json_document
 from cimem.ingest.records import Attribute, JudgeMeta, ProfileRecord, Progress, RunMeta
-from cimem.ingest.validate import MAX_TRIALS, PERSISTBENCH, Checker
+from cimem.ingest.validate import MAX_TRIALS, PERSISTBENCH, Checker, Parts
 
 
 def read_persistbench(
@@ -30,7 +30,7 @@ def read_persistbench(
     """The run of one model's results in a PersistBench file (``model`` chooses it when the file
     holds several) and its profiles, which are read as the iterator is consumed."""
     src = str(path)
-    doc = load_json_document(path, "a PersistBench JSON document (UTF-8)")
+    doc = load_json_document(path, "a PersistBench JSON document (UTF-8)", _entry_place)
     top = Checker(PERSISTBENCH, src, "the document")
     top.value("(document)", doc, "(document)")
     metadata = top.get(doc, "metadata", "metadata") or {}
@@ -54,6 +54,13 @@ def read_persistbench(
         config=config,
     )
     return meta, _records(src, items, model, progress)
+
+
+def _entry_place(parts: Parts) -> tuple[str, Parts]:
+    """A path in the document as the place of the reader's errors: the entry and the field."""
+    if len(parts) >= 2 and parts[0] == "entries":
+        return f"entries[{parts[1]!r}]", parts[2:]
+    return "the document", parts
 
 
 def _models_of(top: Checker, metadata: dict, items: list) -> list[str]:

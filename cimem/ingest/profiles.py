@@ -3,7 +3,7 @@ contexts}. Profiles, attributes and contexts only: no labels, no messages."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,22 +13,39 @@ from cimem.errors import InputError, describe
 from cimem.ingest.files import read_bytes, require_file
 from cimem.ingest.official_profile import LABEL_PREFIX, TRIAL_PREFIX, read_profile_object
 from cimem.ingest.records import ProfileRecord, Progress, RunMeta
+from cimem.ingest.validate import Parts, has_escaped_nul, nul_error
 
 
-def load_json_document(path: Path, expected: str) -> Any:
-    """A whole-file JSON document (plain or gzip); a syntax error names its line and column."""
+def load_json_document(
+    path: Path, expected: str, place_of: Callable[[Parts], tuple[str, Parts]]
+) -> Any:
+    """A whole-file JSON document (plain or gzip); a syntax error names its line and column, and
+    a NUL character in any string the place ``place_of`` makes of the path to it."""
     require_file(path)
+    data = read_bytes(path)
     try:
-        return orjson.loads(read_bytes(path))
+        doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         place = f"line {exc.lineno} column {exc.colno}" if exc.lineno else "the document"
         raise InputError(str(path), place, "(file)", expected, got=exc.msg) from None
+    if has_escaped_nul(data):
+        nul = nul_error(str(path), doc, place_of)
+        if nul is not None:
+            raise nul
+    return doc
+
+
+def _profile_place(parts: Parts) -> tuple[str, Parts]:
+    """A path in profiles.json as the place of the reader's errors: ``profile [i]`` and the field."""
+    if parts and type(parts[0]) is int:
+        return f"profile [{parts[0]}]", parts[1:]
+    return "the document", parts
 
 
 def read_profiles(
     path: Path, progress: Progress | None = None
 ) -> tuple[RunMeta, Iterator[ProfileRecord]]:
-    data = load_json_document(path, "a JSON list of profiles (UTF-8)")
+    data = load_json_document(path, "a JSON list of profiles (UTF-8)", _profile_place)
     if not isinstance(data, list) or not data:
         raise InputError(
             str(path),

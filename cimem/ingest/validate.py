@@ -5,7 +5,9 @@ store's INTEGER columns hold, 0 or 1, ...) and how to say so; a :class:`Schema` 
 format to its kind. Readers ask a :class:`Checker` bound to (file, place) for a field by its schema
 path, so a bad value anywhere gives the same one-line error: file, line or record, field path, what
 was expected and what was found. Hot columns (label fractions, verdict values) are checked in bulk
-by :func:`check_fractions` and :func:`check_binary` at a fraction of a per-value loop's cost.
+by :func:`check_fractions` and :func:`check_binary` at a fraction of a per-value loop's cost; text
+is searched for NUL characters once per line's bytes (:func:`has_escaped_nul`), and a parsed value
+walked (:func:`find_nul`) only when they may hold one.
 
 Hand-written on purpose: a model-per-format library would parse every verdict into an object,
 where the official reader keeps them as flat lists for numpy.
@@ -220,17 +222,101 @@ class Checker:
         return keys
 
 
+FRACTION_SUM_TOLERANCE = 0.01
+"""How far a statement's necessary + private + unlabeled may be from 1: float noise and shares
+rounded to two decimals pass (thirds written 0.33 sum to 0.99; the reference file's worst is
+2e-16), bins that do not share out the labellers (one lost or counted twice, a sum of 1.1 or
+0.67) do not."""
+FRACTION_SUM = (
+    f"fractions necessary + private + unlabeled summing to 1 (within {FRACTION_SUM_TOLERANCE:g})"
+)
+
+
 def check_fractions(values: Sequence[Any], on_bad: Callable[[], NoReturn]) -> np.ndarray:
-    """Label fractions as float64, or ``on_bad()`` (which names the culprit) when one is not a
-    number in [0, 1]. Type test first: numpy would read "0.5" and True as numbers."""
+    """Label fractions, flat (necessary, private, unlabeled) triples, as float64; ``on_bad()``
+    (which names the culprit) when one is not a number in [0, 1] or a triple does not sum to 1.
+    Type test first: numpy would read "0.5" and True as numbers."""
     if not set(map(type, values)) <= {int, float}:
         on_bad()
     arr = np.array(values, dtype=np.float64)
     if not ((arr >= 0) & (arr <= 1)).all():  # NaN fails both comparisons
         on_bad()
+    if not (np.abs(arr.reshape(-1, 3).sum(axis=1) - 1) <= FRACTION_SUM_TOLERANCE + 1e-9).all():
+        on_bad()
     return arr
+
+
+def fraction_sum_error(fractions: Sequence[float]) -> str | None:
+    """What is wrong with one statement's (necessary, private, unlabeled), for an error's "got",
+    or None when they sum to 1 (the per-value search :func:`check_fractions` falls back on)."""
+    necessary, private, unlabeled = fractions
+    total = float(necessary) + private + unlabeled  # in numpy's order, so both agree on the edge
+    if abs(total - 1) <= FRACTION_SUM_TOLERANCE + 1e-9:  # 0.33 x 3 is 0.99 and a hair
+        return None
+    return f"sum {total:.6g} (necessary {necessary}, private {private}, unlabeled {unlabeled})"
 
 
 def check_binary(values: list[Any]) -> bool:
     """Whether every verdict value is the integer 0 or 1 (booleans and 1.0 are not)."""
     return set(map(type, values)) <= {int} and set(values) <= {0, 1}
+
+
+Parts = tuple[str | int, ...]
+ESCAPED_NUL = b"\\u0000"
+
+
+def has_escaped_nul(data: bytes) -> bool:
+    """Whether JSON bytes may hold a NUL character: written ``\\u0000`` (a raw NUL byte is not
+    valid JSON), so bytes without it hold none, and a reader walks the parsed value only when
+    they do. ``rfind``: CPython's reverse search tests the needle's first byte, a backslash, rare
+    in JSON, and skips ahead; ``in`` tests its last, a zero, common in numbers (twice as slow)."""
+    return data.rfind(ESCAPED_NUL) >= 0
+
+
+NUL = "\x00"
+NUL_FREE = "text without NUL characters (\\u0000)"
+
+
+def find_nul(value: Any) -> tuple[Parts, str] | None:
+    """The path (keys and list positions) to the first string, key or value, that holds a NUL
+    character, and that string; None when none does. NUL is refused: DuckDB and the readers
+    downstream cut or mangle text at it. Iterative, so any depth orjson parses is walked."""
+    stack: list[tuple[Parts, Any]] = [((), value)]
+    while stack:
+        path, v = stack.pop()
+        if type(v) is str:
+            if NUL in v:
+                return path, v
+        elif type(v) is dict:
+            for k, x in reversed(v.items()):  # popped in document order, each key before its value
+                stack.append((path + (k,), x))
+                stack.append((path + (k,), k))
+        elif type(v) is list:
+            stack.extend((path + (i,), v[i]) for i in range(len(v) - 1, -1, -1))
+    return None
+
+
+def dotted(path: Parts) -> str:
+    """A path as the field names of errors: keys joined by dots, list positions in brackets.
+
+    >>> dotted(("contexts", 0, "task"))
+    'contexts[0].task'
+    """
+    out = ""
+    for part in path:
+        out += f"[{part}]" if type(part) is int else f".{part}" if out else str(part)
+    return out
+
+
+def nul_error(
+    path: str, value: Any, place: str | Callable[[Parts], tuple[str, Parts]]
+) -> InputError | None:
+    """The error for the first NUL in ``value`` (None when it has none), at ``place`` (a line),
+    or at the place a function makes of the path to it (a profile, an entry) and the rest."""
+    found = find_nul(value)
+    if found is None:
+        return None
+    parts, text = found
+    place, field = (place, parts) if isinstance(place, str) else place(parts)
+    got = f"a NUL at character {text.index(NUL) + 1} of {describe(text)}"
+    return InputError(path, place, dotted(field) or "(value)", NUL_FREE, got=got)

@@ -154,8 +154,12 @@ def test_csv_with_invalid_utf8_names_the_line(store, tmp_path):
     at = data.index(b"Ann", len(data) // 3)
     path.write_bytes(data[:at] + b"A\xffn" + data[at + 3 :])
     line = data.count(b"\n", 0, at) + 1
-    with pytest.raises(InputError, match=rf"rows.csv: line {line}: expected UTF-8 text, got byte"):
+    with pytest.raises(
+        InputError,
+        match=rf"rows.csv: line {line}: field 'name': expected UTF-8 text, got byte 0xff",
+    ):
         ingest_file(store, path)
+    assert store.table_counts()["runs"] == 0
 
 
 def mutated(fn):
