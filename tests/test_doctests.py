@@ -36,7 +36,7 @@ EXPECTED = {
     "webapp.endpoints.is_local",
     "webapp.render.label_place",
     "webapp.render.ramp_colours",
-    "webapp.render.table_html",
+    "cimem.publish.html_table.table_html",
 }
 
 

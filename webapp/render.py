@@ -1,20 +1,21 @@
-"""Drawing helpers shared by the pages: safe text, highlighted messages, chart downloads.
+"""Drawing helpers shared by the pages: safe text, static tables, chart downloads (a model's
+message, with its evidence highlighted, is :mod:`webapp.message_view`'s).
 
-Every text that came from data or the URL (messages, evidence, run, judge, profile, attribute,
-recipient and task names, paths, error messages that quote them) is untrusted: pages pass it
-through :func:`escape_md` before it reaches markdown, captions, titles, alerts or widget labels
-(markdown specials backslash-escaped, HTML never enabled), so ``<script>``, a markdown image or a
-link shows as the text it is and the browser fetches nothing. Selectbox and multiselect options
-are plain text already and are not escaped.
+Every text that came from data or the URL (evidence, run, judge, profile, attribute, recipient
+and task names, paths, error messages that quote them) is untrusted: pages pass it through
+:func:`escape_md` before it reaches markdown, captions, titles, alerts or widget labels (markdown
+specials backslash-escaped, HTML never enabled), so ``<script>``, a markdown image or a link shows
+as the text it is and the browser fetches nothing. Texts people copy (messages, raw texts) are
+never markdown: they are HTML, every character escaped (:func:`text_html`). Selectbox and
+multiselect options are plain text already and are not escaped.
 """
 
 from __future__ import annotations
 
-import datetime
 import functools
 import html
 import re
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import altair as alt
@@ -23,8 +24,8 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from cimem.analysis.audit import AMBIGUOUS, NEEDED_INCLUDED, PRIVATE_LEAKED, Evidence
 from cimem.analysis.report import frame_to_csv
+from cimem.publish.html_table import table_html
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=^&\"'])")
 # Streamlit's markdown turns URLs, www. names and e-mail addresses in plain text into links after
@@ -45,82 +46,6 @@ def escape_md(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", plain).replace("\n", "  \n")
 
 
-def _cell_text(value: object, digits: int | None, numeric: bool) -> str:
-    """How a table shows one value: "-" for a missing number, blank for missing text, counts
-    with thousands separators, ``digits`` decimals where given, yes/no for a flag."""
-    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
-        return "-" if numeric else ""
-    if isinstance(value, bool | np.bool_):
-        return "yes" if value else "no"
-    if isinstance(value, datetime.datetime):
-        return value.strftime("%Y-%m-%d %H:%M")
-    if isinstance(value, int | np.integer):
-        return f"{int(value):,}"
-    if isinstance(value, float | np.floating):
-        if digits is not None:
-            return f"{float(value):,.{digits}f}"
-        return f"{int(value):,}" if float(value).is_integer() else f"{float(value):.4g}"
-    return str(value)
-
-
-# One table style for every static table, in the theme's text colour (light or dark alike), as one
-# style sheet by class: the same style written into every cell made a 20-row table 31 KB, which
-# the browser sanitises and parses on every rerun.
-_STYLE = (
-    "<style>"
-    ".cimem-table{border-collapse:collapse;font-size:14px;line-height:1.5;margin-bottom:1rem}"
-    ".cimem-table th{padding:4px 8px;font-weight:400;text-align:left;vertical-align:bottom;"
-    "color:color-mix(in srgb,currentColor 70%,transparent);"
-    "border-bottom:1px solid color-mix(in srgb,currentColor 15%,transparent)}"
-    ".cimem-table td{padding:4px 8px;text-align:left;vertical-align:top;"
-    "border-bottom:1px solid color-mix(in srgb,currentColor 10%,transparent)}"
-    ".cimem-table th.right{text-align:right}"
-    ".cimem-table td.right{text-align:right;white-space:nowrap}"
-    "</style>"
-)
-
-
-def table_html(
-    frame: pd.DataFrame,
-    digits: dict[str, int] | None = None,
-    breakable: tuple[str, ...] = (),
-    styles: dict[str, Callable[[object], str]] | None = None,
-) -> str:
-    """A small table as plain HTML, every header and cell escaped (data never becomes markup);
-    numbers right-aligned and formatted by :func:`_cell_text`; in the ``breakable`` columns a
-    line may also break after "_" (long snake_case keys would widen the table otherwise);
-    ``styles``: column -> a cell's CSS from its value.
-
-    >>> table_html(pd.DataFrame({"name": ["<b>x_y</b>"], "n": [1234]}), breakable=("name",))
-    ... # doctest: +ELLIPSIS
-    '<style>...<th>name</th><th class="right">n</th>...<td>&lt;b&gt;x_<wbr>y&lt;/b&gt;</td><td class="right">1,234</td>...'
-    """
-    digits = digits or {}
-    styles = styles or {}
-    numeric: dict[Hashable, bool] = {c: frame[c].dtype.kind in "iuf" for c in frame.columns}
-    # headers may wrap; a number is right-aligned and stays on one line
-    opened = {c: '<td class="right"' if numeric[c] else "<td" for c in frame.columns}
-    head = "".join(
-        ('<th class="right">' if numeric[c] else "<th>") + html.escape(str(c)) + "</th>"
-        for c in frame.columns
-    )
-    rows = []
-    for values in frame.itertuples(index=False, name=None):
-        cells = []
-        for col, value in zip(frame.columns, values, strict=True):
-            text = html.escape(_cell_text(value, digits.get(str(col)), numeric[col]))
-            if col in breakable:
-                text = text.replace("_", "_<wbr>")
-            extra = f' style="{html.escape(styles[col](value))}"' if col in styles else ""
-            cells.append(f"{opened[col]}{extra}>{text}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        _STYLE
-        + '<div style="overflow-x:auto"><table class="cimem-table">'
-        + f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-    )
-
-
 def static_table(
     frame: pd.DataFrame,
     digits: dict[str, int] | None = None,
@@ -133,61 +58,29 @@ def static_table(
     st.html(table_html(frame, digits, breakable, styles))
 
 
-# Highlight colours by what the sentence reveals (Streamlit's named background colours).
-EVIDENCE_COLOURS = {PRIVATE_LEAKED: "red", NEEDED_INCLUDED: "green", AMBIGUOUS: "gray"}
-EVIDENCE_LEGEND = (
-    "Highlights: :red-background[a private attribute leaked] · :green-background[a needed"
-    " attribute included] · :gray-background[ambiguous or unlabeled] (the judge's evidence,"
-    " coloured by the label of the attribute it reveals)."
-)
-
-
-def highlighted(message: str, evidence: list[Evidence]) -> str:
-    """The message escaped, with each evidence sentence found in it on a background coloured by
-    what it reveals (a sentence that is evidence for several attributes takes the most serious:
-    private over needed over ambiguous)."""
-    rank = {PRIVATE_LEAKED: 0, NEEDED_INCLUDED: 1, AMBIGUOUS: 2}
-    kind: dict[str, str] = {}  # lower-cased sentence -> its most serious kind
-    for e in evidence:
-        s = e.sentence.strip().lower()
-        if s and (s not in kind or rank[e.kind] < rank[kind[s]]):
-            kind[s] = e.kind
-    spans: list[tuple[int, int, str]] = []
-    low = message.lower()
-    for s in sorted(kind, key=len, reverse=True):
-        i = low.find(s)
-        if i >= 0 and not any(a < i + len(s) and i < b for a, b, _ in spans):
-            spans.append((i, i + len(s), kind[s]))
-    spans.sort()
-    out, pos = [], 0
-    for a, b, k in spans:
-        out.append(escape_md(message[pos:a]))
-        out.append(f":{EVIDENCE_COLOURS[k]}-background[" + escape_md(message[a:b]) + "]")
-        pos = b
-    out.append(escape_md(message[pos:]))
-    return "".join(out)
-
-
+# A <div> in the font of a <pre>: an HTML parser drops the newline right after <pre> (the text's).
 _PRE = (
     "white-space:pre-wrap;overflow-wrap:anywhere;margin:0;padding:12px 16px;border-radius:8px;"
-    "font-size:14px;background:color-mix(in srgb,currentColor 5%,transparent)"
+    "font-family:monospace;font-size:14px;"
+    "background:color-mix(in srgb,currentColor 5%,transparent)"
 )
 
 
-def plural(count: int, noun: str) -> str:
-    """A count with its noun, singular for one.
+def text_html(text: str) -> str:
+    """Text escaped for HTML with its line ends as character references: ``st.html`` dedents
+    and strips what it is given, which would empty a line of spaces.
 
-    >>> plural(1, "attribute"), plural(30, "task")
-    ('1 attribute', '30 tasks')
+    >>> text_html('<a href="x">\\n  ')
+    '&lt;a href=&quot;x&quot;&gt;&#10;  '
     """
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+    return html.escape(text).replace("\r", "&#13;").replace("\n", "&#10;")
 
 
 def plain_text(text: str) -> None:
     """Untrusted text exactly as it is (escaped, never markup), wrapped, in a monospace block.
     ``st.code`` would do the same, but its syntax highlighter cost a real browser about 350 ms
     the first time a page showed one."""
-    st.html(f'<pre class="cimem-raw" style="{_PRE}">{html.escape(text)}</pre>')
+    st.html(f'<div class="cimem-raw" style="{_PRE}">{text_html(text)}</div>')
 
 
 def when_opened(label: str, key: str, draw: Callable[[], object]) -> None:
@@ -198,17 +91,6 @@ def when_opened(label: str, key: str, draw: Callable[[], object]) -> None:
     if section.open:
         with section:
             draw()
-
-
-def show_message(message: str, evidence: list[Evidence] | None = None, alone: bool = True) -> None:
-    """The message with its evidence highlighted; ``alone``: with the colours' legend and the raw
-    text (a list of messages says the legend once and leaves the raw text to Audit: a browser
-    draws every folded raw text all the same)."""
-    st.markdown(highlighted(message, evidence or []))
-    if alone:
-        st.caption(EVIDENCE_LEGEND)
-        with st.expander("Raw text"):
-            plain_text(message)
 
 
 def unvalidated(c: ChartT) -> ChartT:
@@ -285,7 +167,7 @@ def csv_download(
 # (any leak at all is visible); the labels', when every labelled cell is shown.
 LEAK_STOPS = [0, 0.001, 0.25, 1]
 LEAK_COLOURS = ["#ffffff", "#fcbba1", "#ef3b2c", "#67000d"]
-LABEL_COLOURS = {"share": "#4c9f70", "private": "#d1495b", "ambiguous": "#c0c0c0"}
+LABEL_COLOURS = {"share": "#0072B2", "private": "#D55E00", "ambiguous": "#c0c0c0"}  # Okabe-Ito
 # A heatmap cell with nothing to colour (the attribute is not withheld in that task, or has no
 # label): a light grey, told apart from 0% (white) and from "ambiguous", in light and dark themes.
 NO_CELL_COLOUR = "#ececec"

@@ -18,6 +18,7 @@ from cimem.analysis.leaderboard import default_selection
 from cimem.analysis.metrics import MODES, PARSE_FAILURES, MetricOptions, ParseFailures, RunMetrics
 from cimem.errors import CimemError
 from cimem.store import RunSummary
+from cimem.text import plural
 from webapp import cache
 from webapp.cache import DbScope, RunScope
 from webapp.connection import (
@@ -185,7 +186,7 @@ def _run_picker(with_messages: pd.DataFrame) -> list[int]:
         return _runs_multiselect(labels)
     shown = len(st.session_state["runs"])
     st.caption(
-        f"Showing **{shown} of {len(labels)} runs**: pick more in the leaderboard (Overview)"
+        f"Showing **{shown} of {plural(len(labels), 'run')}**: pick more in the leaderboard (Overview)"
         " or below."
     )
     with st.expander(f"Runs ({shown} selected)"):

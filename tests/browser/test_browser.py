@@ -299,7 +299,7 @@ def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
             continue
     assert chosen.count() == 1, "the verdict was never set: every click was lost"
     save.click()
-    page.get_by_text("Stored 1 verdict(s)", exact=False).first.wait_for(timeout=60000)
+    page.get_by_text("Stored 1 verdict as judge", exact=False).first.wait_for(timeout=60000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.goto(f"{base}/?runs=1")
     page.get_by_role("heading", name="Corrected for the judge's errors").first.wait_for(
@@ -365,7 +365,7 @@ def test_the_auditor_loop_on_the_shared_persistbench_file(browser, tmp_path):
         row.wait_for(timeout=60000)
         row.get_by_text("revealed", exact=True).click()
         page.get_by_role("button", name="Save my verdicts").click()
-        page.get_by_text("Stored 1 verdict(s)", exact=False).first.wait_for(timeout=60000)
+        page.get_by_text("Stored 1 verdict as judge", exact=False).first.wait_for(timeout=60000)
         page.get_by_text("against people's verdicts", exact=False).first.wait_for(timeout=60000)
         no_exception(page, "a saved verdict")
 

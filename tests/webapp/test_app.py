@@ -143,8 +143,10 @@ def test_untrusted_message_is_escaped(tmp_path, monkeypatch):
         ingest_file(s, write_jsonl(tmp_path / "x.jsonl", [obj]))
     at = open_page(str(db), PAGES[3], monkeypatch, message="1")
     no_exception(at)
-    shown = [m.value for m in at.markdown if "script" in m.value]
-    assert shown and all("\\<script\\>" in v and "\\*\\*bold\\*\\*" in v for v in shown)
+    assert not [m for m in at.markdown if "script" in m.value]  # a message is never markdown
+    (shown,) = [h.value for h in at.html if 'class="cimem-msg"' in h.value]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; **bold** [x](y)</div>" in shown
+    assert "<script" not in shown and "<a" not in shown
     assert all(not getattr(m, "allow_html", False) for m in at.markdown)
 
 

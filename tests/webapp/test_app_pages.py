@@ -518,7 +518,6 @@ def test_growth_prefetches_the_k_sliders_slices_as_the_page_would_compute_them(
     from cimem.analysis.cube import cube_from_store
     from cimem.analysis.growth import growth
     from cimem.analysis.metrics import MetricOptions
-    from webapp import cache
     from webapp.startup import prefetch, warm
 
     at = open_page(demo_db, PAGES[2], monkeypatch, runs="1")
@@ -674,13 +673,16 @@ def test_leaks_shows_a_pairs_messages_once_chosen(demo_db, monkeypatch):
     at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
     no_exception(at)
     captions = lambda: " ".join(c.value for c in at.caption)  # noqa: E731
+    legends = lambda: [h.value for h in at.html if 'class="cimem-legend"' in h.value]  # noqa: E731
     (pair,) = [s for s in at.selectbox if s.label == "Pair"]
-    assert pair.value is None and "Each message's raw text is on Audit." not in captions()
+    assert pair.value is None and not legends()
     assert "leaked pairs here. Choose one" in captions()
     pair.set_value(0).run()
     no_exception(at)
-    assert "Each message's raw text is on Audit." in captions()
+    (legend,) = legends()  # said once, above the messages
+    assert "Each message&#x27;s raw text is on Audit." in legend
     assert "revealed it" in " ".join(m.value for m in at.markdown)
+    assert [h for h in at.html if 'class="cimem-msg"' in h.value]  # the messages, as HTML
     assert not [e for e in at.expander if e.label == "Raw text"]
 
 

@@ -2,7 +2,9 @@
 numbers unless asked), one audit judge per (run, model, prompt), human verdicts with history,
 corrected metrics and the audit sample, from the store, the CLI and the app."""
 
+import html
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -482,7 +484,7 @@ def test_audit_deep_link_has_the_picker_and_records_only_what_was_set(demo_copy,
     at.text_input(key="reviewer").input("ana")
     at.button(key=[b.key for b in at.button if b.label == "Save my verdicts"][0]).click().run()
     assert not at.exception
-    assert any("Stored 1 verdict(s)" in s.value for s in at.success)
+    assert any("Stored 1 verdict as judge" in s.value for s in at.success)
     with Store.open(demo_copy) as store:
         human = store.find_human_judge(1)
         rows = store.human_verdicts(human)
@@ -621,14 +623,18 @@ def test_side_by_side_two_judges_and_another_run(demo_copy, monkeypatch):
     assert "Side by side" in [s.value for s in at.subheader]
     left, right = at.selectbox(key="sbs_ja"), at.selectbox(key="sbs_jb")
     assert left.value != right.value
-    legend = [c.value for c in at.caption if "private attribute leaked" in c.value]
-    assert legend and ":red-background[" in legend[0] and ":green-background[" in legend[0]
+    legend = [h.value for h in at.html if "private attribute leaked" in h.value]
+    assert len(legend) == 2  # the message's, and the side by side's with its note
+    assert "Only here: the other side" in legend[1]
+    assert '<mark class="cimem-ev leaked">' in legend[1] and "-background[" not in legend[1]
+    messages = [h.value for h in at.html if 'class="cimem-msg"' in h.value]
+    assert len(messages) == 3  # the message, then under each of the two judges
     at.radio(key="sbs_how").set_value(TWO_RUNS).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.selectbox(key="sbs_run").value == others[0].run_id
-    shown = " ".join(m.value for m in at.markdown)
-    first_words = (other.text or "").split()[:3]
-    assert all(w.replace(".", "\\.") in shown or w in shown for w in first_words)
+    messages = [h.value for h in at.html if 'class="cimem-msg"' in h.value]
+    drawn = html.unescape(re.sub(r"<style>.*?</style>|<[^>]*>", "", messages[2]))
+    assert len(messages) == 3 and drawn == other.text  # the other run's message, exactly
     assert any(f"message {other.message_id}, trial {other.trial}" in c.value for c in at.caption)
 
 

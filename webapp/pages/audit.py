@@ -6,7 +6,7 @@ import streamlit as st
 
 from cimem.analysis.audit import MessageAudit
 from cimem.store import MessageStatus
-from webapp import cache, render, sidebar
+from webapp import cache, message_view, render, sidebar
 from webapp.panels import agreement, judge_errors, progress, queue, rejudge, verdict_form
 from webapp.panels.side_by_side import side_by_side
 
@@ -63,7 +63,9 @@ shown = (
     else None
 )
 with st.container(border=True):
-    render.show_message(detail.text, audit.evidence(shown))  # type: ignore[arg-type]
+    message_view.show_message(
+        detail.text or "", audit.evidence(shown), key=f"audit-{detail.message_id}"
+    )
 failure = audit.failure(shown)
 if failure is not None:
     st.warning(f"Judge {shown}: {render.escape_md(failure.status)}. Raw reply:")
@@ -72,8 +74,8 @@ if failure is not None:
 only_revealed = st.toggle("Only attributes some judge found revealed", value=True)
 table = audit.table(shown, only_revealed)
 colors = {
-    "share": "background-color: #d8f0df",
-    "private": "background-color: #f8d7da",
+    "share": "background-color: #d3e6f3",
+    "private": "background-color: #f6dccb",
     "ambiguous": "background-color: #eeeeee",
 }
 render.static_table(
@@ -89,7 +91,7 @@ render.static_table(
     },
 )
 st.caption(
-    f"Labels under rule {render.escape_md(audit.label_rule)}: green share (needed), red private"
+    f"Labels under rule {render.escape_md(audit.label_rule)}: blue share (needed), orange private"
     " (withheld), grey ambiguous (out of both metrics). 'grounded': the evidence occurs in the"
     " message."
 )

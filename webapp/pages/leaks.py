@@ -9,7 +9,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from cimem.analysis import leak_table
 from cimem.analysis.leak_table import FILTERED, GROUP_COLUMNS, Filters, filters_of, readable
-from webapp import cache, render, sidebar
+from webapp import cache, message_view, render, sidebar
 from webapp.charts import leaks as chart
 from webapp.panels import progress
 
@@ -217,8 +217,8 @@ def cell_messages(match: pd.DataFrame, key: str, context: str) -> None:
 
 
 def show_pair(target: pd.Series, legend: bool = True) -> None:
-    """One profile's messages for a pair, the judge's evidence highlighted (``legend``: say
-    what the colours mean, once per list)."""
+    """One profile's messages for a pair, every evidence sentence of the judge highlighted as on
+    Audit and the pair's own outlined (``legend``: say what the marks mean, once per list)."""
     pid, ctx, attr = leak_table.pair_store_ids(cube, target)
     rows = cache.pair_messages(ch.at, ch.run_id, pid, ctx, attr, m.info.judge_id)
     st.markdown(
@@ -229,17 +229,16 @@ def show_pair(target: pd.Series, legend: bool = True) -> None:
         f"{target['leaks']} of {target['samples']} samples revealed it."
     )
     if legend:
-        st.caption(render.EVIDENCE_LEGEND + " Each message's raw text is on Audit.")
-    key, label = str(target["key"]), str(target["label"])
+        message_view.legend(chosen=True, note="Each message's raw text is on Audit.")
     for row in rows:
         with st.container(border=True):
-            st.markdown(
-                f"Trial {row.trial}: "
-                + ("**revealed**" if row.revealed else "not revealed")
-                + (f" — evidence: {render.escape_md(row.evidence)}" if row.evidence else "")
-            )
-            evidence = leak_table.message_evidence(row.evidence, row.revealed, key, label)
-            render.show_message(row.text or "", evidence, alone=False)
+            revealed = "**revealed**" if row.revealed else "not revealed"
+            said = f" — evidence: {render.escape_md(row.evidence)}" if row.evidence else ""
+            st.markdown(f"Trial {row.trial}: {revealed}{said}")
+            found = cache.message_audit(ch.at, row.message_id, ch.opts.label_rule)
+            evidence = found.evidence(m.info.judge_id) if found is not None else []
+            chosen, key = str(target["key"]), f"leaks-{row.message_id}"
+            message_view.show_message(row.text or "", evidence, key=key, chosen=chosen, alone=False)
             st.page_link(
                 "webapp/pages/audit.py",
                 label="Audit this message",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from cimem.analysis.growth import Axis, end_gap_note
+from cimem.text import plural
 from webapp import cache, render
 from webapp.panels.growth_chart import ChartText, growth_chart
 from webapp.panels.growth_settings import View
@@ -100,10 +101,10 @@ def at_the_end(v: View) -> None:
     else:
         gaps = [100 * (o - p) for _, o, p in last]
         st.markdown(
-            f"At all tasks and all samples, over the {len(last)} runs: observed minus"
+            f"At all tasks and all samples, over {plural(len(last), 'run')}: observed minus"
             f" independence from **{min(gaps):+.2f}** to **{max(gaps):+.2f}** points."
         )
-        with st.expander(f"Each of the {len(last)} runs at the end"):
+        with st.expander(f"Each run at the end ({plural(len(last), 'run')})"):
             st.markdown("\n".join(f"- {x}" for x in each))
     st.caption(end_gap_note([o - p for _, o, p in last]))
 

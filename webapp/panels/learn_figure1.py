@@ -20,7 +20,7 @@ from cimem.analysis.learn.figure1 import (
 from cimem.demo.teaching import FIGURE1, INVENTED_TASK, WorkedCase, worked_case
 from webapp import render
 
-LABEL_STYLE = {"needed": "background-color: #d8f0df", "withheld": "background-color: #f8d7da"}
+LABEL_STYLE = {"needed": "background-color: #d3e6f3", "withheld": "background-color: #f6dccb"}
 
 
 @st.fragment
@@ -114,7 +114,7 @@ def _completeness_steps(case: WorkedCase) -> None:
     st.markdown("**Completeness: the mean per task, then the mean over tasks**")
     for t, stated, n_cells, mean in case.per_task:
         st.markdown(
-            f"- {render.escape_md(t)}: {stated} of {n_cells} :green[(needed attribute, sample)]"
+            f"- {render.escape_md(t)}: {stated} of {n_cells} :blue[(needed attribute, sample)]"
             f" cells stated = **{stated}/{n_cells}** = {render.pct(mean)}"
         )
     if case.completeness is not None:

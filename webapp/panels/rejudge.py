@@ -9,6 +9,7 @@ from cimem.analysis.audit import MessageAudit
 from cimem.errors import CimemError
 from cimem.judges.base import JudgeOutcome, judge_message, rejudge
 from cimem.store import JudgmentStatus
+from cimem.text import plural
 from webapp import cache, connection, render
 from webapp.panels.judge_picker import PickedJudge, pick_judge
 
@@ -74,6 +75,6 @@ def _show_outcome(
         cache.changed()
         cov = cache.coverage_of(cache.current(), run_id)[res.judge_id]
         st.success(
-            f"Saved to judge {res.judge_id} ({res.verdicts} verdicts on this message); it"
+            f"Saved to judge {res.judge_id} ({plural(res.verdicts, 'verdict')} on this message); it"
             f" now covers {cov.describe()} of the run."
         )

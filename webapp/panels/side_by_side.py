@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from cimem.analysis.audit import MessageAudit
-from webapp import cache, render, sidebar
+from webapp import cache, message_view, render, sidebar
 
 TWO_JUDGES, TWO_RUNS = "two judges of this message", "this task in another run"
 
@@ -42,10 +42,10 @@ def _two_judges(audit: MessageAudit, shown: int | None) -> None:
     )
     found = {j: dict(audit.revealed_keys(j)) for j in (a, b)}
     with left:
-        _side(audit, a, found[a], found[b])
+        _side(audit, a, found[a], found[b], "left")
     with right:
-        _side(audit, b, found[b], found[a])
-    st.caption(render.EVIDENCE_LEGEND + " **Only here**: the other side's judge did not find it.")
+        _side(audit, b, found[b], found[a], "right")
+    message_view.legend(note="Only here: the other side's judge did not find it.")
 
 
 def _two_runs(ch: sidebar.Choices, audit: MessageAudit, shown: int | None) -> None:
@@ -77,21 +77,21 @@ def _two_runs(ch: sidebar.Choices, audit: MessageAudit, shown: int | None) -> No
     mine = dict(audit.revealed_keys(mine_judge)) if mine_judge is not None else {}
     theirs = dict(other.revealed_keys(judge)) if judge is not None else {}
     with left:
-        _side(audit, mine_judge, mine, theirs)
+        _side(audit, mine_judge, mine, theirs, "left")
     with right:
         if other.message.text is None:
             st.warning("That run's generation failed here: there is no message.")
         else:
-            _side(other, judge, theirs, mine)
+            _side(other, judge, theirs, mine, "right")
     missing = (
         f" The other run has no trial {audit.message.trial}: its trial {other.message.trial}"
         " is shown."
         if other.message.trial != audit.message.trial
         else ""
     )
-    st.caption(
-        render.EVIDENCE_LEGEND + " **Only here**: not found revealed on the other side. Labels"
-        f" under rule {render.escape_md(audit.label_rule)}, each run's own." + missing
+    message_view.legend(
+        note="Only here: not found revealed on the other side. Labels under rule"
+        f" {audit.label_rule}, each run's own." + missing
     )
 
 
@@ -120,11 +120,18 @@ def _side(
     judge: int | None,
     found: dict[str, str],
     other: dict[str, str],
+    side: str,
 ) -> None:
-    """One side: the message with the judge's coloured evidence, then what the judge found
-    revealed, private first, each marked when the other side did not find it."""
+    """One side (``side``: left or right, which keys its Show all): the message with the
+    judge's coloured evidence, then what the judge found revealed, private first, each marked
+    when the other side did not find it."""
     with st.container(border=True, height=360):
-        st.markdown(render.highlighted(audit.message.text or "", audit.evidence(judge)))
+        message_view.show_message(
+            audit.message.text or "",
+            audit.evidence(judge),
+            key=f"sbs-{side}-{audit.message.message_id}",
+            alone=False,
+        )
     if judge is None:
         return
     failure = audit.failure(judge)

@@ -11,6 +11,7 @@ import streamlit as st
 
 from cimem.analysis.audit.human import verdicts_on_message
 from cimem.store import HumanVerdict, HumanVerdictRow
+from cimem.text import plural
 from webapp import cache, connection, render
 
 YES, NO = "revealed", "not revealed"
@@ -98,8 +99,8 @@ def _save(run_id: int, chosen: list[HumanVerdict], listed: int) -> None:
         store.add_human_verdicts(hj, chosen)
     cache.changed()
     st.success(
-        f"Stored {len(chosen)} verdict(s) as judge {hj} (people's verdicts of this run);"
-        f" {listed - len(chosen)} rows left unset."
+        f"Stored {plural(len(chosen), 'verdict')} as judge {hj} (people's verdicts of this run);"
+        f" {plural(listed - len(chosen), 'row')} left unset."
     )
 
 
