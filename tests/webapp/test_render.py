@@ -2,7 +2,6 @@
 
 from cimem.publish import html_table
 from cimem.publish.html_table import table_html
-from webapp import render
 
 
 def test_a_static_table_escapes_every_text_cell_and_header_and_breaks_long_keys():
