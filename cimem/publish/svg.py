@@ -56,7 +56,7 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     first = math.ceil(low / step) * step
     ticks, t = [], first
     while t <= high + 1e-9:
-        ticks.append(round(t, 10))
+        ticks.append(float(round(t, 10)))
         t += step
     return ticks
 

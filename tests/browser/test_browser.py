@@ -391,7 +391,7 @@ def test_the_auditor_loop_on_the_shared_persistbench_file(browser, tmp_path):
 
 def test_overview_downloads_the_report_of_the_runs_shown(server, browser, tmp_path):
     """The Overview's report button saves the chosen runs as one HTML file that makes no
-    network request when opened, with the numbers the page shows."""
+    network request when opened, with the numbers the page shows; so does its CSV."""
     base, _ = server
     page = browser.new_page(viewport={"width": 1440, "height": 1000})
     page.goto(f"{base}/")
@@ -406,6 +406,12 @@ def test_overview_downloads_the_report_of_the_runs_shown(server, browser, tmp_pa
     shown = page.locator(".cimem-table").first.inner_text()
     violations = re.findall(r"\b\d+\.\d\d\b", shown)
     assert violations and all(v in html for v in violations)
+    with page.expect_download(timeout=120000) as got_csv:
+        page.get_by_role("button", name="Table as CSV").click()
+    table = tmp_path / "table.csv"
+    got_csv.value.save_as(table)
+    figures = set(re.findall(r"\b\d+\.\d\d\b", table.read_text(encoding="utf-8")))
+    assert set(violations) <= figures  # the CSV's numbers, intervals too, are the page's
     opened = browser.new_page()
     requests: list[str] = []
     opened.on("request", lambda r: requests.append(r.url))
