@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from cimem.analysis.cube import LeakCube, context_keys, restrict_contexts
+from cimem.analysis.joint import joint_outcomes
 from cimem.analysis.metrics import NO_LABELS, MetricOptions, RunMetrics, compute
 from cimem.text import plural
 
@@ -89,6 +90,20 @@ def _row(cube: LeakCube, m: RunMetrics) -> dict[str, Any]:
     }
 
 
+def _joint_cells(cube: LeakCube, opts: MetricOptions) -> dict[str, float | None]:
+    """The run's joint outcomes (:mod:`cimem.analysis.joint`) in points."""
+    j = joint_outcomes(cube, opts)
+
+    def points(x: float | None) -> float | None:
+        return None if x is None else 100 * x
+
+    return {
+        "complete_clean": points(j.complete_clean),
+        "leak_among_complete": points(j.leak_among_complete),
+        "completeness_among_clean": points(j.completeness_among_clean),
+    }
+
+
 def _common_cells(
     cube: LeakCube, opts: MetricOptions, shared: set, columns: CommonColumns
 ) -> dict[str, float]:
@@ -137,7 +152,7 @@ def overview(
     common = None if comparable or not shared else CommonColumns(common_k, len(shared))
     rows = []
     for cube, m in zip(cubes, results):
-        row = _row(cube, m)
+        row = _row(cube, m) | _joint_cells(cube, opts)
         if common is not None:
             row |= _common_cells(cube, opts, shared, common)
         rows.append(row)

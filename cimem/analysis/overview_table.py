@@ -80,8 +80,9 @@ def headline_table(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def more_table(ov: Overview) -> pd.DataFrame:
-    """The further columns: level, judge, spread, per-message leak rate, the common-k columns
-    when the runs have them, and whether each run is simulated."""
+    """The further columns: level, judge, spread, per-message leak rate, the joint outcomes
+    (pooled over messages), the common-k columns when the runs have them, and whether each run
+    is simulated."""
     table = ov.table
     more = pd.DataFrame(
         {
@@ -91,6 +92,11 @@ def more_table(ov: Overview) -> pd.DataFrame:
             "Violation std (points)": [rounded(x) for x in table["violation_std"]],
             "Completeness std (points)": [rounded(x) for x in table["completeness_std"]],
             "per-message leak %": [rounded(x) for x in table["leak_rate_per_message"]],
+            "complete and clean %": [rounded(x) for x in table["complete_clean"]],
+            "complete messages that leak %": [rounded(x) for x in table["leak_among_complete"]],
+            "Completeness of clean messages %": [
+                rounded(x) for x in table["completeness_among_clean"]
+            ],
         }
     )
     titles = ov.common.titles() if ov.common is not None else {}

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from cimem.analysis.cube import LeakCube
 from cimem.analysis.discards import DiscardReport
+from cimem.analysis.joint import JointOutcomes, joint_outcomes
 from cimem.analysis.metrics import (
     MODES,
     NO_LABELS,
@@ -53,9 +54,9 @@ def describe_run(m: RunMetrics) -> str:
     return how
 
 
-def text_report(results: list[RunMetrics]) -> str:
+def text_report(results: list[RunMetrics], joints: list[JointOutcomes] | None = None) -> str:
     lines = []
-    for m in results:
+    for i, m in enumerate(results):
         ok = m.discarded.note != NO_LABELS_HELP
         lines.append(f"run {m.run}  ({describe_run(m)})")
         if m.info.coverage is not None and m.info.coverage.partial:
@@ -74,9 +75,25 @@ def text_report(results: list[RunMetrics]) -> str:
         lines.append(f"  Completeness                    {metric_cell(m.completeness, ok)}")
         lines.append(f"  per-message leak rate (naive)   {metric_cell(m.leak_rate, ok)}")
         lines.append(f"  intervals: bootstrap over profiles, {m.bootstrap}")
+        if joints is not None and ok:
+            lines.append("  " + joint_line(joints[i]))
         lines.extend("  " + x for x in discard_lines(m.discarded))
         lines.append("")
     return "\n".join(lines).rstrip()
+
+
+def joint_line(j: JointOutcomes) -> str:
+    """The joint outcomes in one line (pooled over messages with a needed and a withheld
+    attribute)."""
+    if not j.messages:
+        return "joint: no message has both a needed and a withheld attribute"
+    return (
+        f"joint, over {plural(j.messages, 'message')}: complete and clean {pct(j.complete_clean).strip()}%,"
+        f" complete and leaky {pct(j.complete_leaky).strip()}%, incomplete and clean"
+        f" {pct(j.incomplete_clean).strip()}%, incomplete and leaky {pct(j.incomplete_leaky).strip()}%;"
+        f" a complete message leaks in {pct(j.leak_among_complete).strip()}%, a clean one's"
+        f" Completeness {pct(j.completeness_among_clean).strip()}%"
+    )
 
 
 def discard_lines(d: DiscardReport) -> list[str]:
@@ -180,13 +197,15 @@ def one_mode(
     args: argparse.Namespace, cubes: list[LeakCube], mode: Mode
 ) -> tuple[dict[str, Any], list[str]]:
     """One mode's JSON document and text parts."""
-    results = [compute(c, options_from(args, mode, args.k)) for c in cubes]
+    opts = options_from(args, mode, args.k)
+    results = [compute(c, opts) for c in cubes]
+    joints = [joint_outcomes(c, opts) for c in cubes]
     doc: dict[str, Any] = {
         "mode": mode,
         "label_rule": results[0].options.label_rule,
-        "runs": [r.as_dict() for r in results],
+        "runs": [r.as_dict() | {"joint": j.as_dict()} for r, j in zip(results, joints)],
     }
-    text = [text_report(results)]
+    text = [text_report(results, joints)]
     if args.corrected_by is not None:
         c = corrected_for(args, cubes[0], mode)
         add_corrected(doc["runs"][0], c)

@@ -63,7 +63,8 @@ def _overview(report: Report, colours: dict[str, str]) -> list[str]:
         table_html(report.headline, digits=digits),
         f'<p class="note">{escape(report.note)}. Mean over profiles; bootstrap 95% interval'
         " (none with one profile).</p>",
-        "<details><summary>More columns: level, judge, spread, per-message leak rate</summary>",
+        "<details><summary>More columns: level, judge, spread, per-message leak rate, joint"
+        " outcomes</summary>",
         table_html(report.more, digits=more_digits),
         "</details>",
         "<h3>Privacy against utility</h3>",

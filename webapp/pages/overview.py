@@ -51,7 +51,7 @@ headline = overview_table.headline_table(ov.table)
 more = overview_table.more_table(ov)
 render.static_table(headline, digits={"Violation@n %": 2, "Completeness %": 2})
 with st.expander(
-    "More columns: level, judge, spread, per-message leak rate"
+    "More columns: level, judge, spread, per-message leak rate, joint outcomes"
     + (", common-k comparison" if ov.common is not None else "")
 ):
     render.static_table(more, digits={c: 2 for c in more.columns if more[c].dtype.kind == "f"})
