@@ -22,6 +22,7 @@ class Reply:
     reasoning: str | None = None
     body: str | None = None  # raw body instead of a completion
     hang: bool = False  # the client is expected to give up: logged as HUNG
+    finish_reason: str = "stop"  # "length": the reply was cut at the token limit
 
 
 class _Server(ThreadingHTTPServer):
@@ -89,7 +90,13 @@ class FakeLLM:
                             "object": "chat.completion",
                             "created": 0,
                             "model": body.get("model", "m"),
-                            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "message": message,
+                                    "finish_reason": reply.finish_reason,
+                                }
+                            ],
                             "usage": {
                                 "prompt_tokens": 10,
                                 "completion_tokens": 5,

@@ -17,5 +17,13 @@ class SortKey(StrEnum):
     RUN = "run"
 
 
-QUEUE_FILTERS = ("leaked", "disagree", "parse_failure", "judge_error", "ungrounded", "unreviewed")
+QUEUE_FILTERS = (
+    "leaked",
+    "disagree",
+    "parse_failure",
+    "judge_error",
+    "ungrounded",
+    "flagged",
+    "unreviewed",
+)
 SAMPLE = "sample"  # the suggested audit sample (.audit.sample.audit_sample) as a queue

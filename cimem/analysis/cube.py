@@ -258,3 +258,26 @@ def restrict_contexts(cube: LeakCube, keep: set[tuple[str, str, str]]) -> LeakCu
         ctx_unjudged=np.where(ctx_ok, cube.ctx_unjudged, zero),
         info=replace(cube.info, restricted_to=len(keep)),
     )
+
+
+def drop_samples(cube: LeakCube, ctx: np.ndarray, trial: np.ndarray) -> LeakCube:
+    """The same cube with the messages of (context ``ctx[i]``, trial ``trial[i]``) dropped as a
+    failed generation is: the slot stays (``ctx_trials``), it is counted with the failed
+    generations and is no sample of either metric, and its verdicts are forgotten. A context
+    whose every sample is dropped is then "not sampled", never "nothing revealed"."""
+    from dataclasses import replace
+
+    drop = np.zeros(len(cube.ctx_profile), np.uint64)
+    bits = np.left_shift(np.uint64(1), np.asarray(trial, np.uint64))
+    np.bitwise_or.at(drop, np.asarray(ctx, np.int64), bits)
+    keep = ~drop
+    pair_keep = keep[cube.pair_ctx] if len(cube.pair_ctx) else np.zeros(0, np.uint64)
+    return replace(
+        cube,
+        pair_mask=cube.pair_mask & pair_keep,
+        ctx_valid=cube.ctx_valid & keep,
+        ctx_unparsed=cube.ctx_unparsed & keep,
+        ctx_judge_error=cube.ctx_judge_error & keep,
+        ctx_unjudged=cube.ctx_unjudged & keep,
+        ctx_failed=cube.ctx_failed | (drop & cube.ctx_trials),
+    )

@@ -1,4 +1,5 @@
-"""Analysis commands: ``metrics``, ``growth``, ``agreement``, ``composition``, one module each."""
+"""Analysis commands: ``metrics``, ``growth``, ``agreement``, ``composition``, ``health``, one
+module each."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 from cimem.cli.agreement import add_agreement_command
 from cimem.cli.composition import add_composition_command
 from cimem.cli.growth import add_growth_command
+from cimem.cli.health import add_health_command
 from cimem.cli.metrics import add_metrics_command
 
 
@@ -15,3 +17,4 @@ def add_analysis_commands(sub: argparse._SubParsersAction) -> None:
     add_growth_command(sub)
     add_agreement_command(sub)
     add_composition_command(sub)
+    add_health_command(sub)

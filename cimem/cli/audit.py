@@ -219,7 +219,8 @@ def _add_queue_command(sub: argparse._SubParsersAction) -> None:
         help="the messages of a run that need a person's look",
         description="Messages of a run filtered by what needs a look: leaked (the judge found a"
         " private attribute revealed), disagree (two judges differ: --vs), parse_failure,"
-        " judge_error, ungrounded (evidence not found in the message), unreviewed (no person's"
+        " judge_error, ungrounded (evidence not found in the message), flagged (by the health"
+        " scan: a refusal, a truncated message, a placeholder left in, ...), unreviewed (no person's"
         " verdict yet), sample (the cells of audit-sample); narrowed by profile, task, recipient"
         " and attribute; with how many are left to review.",
     )

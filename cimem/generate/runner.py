@@ -322,21 +322,29 @@ def _new_messages(
 ) -> list[NewMessage]:
     """One message per slot; a call that failed after its retries is a failed message with its
     error, never empty text."""
-    return [
-        NewMessage(
-            profile_id=sl.profile_id,
-            ctx_idx=sl.ctx_idx,
-            trial=sl.trial,
-            num_to_share=len(sl.keep) if sl.keep is not None else None,
-            num_not_to_share=len(sl.shared[1]) if sl.shared else None,
-            shared_json=orjson.dumps(list(sl.shared)).decode() if sl.shared else None,
-            prompt=req[0]["content"],
-            text=res.text if res.ok else None,
-            status=MessageStatus.OK if res.ok else MessageStatus.FAILED,
-            error=None if res.ok else res.error,
-        )
-        for sl, req, res in zip(todo, requests, results)
-    ]
+    return [_new_message(sl, req, res) for sl, req, res in zip(todo, requests, results)]
+
+
+def _new_message(sl: Slot, req: list[dict[str, str]], res: ChatResult) -> NewMessage:
+    """A slot's message. It keeps how its call ended and the call's tokens (the call cache's
+    when it was answered there); a failed call, or an endpoint that reported no usage, leaves
+    them None (not known)."""
+    tokens = res.ok and bool(res.prompt_tokens or res.completion_tokens)
+    return NewMessage(
+        profile_id=sl.profile_id,
+        ctx_idx=sl.ctx_idx,
+        trial=sl.trial,
+        num_to_share=len(sl.keep) if sl.keep is not None else None,
+        num_not_to_share=len(sl.shared[1]) if sl.shared else None,
+        shared_json=orjson.dumps(list(sl.shared)).decode() if sl.shared else None,
+        prompt=req[0]["content"],
+        text=res.text if res.ok else None,
+        status=MessageStatus.OK if res.ok else MessageStatus.FAILED,
+        error=None if res.ok else res.error,
+        finish_reason=res.finish_reason if res.ok else None,
+        prompt_tokens=res.prompt_tokens if tokens else None,
+        completion_tokens=res.completion_tokens if tokens else None,
+    )
 
 
 def _summary(

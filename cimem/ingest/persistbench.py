@@ -1,7 +1,8 @@
 """PersistBench CIM output files: ``metadata``, ``entries`` (one per context) with
 ``cim_metadata`` (profile name, attribute -> memory statement), ``required_attributes`` /
 ``forbidden_attributes`` (that team's hard labels) and ``results[model].generations[*]`` holding the
-message and a per-attribute judge verdict with evidence.
+message and a per-attribute judge verdict with evidence; when the file kept the raw API responses,
+each message's finish reason and token counts (:mod:`cimem.ingest.endings`).
 
 Attributes in neither list are stored as ambiguous (out of both metrics). Published files hold judge
 ids that are not attribute keys ("[key]", or positions such as "12" and "attr_12" in an order the
@@ -19,6 +20,7 @@ import numpy as np
 import orjson
 
 from cimem.errors import CimemError
+from cimem.ingest.endings import NOT_KNOWN, ending
 from cimem.ingest.profiles import load_json_document
 from cimem.ingest.records import Attribute, JudgeMeta, ProfileRecord, Progress, RunMeta
 from cimem.ingest.validate import MAX_TRIALS, PERSISTBENCH, Checker, Parts
@@ -154,6 +156,9 @@ class _Profile:
                 "text",
                 "status",
                 "error",
+                "finish_reason",
+                "prompt_tokens",
+                "completion_tokens",
             )
         }
         self.jud: dict[str, list] = {"msg_idx": [], "status": [], "raw": []}
@@ -221,6 +226,7 @@ class _Profile:
         )
         error = g.get("error")
         failed = error is not None or not text
+        end = NOT_KNOWN if failed else ending(g.get("memory_raw_api_response"))
         for k, v in (
             ("ctx_idx", c),
             ("trial", trial),
@@ -231,6 +237,7 @@ class _Profile:
             ("text", None if failed else text),
             ("status", "failed" if failed else "ok"),
             ("error", (str(error) if error is not None else "no message") if failed else None),
+            *end._asdict().items(),  # how it ended, when the file kept the raw API response
         ):
             self.msg[k].append(v)
         judge = check.get(g, "judge", f"{rule}.judge", f"{field}.judge")

@@ -71,7 +71,8 @@ class ProfileRecord:
     # hard label columns: ctx_idx, attr_idx, label
     hard_labels: dict[str, Any] = field(default_factory=dict)
     # message columns: ctx_idx, trial, num_to_share, num_not_to_share, shared_json, prompt, text,
-    # status, error
+    # status, error; and, when the format has them, finish_reason, prompt_tokens, completion_tokens
+    # (a column left out is NULL: not known)
     messages: dict[str, list] = field(default_factory=dict)
     # judgment columns: msg_idx, status, raw
     judgments: dict[str, list] = field(default_factory=dict)

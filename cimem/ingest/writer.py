@@ -227,6 +227,7 @@ class RunWriter:
                 "text": pa.array(m["text"], pa.string()),
                 "status": pa.array(m["status"], pa.string()),
                 "error": pa.array(m["error"], pa.string()),
+                **_optional(m, n_msg),
             }
         )
 
@@ -275,6 +276,23 @@ class RunWriter:
             if self.has_messages or self.meta.kind != "results"
             else ("labels" if self.has_labels else "profiles"),
         )
+
+
+_OPTIONAL_MESSAGE_COLUMNS = (
+    ("finish_reason", pa.string()),
+    ("prompt_tokens", pa.int32()),
+    ("completion_tokens", pa.int32()),
+)
+
+
+def _optional(m: dict, n: int) -> dict[str, pa.Array]:
+    """The message columns a format may lack (how each generation ended, its tokens): the
+    reader's column when it has one, else NULL (not known) for all ``n``, with no work per
+    message."""
+    return {
+        name: pa.array(m[name], type_) if name in m else pa.nulls(n, type_)
+        for name, type_ in _OPTIONAL_MESSAGE_COLUMNS
+    }
 
 
 def _trials_per_context(m: dict) -> int:

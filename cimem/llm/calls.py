@@ -190,6 +190,7 @@ def _cache_answer(
             res.reasoning,
             res.prompt_tokens,
             res.completion_tokens,
+            res.finish_reason,
         )
 
 

@@ -1,6 +1,7 @@
 """One client for every OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp's server):
 settings, the API key from the environment (never stored), retries with exponential backoff and
-jitter that honour Retry-After, reasoning kept apart from the answer, and token usage.
+jitter that honour Retry-After, reasoning kept apart from the answer, token usage and how the
+answer ended (``finish_reason``: "length" when it hit the token limit).
 
 Retries are ours (the client's own are off), so every attempt is counted and a call that still
 fails is returned as a failure with its error, never as empty text.
@@ -89,6 +90,7 @@ class ChatResult:
     completion_tokens: int = 0
     cached: bool = False
     raw_status: list[int] = field(default_factory=list)
+    finish_reason: str | None = None  # the endpoint's: stop, length, ...; None: it did not say
 
     @property
     def ok(self) -> bool:
@@ -151,16 +153,10 @@ async def chat(
         attempts += 1
         try:
             resp = await client.chat.completions.create(**kwargs)
-            msg = resp.choices[0].message
-            extra = getattr(msg, "model_extra", None) or {}
-            reasoning = (
-                getattr(msg, "reasoning_content", None)
-                or extra.get("reasoning_content")
-                or extra.get("reasoning")
-            )
-            if msg.content is None:
+            choice = resp.choices[0]
+            if choice.message.content is None:
                 raise _EmptyReply("the endpoint returned no message content")
-            text, reasoning = split_reasoning(msg.content, reasoning)
+            text, reasoning = split_reasoning(choice.message.content, _reasoning(choice.message))
             usage = getattr(resp, "usage", None)
             return ChatResult(
                 text=text,
@@ -169,6 +165,7 @@ async def chat(
                 prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
                 completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
                 raw_status=statuses + [200],
+                finish_reason=getattr(choice, "finish_reason", None) or None,
             )
         except Exception as exc:  # every failure is recorded, retried or returned
             status = getattr(exc, "status_code", None)
@@ -187,6 +184,16 @@ async def chat(
                 wait = min(settings.max_backoff, settings.backoff * 2 ** (attempts - 1))
                 wait *= 0.5 + random.random()  # jitter
             await asyncio.sleep(wait)
+
+
+def _reasoning(msg: Any) -> str | None:
+    """The reasoning a server returns beside the answer, under either of its usual names."""
+    extra = getattr(msg, "model_extra", None) or {}
+    return (
+        getattr(msg, "reasoning_content", None)
+        or extra.get("reasoning_content")
+        or extra.get("reasoning")
+    )
 
 
 def _root_cause(exc: BaseException) -> str:
@@ -209,6 +216,7 @@ def from_cache(row: CachedCompletion) -> ChatResult:
         cached=True,
         prompt_tokens=row.prompt_tokens,
         completion_tokens=row.completion_tokens,
+        finish_reason=row.finish_reason,
     )
 
 

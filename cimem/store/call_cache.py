@@ -69,8 +69,8 @@ class CallCacheTable(Database):
         if not keys:
             return {}
         rows = self.con.execute(
-            "SELECT key, response, reasoning, prompt_tokens, completion_tokens FROM llm_cache"
-            " WHERE list_contains(?, key)",
+            "SELECT key, response, reasoning, prompt_tokens, completion_tokens, finish_reason"
+            " FROM llm_cache WHERE list_contains(?, key)",
             [keys],
         ).fetchall()
         return {
@@ -79,8 +79,9 @@ class CallCacheTable(Database):
                 reasoning=reasoning,
                 prompt_tokens=prompt_tokens or 0,
                 completion_tokens=completion_tokens or 0,
+                finish_reason=finish_reason,
             )
-            for key, response, reasoning, prompt_tokens, completion_tokens in rows
+            for key, response, reasoning, prompt_tokens, completion_tokens, finish_reason in rows
         }
 
     def cache_put_many(self, rows: list[CachedCall]) -> None:
@@ -150,12 +151,17 @@ def check_line(line: bytes) -> CachedCall:
         fields = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc})") from None
-    if type(fields) is not list or len(fields) != len(_FIELDS):
-        raise ValueError(f"expected a JSON list of {len(_FIELDS)} fields")
+    if type(fields) is not list or len(fields) not in (len(_FIELDS) - 1, len(_FIELDS)):
+        raise ValueError(
+            f"expected a JSON list of {len(_FIELDS)} fields ({len(_FIELDS) - 1} without the"
+            " finish reason)"
+        )
+    if len(fields) < len(_FIELDS):
+        fields = [*fields, None]  # a line of a cimem that did not keep the finish reason
     for (name, kinds), value in zip(_FIELDS, fields):
         if type(value) not in kinds:
             raise ValueError(f"field {name}: expected {_KIND_NAMES[kinds]}, got {value!r:.40}")
-    key, model, purpose, response, reasoning, pt, ct, at = fields
+    key, model, purpose, response, reasoning, pt, ct, at, finish_reason = fields
     if not key:
         raise ValueError("field key: expected a non-empty string")
     for name, n in (("prompt_tokens", pt), ("completion_tokens", ct)):
@@ -174,6 +180,7 @@ def check_line(line: bytes) -> CachedCall:
         prompt_tokens=pt,
         completion_tokens=ct,
         created_at=when.replace(tzinfo=None),
+        finish_reason=finish_reason,
     )
 
 
@@ -187,6 +194,7 @@ _FIELDS = (
     ("prompt_tokens", (int,)),
     ("completion_tokens", (int,)),
     ("created_at", (str,)),
+    ("finish_reason", (str, type(None))),  # absent from lines written before version 4
 )
 _KIND_NAMES = {
     (str,): "a string",
@@ -268,6 +276,7 @@ class CallCache:
         reasoning: str | None,
         prompt_tokens: int,
         completion_tokens: int,
+        finish_reason: str | None = None,
     ) -> None:
         row = CachedCall(
             key=key,
@@ -278,13 +287,15 @@ class CallCache:
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             created_at=datetime.now(UTC).replace(tzinfo=None),
+            finish_reason=finish_reason,
         )
         if self.path is None:
             self.store.cache_put_many([row])
             return
         if self._fd is None:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        os.write(self._fd, orjson.dumps([*row[:7], row.created_at.isoformat()]) + b"\n")
+        line = [*row[:7], row.created_at.isoformat(), row.finish_reason]
+        os.write(self._fd, orjson.dumps(line) + b"\n")
         self.pending[key] = row
         if len(self.pending) >= self.batch:
             self.flush()

@@ -23,7 +23,14 @@ import pyarrow as pa
 
 from cimem.paths import default_db_path, private_files
 from cimem.store.rows import field_names
-from cimem.store.schema import COUNT_SQL, INSERT_SQL, MIGRATE_1_TO_2, SCHEMA_SQL, SCHEMA_VERSION
+from cimem.store.schema import (
+    COUNT_SQL,
+    INSERT_SQL,
+    MIGRATE_1_TO_2,
+    MIGRATE_3_TO_4,
+    SCHEMA_SQL,
+    SCHEMA_VERSION,
+)
 from cimem.store.waiting import (
     DatabaseRefused,
     DatabaseReleased,
@@ -208,6 +215,8 @@ class Database:
             with self.transaction():
                 if version < 2:
                     self.con.execute(MIGRATE_1_TO_2)
+                if version < 4:
+                    self.con.execute(MIGRATE_3_TO_4)
                 self.con.execute("UPDATE schema_info SET version = ?", [SCHEMA_VERSION])
         elif version > SCHEMA_VERSION:
             raise RuntimeError(

@@ -7,6 +7,7 @@ from cimem.store.enums import MessageStatus
 from cimem.store.rows import (
     CompositionMessage,
     Counterpart,
+    HealthMessage,
     MessageDetail,
     MessageRow,
     MessageSlot,
@@ -121,6 +122,30 @@ class Messages(Database):
             [run_id],
         ).fetchall()
         return {(name, ctx, trial): int(mid) for name, ctx, trial, mid in rows}
+
+    def health_messages(self, run_id: int) -> list[HealthMessage]:
+        """The run's full-memory messages (what its metrics read), failed ones too, with their
+        text and finish reason, by profile, context and trial: the health scan's input. A file
+        of schema version 3 opened read-only (not migrated yet) has no finish reasons: NULL."""
+        reason = "m.finish_reason" if self._has_finish_reason() else "NULL"
+        return self._rows(
+            HealthMessage,
+            "SELECT m.message_id, m.profile_id, p.name AS profile, m.ctx_idx, m.trial, m.status,"
+            f" m.text, {reason} AS finish_reason"
+            " FROM messages m JOIN profiles p USING (run_id, profile_id)"
+            " WHERE m.run_id = ? AND m.shared_json IS NULL"
+            " ORDER BY m.profile_id, m.ctx_idx, m.trial, m.message_id",
+            [run_id],
+            convert=_STATUS,
+        )
+
+    def _has_finish_reason(self) -> bool:
+        return bool(
+            self._scalar(
+                "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'messages'"
+                " AND column_name = 'finish_reason' AND database_name = current_database()"
+            )
+        )
 
     def message_detail(self, message_id: int) -> MessageDetail | None:
         """A message with its run, profile, context, prompt and status."""

@@ -29,6 +29,7 @@ __all__ = [
     "ContextRow",
     "Counterpart",
     "HardLabelRow",
+    "HealthMessage",
     "HumanVerdict",
     "HumanVerdictRow",
     "JudgeCoverage",
@@ -264,6 +265,22 @@ class NewMessage(NamedTuple):
     text: str | None
     status: MessageStatus
     error: str | None
+    finish_reason: str | None = None  # the endpoint's (stop, length, ...); None: not known
+    prompt_tokens: int | None = None  # of the call that made it; None: not known
+    completion_tokens: int | None = None
+
+
+class HealthMessage(NamedTuple):
+    """A full-memory message of a run with what the health scan reads of it."""
+
+    message_id: int
+    profile_id: int
+    profile: str  # the profile's name
+    ctx_idx: int
+    trial: int
+    status: MessageStatus
+    text: str | None
+    finish_reason: str | None  # None: the source did not say
 
 
 class MessageToJudge(NamedTuple):
@@ -407,6 +424,7 @@ class CachedCompletion(NamedTuple):
     reasoning: str | None
     prompt_tokens: int
     completion_tokens: int
+    finish_reason: str | None = None  # None: not known (calls cached before it was kept)
 
 
 class CachedCall(NamedTuple):
@@ -420,6 +438,7 @@ class CachedCall(NamedTuple):
     prompt_tokens: int
     completion_tokens: int
     created_at: datetime
+    finish_reason: str | None = None
 
     def completion(self) -> CachedCompletion:
         return CachedCompletion(
@@ -427,4 +446,5 @@ class CachedCall(NamedTuple):
             reasoning=self.reasoning,
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,
+            finish_reason=self.finish_reason,
         )

@@ -18,7 +18,9 @@ from typing import Any
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 3  # 2: human_verdicts (people's verdicts with their history); 3: run_progress
+# 2: human_verdicts (people's verdicts with their history); 3: run_progress; 4: each message's
+# finish reason and token counts, and the call cache's finish reason
+SCHEMA_VERSION = 4
 
 SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL);
@@ -73,7 +75,9 @@ CREATE TABLE IF NOT EXISTS messages (
     shared_json VARCHAR,              -- [to_share, not_to_share] lists when not the full memory
     prompt VARCHAR, text VARCHAR,
     status VARCHAR NOT NULL,          -- ok, failed
-    error VARCHAR
+    error VARCHAR,
+    finish_reason VARCHAR,            -- the endpoint's (stop, length, ...); NULL: not known
+    prompt_tokens INTEGER, completion_tokens INTEGER  -- of the call; NULL: not known
 );
 CREATE TABLE IF NOT EXISTS judges (
     judge_id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, name VARCHAR NOT NULL,
@@ -88,7 +92,8 @@ CREATE TABLE IF NOT EXISTS judgments (
 CREATE TABLE IF NOT EXISTS llm_cache (
     key VARCHAR PRIMARY KEY,          -- sha256 of model, whole prompt, sampling parameters, trial
     model VARCHAR, purpose VARCHAR, response VARCHAR, reasoning VARCHAR,
-    prompt_tokens INTEGER, completion_tokens INTEGER, created_at TIMESTAMP NOT NULL
+    prompt_tokens INTEGER, completion_tokens INTEGER, created_at TIMESTAMP NOT NULL,
+    finish_reason VARCHAR             -- the endpoint's (stop, length, ...); NULL: not known
 );
 CREATE TABLE IF NOT EXISTS verdicts (
     judge_id INTEGER NOT NULL, message_id BIGINT NOT NULL, attr_id INTEGER NOT NULL,
@@ -119,6 +124,16 @@ INSERT INTO human_verdicts
 SELECT row_number() OVER (ORDER BY v.judge_id, v.message_id, v.attr_id), v.judge_id,
        v.message_id, v.attr_id, v.revealed, NULL, v.evidence, j.created_at
 FROM verdicts v JOIN judges j USING (judge_id) WHERE j.kind = 'human'
+"""
+
+# Version 3 did not keep how a generation ended or what it cost: those columns are added, NULL
+# (not known) for what is stored already. New files have them where the DDL above puts them,
+# at the end of their tables too.
+MIGRATE_3_TO_4 = """
+ALTER TABLE messages ADD COLUMN IF NOT EXISTS finish_reason VARCHAR;
+ALTER TABLE messages ADD COLUMN IF NOT EXISTS prompt_tokens INTEGER;
+ALTER TABLE messages ADD COLUMN IF NOT EXISTS completion_tokens INTEGER;
+ALTER TABLE llm_cache ADD COLUMN IF NOT EXISTS finish_reason VARCHAR;
 """
 
 
@@ -159,7 +174,8 @@ BULK_SCHEMAS: dict[str, pa.Schema] = {
         [
             pa.field("message_id", pa.int64()),
             *_ids("run_id", "profile_id", "ctx_idx", "trial", "num_to_share", "num_not_to_share"),
-            *_texts("shared_json", "prompt", "text", "status", "error"),
+            *_texts("shared_json", "prompt", "text", "status", "error", "finish_reason"),
+            *_ids("prompt_tokens", "completion_tokens"),
         ]
     ),
     "judgments": pa.schema(
@@ -182,6 +198,7 @@ LLM_CACHE_SCHEMA = pa.schema(
         *_texts("key", "model", "purpose", "response", "reasoning"),
         *_ids("prompt_tokens", "completion_tokens"),
         pa.field("created_at", pa.timestamp("us")),
+        *_texts("finish_reason"),
     ]
 )
 

@@ -110,3 +110,54 @@ def test_persistbench_real_file(store):
         " WHERE a.key = 'annual_income' AND v.revealed LIMIT 1"
     ).fetchone()[0]
     assert "95,000" in evidence
+
+
+RAW_RESPONSES = [  # how each provider's SDK dumps a reply, as PersistBench keeps it
+    {
+        "choices": [{"finish_reason": "length"}],
+        "usage": {"prompt_tokens": 900, "completion_tokens": 1024},
+    },
+    {
+        "type": "succeeded",
+        "message": {
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 950, "output_tokens": 300},
+        },
+    },
+    {
+        "candidates": [{"finishReason": "MAX_TOKENS"}],
+        "usageMetadata": {"promptTokenCount": 7, "candidatesTokenCount": 8},
+    },
+    {"choices": [{"finish_reason": 3}], "usage": {"prompt_tokens": -1}},  # not readable: unknown
+]
+
+
+def test_persistbench_keeps_how_each_generation_ended_when_the_file_has_it(store, tmp_path):
+    path = shared_file("persistbench_llama33_jeffery_day.json")
+    plain = ingest_file(store, path)
+    assert store.con.execute(
+        "SELECT count(finish_reason), count(prompt_tokens), count(completion_tokens)"
+        " FROM messages WHERE run_id = ?",
+        [plain.run_id],
+    ).fetchall() == [(0, 0, 0)]  # the published file kept no raw responses: not known
+    doc = json.loads(path.read_text())
+    entries = list(doc["entries"].values())
+    for entry, raw in zip(entries, RAW_RESPONSES):
+        entry["results"]["meta/llama-3.3-70b-instruct-maas"]["generations"][0][
+            "memory_raw_api_response"
+        ] = raw
+    copy = tmp_path / "with_raw.json"
+    copy.write_text(json.dumps(doc))
+    res = ingest_file(store, copy)
+    got = store.con.execute(
+        "SELECT ctx_idx, finish_reason, prompt_tokens, completion_tokens FROM messages"
+        " WHERE run_id = ? AND ctx_idx < 5 ORDER BY ctx_idx",
+        [res.run_id],
+    ).fetchall()
+    assert got == [
+        (0, "length", 900, 1024),
+        (1, "stop", 950, 300),
+        (2, "length", 7, 8),
+        (3, None, None, None),
+        (4, None, None, None),
+    ]

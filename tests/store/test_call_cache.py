@@ -18,15 +18,16 @@ def test_put_get_flush_in_batches(tmp_path):
     with Store.open(tmp_path / "c.duckdb") as store:
         cache = CallCache(store, batch=3)
         cache.put("k1", "m", "judge", "{}", None, 10, 5)
-        cache.put("k2", "m", "judge", '{"a": "x"}', "thought", 11, 6)
+        cache.put("k2", "m", "judge", '{"a": "x"}', "thought", 11, 6, "length")
         assert store.cache_get(["k1", "k2"]) == {}  # not merged yet ...
         assert cache.get(["k1", "k2", "k3"]) == {
-            "k1": ("{}", None, 10, 5),
-            "k2": ('{"a": "x"}', "thought", 11, 6),
+            "k1": ("{}", None, 10, 5, None),
+            "k2": ('{"a": "x"}', "thought", 11, 6, "length"),
         }
         assert len(journal_path(store).read_bytes().splitlines()) == 2  # ... but on disk
         cache.put("k3", "m", "judge", "[]", None, 1, 1)  # the batch is full: merged
         assert set(store.cache_get(["k1", "k2", "k3"])) == {"k1", "k2", "k3"}
+        assert store.cache_get(["k2"])["k2"].finish_reason == "length"  # kept in the table
         assert journal_path(store).read_bytes() == b""
         cache.put("k4", "m", "generate", "hello", None, 1, 1)
         cache.close()
@@ -84,10 +85,18 @@ def test_damaged_journal_lines_are_set_aside_and_the_database_opens(tmp_path):
 def test_check_line_accepts_what_the_cache_writes(tmp_path):
     with Store.open(tmp_path / "w.duckdb") as store:
         cache = CallCache(store, batch=100)
-        cache.put("f" * 64, "m", "judge", "{}", "why", 10, 5)
+        cache.put("f" * 64, "m", "judge", "{}", "why", 10, 5, "stop")
         row = check_line(journal_path(store).read_bytes().splitlines()[0])
         assert row[:7] == ("f" * 64, "m", "judge", "{}", "why", 10, 5)
+        assert row.finish_reason == "stop"
         cache.close()
+
+
+def test_a_journal_line_of_an_older_cimem_has_no_finish_reason_and_is_merged(tmp_path):
+    row = check_line(_line())  # eight fields: written before the finish reason was kept
+    assert row.finish_reason is None and row.prompt_tokens == 3
+    with pytest.raises(ValueError, match="expected a string or null"):
+        check_line(orjson.dumps([*orjson.loads(_line()), 7]))
 
 
 def test_cli_reports_rejected_journal_lines_once(tmp_path):

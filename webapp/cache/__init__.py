@@ -21,6 +21,7 @@ from webapp.cache.cubes import (
     report_html,
 )
 from webapp.cache.curves import CurveAsk, growth_slice, prefetch_growth
+from webapp.cache.health import health as message_health
 from webapp.cache.leaderboard import board_entries, board_metrics, board_metrics_known
 from webapp.cache.leak_views import (
     ONE_VALUE_PAGES,
@@ -87,6 +88,7 @@ __all__ = [
     "make_leaks_page",
     "matching_pairs",
     "message_audit",
+    "message_health",
     "metrics",
     "overview",
     "pair_messages",

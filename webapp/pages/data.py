@@ -1,5 +1,6 @@
 """Data: import files (upload or a path on the server), the runs with their configuration,
-rename and delete runs, export a run to the official format."""
+rename and delete runs, the selected runs' message health, export a run to the official
+format."""
 
 import tempfile
 from pathlib import Path
@@ -13,7 +14,7 @@ from cimem.ingest import ingest_or_find
 from cimem.ingest.export import export_official
 from cimem.text import plural
 from webapp import cache, connection, render, sidebar
-from webapp.panels import progress
+from webapp.panels import health, progress
 
 st.title("Data")
 st.caption(
@@ -179,6 +180,8 @@ confirm = c2.checkbox(f"Yes, delete run {choice} and everything in it")
 if c2.button("Delete run", disabled=not confirm):
     cache.delete_run(int(choice))
     st.rerun()
+
+health.section()
 
 st.header("Export")
 if cfg["kind"] != "profiles":

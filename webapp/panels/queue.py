@@ -19,6 +19,7 @@ FILTER_TEXT = {
     "parse_failure": "judge reply not parsed",
     "judge_error": "judge call failed",
     "ungrounded": "evidence not in the message",
+    "flagged": "flagged by the health scan",
     "unreviewed": "not yet reviewed by a person",
     SAMPLE: "the suggested audit sample",
 }

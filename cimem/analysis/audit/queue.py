@@ -3,9 +3,10 @@
 A message enters the queue for what a reviewer would want to check: the judge found a private
 attribute revealed (``leaked``), two judges disagree on some attribute (``disagree``), the judge's
 reply could not be parsed (``parse_failure``) or its call failed (``judge_error``), an evidence
-sentence does not occur in the message (``ungrounded``), or no person has reviewed it yet
-(``unreviewed``). Every queue, the suggested sample's too, is narrowed the same way: by what a
-reviewer typed (:class:`Narrowing`).
+sentence does not occur in the message (``ungrounded``), the health scan flagged it (``flagged``:
+a refusal, a truncated message, a placeholder left in, ...; :mod:`cimem.analysis.health`), or no
+person has reviewed it yet (``unreviewed``). Every queue, the suggested sample's too, is narrowed
+the same way: by what a reviewer typed (:class:`Narrowing`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from cimem.analysis.audit.sample import SampleRow
 from cimem.analysis.choices import QUEUE_FILTERS
 from cimem.analysis.choices import SAMPLE as CHOICE_SAMPLE
 from cimem.analysis.cube import HARD_FROM_FRACTIONS
+from cimem.analysis.health import flagged, scan
 from cimem.analysis.labels import PRIVATE, LabelRule
 from cimem.errors import CimemError
 from cimem.store import ContextRow, Judgment, JudgmentStatus, MessageToJudge, Store
@@ -165,8 +167,9 @@ def review_queue(
             ctx = contexts[(m.profile_id, m.ctx_idx)]
             items.append(_item(m, ctx, flags, behind.get(m.message_id, ()), reviewed))
     items.sort(key=lambda i: (i.profile, i.ctx_idx, i.trial, i.message_id))
-    if filter != "ungrounded":
-        del counts["ungrounded"]
+    for costly in ("ungrounded", "flagged"):
+        if filter != costly:
+            del counts[costly]
     queue = Queue(items, filter, judge, vs, human, counts)
     return narrow(queue, Narrowing(profile or "", task or "", recipient or "", "", attribute or ""))
 
@@ -199,8 +202,9 @@ def _cells_behind(
     rule: LabelRule,
     messages: list[MessageToJudge],
 ) -> tuple[dict[str, set[int]], dict[int, tuple[str, ...]]]:
-    """Per cell filter (leaked, disagree, ungrounded), the messages it hits; and per message the
-    attribute keys behind ``filter`` (the judge's "yes" for a filter of whole messages)."""
+    """Per cell filter (leaked, disagree, ungrounded) and the health scan's ``flagged``, the
+    messages it hits; and per message the attribute keys behind ``filter`` (the judge's "yes"
+    for a filter of whole messages)."""
     keys = {a.attr_id: a.key for a in store.attributes_of(run_id)}
     cells = store.queue_cells(run_id, judge, vs, evidence=filter == "ungrounded")
     yes = np.asarray(cells["revealed"], bool)
@@ -221,6 +225,10 @@ def _cells_behind(
             bool,
         )
     hit = {name: set(cells["message_id"][sel].tolist()) for name, sel in by_filter.items()}
+    hit["flagged"] = set()
+    if filter == "flagged":  # reads every message again: only when asked for
+        health = scan(store.health_messages(run_id))
+        hit["flagged"] = set(health.loc[flagged(health), "message_id"].tolist())
     return hit, _attributes_by_message(cells, by_filter.get(filter, yes), keys)
 
 
@@ -241,6 +249,7 @@ def _flags(
         "parse_failure": st is not None and st.status == JudgmentStatus.PARSE_FAILURE,
         "judge_error": st is not None and st.status == JudgmentStatus.ERROR,
         "ungrounded": message_id in hit["ungrounded"],
+        "flagged": message_id in hit["flagged"],
         "unreviewed": message_id not in reviewed,
     }
 
