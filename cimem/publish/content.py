@@ -1,7 +1,8 @@
 """What a report holds, computed once for its HTML and Markdown forms: the Overview table with
 intervals and the trade-off's points, each run's growth curve, most leaked attributes and
 recipients and heatmap, its judges with their coverage and agreement, the audit's corrected
-numbers where people have audited, and the provenance of every number."""
+numbers where people have audited, the message health scan of a stored run, and the provenance
+of every number."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from cimem.analysis.breakdowns import attribute_table, group_table, pair_table
 from cimem.analysis.cube import LeakCube
 from cimem.analysis.growth import growth
 from cimem.analysis.growth.random_order import ORDERS_PER_PROFILE, ORDERS_PER_RUN
+from cimem.analysis.health import FLAG_TEXT, HealthReport, health_report, scan
 from cimem.analysis.leaks import heat_cells
 from cimem.analysis.metrics import BOOTSTRAP_SEED, MetricOptions, RunMetrics
 from cimem.analysis.overview import overview
@@ -68,6 +70,30 @@ class RunDetail:
     judges: pd.DataFrame
     corrected: Corrected | None
     audit_note: str
+    health: HealthReport | None = None  # a stored run's message health scan
+
+    def health_table(self) -> pd.DataFrame:
+        """Each flag the scan found with its messages, then the metrics with and without the
+        flagged messages (points)."""
+        h = self.health
+        if h is None:
+            return pd.DataFrame()
+        rows: list[dict[str, object]] = [
+            {"what": FLAG_TEXT[c.flag], "messages": c.messages} for c in h.counts if c.messages
+        ]
+        rows.append(
+            {"what": "flagged, of all messages", "messages": f"{h.flagged} of {h.messages}"}
+        )
+        for side in h.metrics:
+            for name in ("violation", "completeness"):
+                every, clean = getattr(side.all, name), getattr(side.clean, name)
+                rows.append(
+                    {
+                        "what": f"{name.capitalize()} %, every message / without flagged",
+                        "messages": f"{100 * every.mean:.2f} / {100 * clean.mean:.2f}",
+                    }
+                )
+        return pd.DataFrame(rows)
 
 
 @dataclass
@@ -87,6 +113,17 @@ class Report:
     database: str = "-"
     generated: str = field(default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
     version: str = cimem.__version__
+
+    def provenance_table(self) -> pd.DataFrame:
+        """One row per run: where its numbers come from, columns named for a reader."""
+        return pd.DataFrame([o.__dict__ for o in self.origins]).rename(
+            columns={
+                "source_file": "source file",
+                "judge_model": "judge model",
+                "prompt_hash": "judge prompt hash",
+                "profile_set": "profile set",
+            }
+        )
 
     @property
     def how(self) -> str:
@@ -173,8 +210,10 @@ def _curve(cube: LeakCube, opts: MetricOptions) -> RunCurve:
 def _detail(cube: LeakCube, m: RunMetrics, opts: MetricOptions, store: Store | None) -> RunDetail:
     pairs = pair_table(cube, opts)
     fixed, note = None, "No audit: no person has recorded verdicts on this run."
+    health = None
     if store is not None and cube.info.run_id is not None:
         fixed, note = _audit(store, cube, opts)
+        health = health_report(cube, scan(store.health_messages(cube.info.run_id)), [opts])
     return RunDetail(
         run=cube.run,
         attributes=_top_attributes(pairs),
@@ -183,6 +222,7 @@ def _detail(cube: LeakCube, m: RunMetrics, opts: MetricOptions, store: Store | N
         judges=judge_table(store, cube, opts.label_rule) if store is not None else pd.DataFrame(),
         corrected=fixed,
         audit_note=note,
+        health=health,
     )
 
 

@@ -178,6 +178,10 @@ def _detail(d: RunDetail) -> str:
         table_html(d.judges) if len(d.judges) else "<p>Read from a file: its verdicts only.</p>",
         "<h4>Audit</h4>",
         _audit(d),
+        "<h4>Message health</h4>",
+        table_html(d.health_table())
+        if d.health is not None
+        else "<p>Read from a file: no health scan.</p>",
     ]
     return "".join(parts)
 
@@ -251,14 +255,7 @@ _HASH_STYLE = "font-family:monospace;font-size:11px;word-break:break-all;min-wid
 
 
 def _provenance(report: Report) -> list[str]:
-    table = pd.DataFrame([o.__dict__ for o in report.origins]).rename(
-        columns={
-            "source_file": "source file",
-            "judge_model": "judge model",
-            "prompt_hash": "judge prompt hash",
-            "profile_set": "profile set",
-        }
-    )
+    table = report.provenance_table()
     return [
         "<h2>Provenance</h2>",
         f'<p class="how">{escape(report.how)}. cimem {escape(report.version)}; database'

@@ -56,7 +56,7 @@ def report_markdown(report: Report) -> str:
     ]
     for d in report.details:
         parts.extend(_detail(d))
-    parts.extend(["## Provenance", md_table(pd.DataFrame([o.__dict__ for o in report.origins]))])
+    parts.extend(["## Provenance", md_table(report.provenance_table())])
     return "\n\n".join(parts) + "\n"
 
 
@@ -91,4 +91,6 @@ def _detail(d: RunDetail) -> list[str]:
         rows = d.corrected.rows()
         out.append(md_table(pd.DataFrame(rows)))
     out.append(md_text(d.audit_note))
+    if d.health is not None:
+        out.extend(["### Message health", md_table(d.health_table())])
     return out

@@ -183,3 +183,15 @@ def test_an_audited_run_shows_the_corrected_numbers_of_metrics(demo_db, tmp_path
     assert f"{100 * fixed['mean']:.2f}" in html
     assert f"[{100 * fixed['ci95'][0]:.2f}, {100 * fixed['ci95'][1]:.2f}]" in html
     assert f"judge {human}) on {fixed['audited_pairs']:,} audited cells" in html
+
+
+def test_a_stored_runs_report_holds_its_message_health(tmp_path):
+    db = tmp_path / "pb.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, shared_file("persistbench_llama33_jeffery_day.json"))
+    out = tmp_path / "h.md"
+    assert main(["report", "--db", str(db), "--out", str(out), "--format", "md"]) == 0
+    text = out.read_text()
+    assert "### Message health" in text and "| flagged, of all messages | 5 of 49 |" in text
+    assert "| Completeness %, every message / without flagged | 55.75 / 58.36 |" in text
+    assert "| run | model | source file | sha256 |" in text.replace("\\_", "_")
