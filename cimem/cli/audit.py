@@ -76,9 +76,11 @@ def _print_queue(
             f" of {queue.counts['cells']} cells decided by people"
         )
     if shown:
+        sample = queue.filter == SAMPLE
+        head = ("message", "profile", "task", "trial", "reviewed")
         print(
             table(
-                ("message", "profile", "task", "trial", "reviewed", "attributes"),
+                (*head, "sampled cells left", "attributes") if sample else (*head, "attributes"),
                 [
                     (
                         str(i.message_id),
@@ -86,6 +88,7 @@ def _print_queue(
                         f"{i.recipient}: {i.task}"[:40],
                         str(i.trial),
                         "yes" if i.reviewed else "no",
+                        *([str(i.cells_left)] if sample else []),
                         ", ".join(i.attributes)[:60],
                     )
                     for i in shown

@@ -598,6 +598,27 @@ def test_the_suggested_sample_as_a_queue_shows_progress(demo_copy, tmp_path, mon
     )
     assert doc["counts"] == {"cells": 40, "cells_decided": 10}
     assert {i["message_id"] for i in doc["items"]} == {int(r["message_id"]) for r in rows}
+    # "reviewed" means the same in every queue: people recorded a verdict on the message
+    unreviewed = json.loads(
+        cli(
+            demo_copy,
+            "audit-queue",
+            "--run",
+            "1",
+            "--filter",
+            "unreviewed",
+            "--limit",
+            "0",
+            "--json",
+        ).stdout
+    )
+    waiting = {i["message_id"] for i in unreviewed["items"]}
+    assert any(i["reviewed"] for i in doc["items"])
+    for item in doc["items"]:
+        assert item["reviewed"] == (item["message_id"] not in waiting)
+        decided = sum(int(r["message_id"]) == item["message_id"] for r in rows[:10])
+        sampled = sum(int(r["message_id"]) == item["message_id"] for r in rows)
+        assert item["cells_left"] == sampled - decided
     # the same sample on the Audit page, its progress, its cells listed for a verdict
     at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", qf="sample", qn="40")
     count = next(m.value for m in at.markdown if "left** to review" in m.value)

@@ -55,8 +55,12 @@ def corrected_section(ch: sidebar.Choices) -> None:
     if human is None or run_cube.info.judge_id in (None, human) or not run_cube.has_labels:
         return
     st.divider()
-    st.subheader("Corrected for the judge's errors")
     c = cache.corrected(ch.scope(ch.run), human)
+    st.subheader(
+        "Corrected for the judge's errors"
+        if c.any_corrected
+        else "Not corrected for the judge's errors yet"
+    )
     r = c.result
     rows = pd.DataFrame(c.rows()).drop(columns=["why not corrected"])
     st.dataframe(rows, hide_index=True)
@@ -64,7 +68,13 @@ def corrected_section(ch: sidebar.Choices) -> None:
         if v.not_estimated:
             st.info(f"{name} is not corrected: {v.not_estimated}.")
     st.dataframe(_error_rates_frame(c), hide_index=True)
-    st.caption(_corrected_caption(ch, run_cube, c, human))
+    if c.any_corrected:
+        st.caption(_corrected_caption(ch, run_cube, c, human))
+    else:
+        st.caption(
+            f"People's verdicts (judge {human}): {render.escape_md(c.audit_sentence(ch.opts.mode))}."
+            " Neither number is corrected until the groups above hold enough audited cells."
+        )
 
 
 def _error_rates_frame(c: Corrected) -> pd.DataFrame:
@@ -88,8 +98,9 @@ def _corrected_caption(ch: sidebar.Choices, run_cube: LeakCube, c: Corrected, hu
     return (
         f"Run {render.escape_md(run_cube.run)}, judge {render.escape_md(run_cube.judge)},"
         f" {ch.describe()}; corrected from people's verdicts (judge {human}) on"
-        f" {r.violation.audited_pairs} audited cells by a {r.violation.method}"
-        f" ({r.violation.resamples} resamples; the interval holds the profile sampling and the"
+        f" {render.escape_md(c.audit_sentence(ch.opts.mode))}, by a {r.violation.method}"
+        f" ({max(r.violation.resamples, r.completeness.resamples)} resamples; the interval holds"
+        " the profile sampling and the"
         " uncertainty of the estimated error rates). Withheld attributes borrow the sensitivity"
         " pooled over both labels; needed ones use their own. A rate from a group with no"
         f" audited cell comes from the prior alone, so nothing is corrected below {MIN_AUDITED}"
@@ -97,11 +108,6 @@ def _corrected_caption(ch: sidebar.Choices, run_cube: LeakCube, c: Corrected, hu
         " assumes the audited cells are a random sample within each label and judge verdict"
         " (use the Audit page's sample or `cimem audit-sample`) and that people are right; the"
         " Learn page explains it."
-        + (
-            f" {c.verdicts_outside} verdicts fall outside the labelled pairs."
-            if c.verdicts_outside
-            else ""
-        )
     )
 
 

@@ -215,9 +215,10 @@ def _item_text(item: QueueItem | None, message_id: int) -> str:
         return f"{message_id} (not in this queue)"
     done = "✓ " if item.reviewed else ""
     attrs = ", ".join(item.attributes[:3]) + ("…" if len(item.attributes) > 3 else "")
+    left = f" · {item.cells_left} sampled left" if item.cells_left else ""
     return (
         f"{done}{item.message_id} · {item.profile} · {item.recipient}: {item.task} · trial"
-        f" {item.trial}" + (f" · {attrs}" if attrs else "")
+        f" {item.trial}" + (f" · {attrs}" if attrs else "") + left
     )
 
 

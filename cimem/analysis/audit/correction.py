@@ -232,6 +232,24 @@ class Corrected:
     result: CorrectedMetrics
     verdicts_outside: int  # people's verdicts on cells outside the labelled pairs
 
+    @property
+    def any_corrected(self) -> bool:
+        """Whether either metric was corrected (nothing may say "corrected" otherwise)."""
+        r = self.result
+        return not (r.violation.not_estimated and r.completeness.not_estimated)
+
+    def audit_sentence(self, mode: str) -> str:
+        """How many audited cells the correction rests on, and why that can be fewer than the
+        people's verdicts recorded: only cells of the pairs this mode counts take part."""
+        cells = self.result.violation.audited_pairs
+        outside = (
+            f"; {self.verdicts_outside} of people's verdicts fall on pairs {mode} mode does not"
+            " count (a dropped context, the identity filter, an ambiguous label) and take no part"
+            if self.verdicts_outside
+            else ""
+        )
+        return f"{cells} audited cells of the pairs {mode} mode counts{outside}"
+
     def rows(self) -> list[dict[str, object]]:
         """Raw against corrected, one row per metric, in points, as the Overview page and the
         report show them ("-" and the reason where a metric was not corrected)."""

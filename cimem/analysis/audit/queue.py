@@ -42,7 +42,8 @@ class QueueItem:
     trial: int
     reasons: tuple[str, ...]  # every filter it matches
     attributes: tuple[str, ...]  # keys behind the chosen filter (the judge's "yes" by default)
-    reviewed: bool  # a person has recorded a verdict on this message
+    reviewed: bool  # a person has recorded a verdict on this message (in every queue alike)
+    cells_left: int | None = None  # the suggested sample: its cells of it no person decided yet
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,9 @@ class Queue:
 
     @property
     def left(self) -> int:
-        """Messages of the queue no person has reviewed yet."""
-        return sum(not i.reviewed for i in self.items)
+        """Messages of the queue still to review: none of people's verdicts yet, or, in the
+        suggested sample, a sampled cell not decided yet."""
+        return sum(not i.reviewed if i.cells_left is None else i.cells_left > 0 for i in self.items)
 
     def describe(self) -> str:
         """How many are left, of how many, under which filter and judge.
@@ -314,14 +316,16 @@ def _attributes_by_message(
 
 def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -> Queue:
     """A suggested audit sample as a queue: one item per sampled message, its sampled attributes
-    listed; a message is reviewed when people decided every sampled attribute of it. ``counts``
-    gives ``cells`` and ``cells_decided`` (progress through the sample)."""
+    listed; a message is reviewed when people recorded a verdict on it (as in every queue), and
+    its ``cells_left`` are its sampled cells no person decided yet. ``counts`` gives ``cells``
+    and ``cells_decided`` (progress through the sample)."""
     human = store.find_human_judge(run_id)
     decided = (
         {(v.message_id, v.attr_id) for v in store.human_verdicts(human)}
         if human is not None
         else set()
     )
+    seen = {mid for mid, _ in decided}
     by_message: dict[int, list[SampleRow]] = {}
     for r in rows:
         by_message.setdefault(r.message_id, []).append(r)
@@ -340,7 +344,8 @@ def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -
                 trial=detail.trial,
                 reasons=(SAMPLE,),
                 attributes=tuple(sorted(c.attribute for c in cells)),
-                reviewed=all((mid, c.attr_id) in decided for c in cells),
+                reviewed=mid in seen,
+                cells_left=sum((mid, c.attr_id) not in decided for c in cells),
             )
         )
     items.sort(key=lambda i: (i.profile, i.ctx_idx, i.trial, i.message_id))

@@ -1,0 +1,27 @@
+"""Overview's section on the judge's errors says "corrected" only when a number was corrected,
+and how many audited cells it rests on (those of the pairs the mode counts)."""
+
+import shutil
+
+from apptest import PAGES, no_exception, open_page
+
+from cimem.store import HumanVerdict, Store
+
+
+def test_a_thin_audit_says_not_corrected_and_names_no_resamples(demo_db, tmp_path, monkeypatch):
+    db = tmp_path / "thin.duckdb"
+    shutil.copy(demo_db, db)
+    with Store.open(db) as store:
+        human = store.get_or_create_human_judge(1)
+        store.add_human_verdicts(
+            human,
+            [HumanVerdict(5, 1, True, "ana", "states it"), HumanVerdict(5, 2, False, "ana", None)],
+        )
+    at = open_page(str(db), PAGES[0], monkeypatch, runs="1")
+    no_exception(at)
+    heads = [h.value for h in at.subheader]
+    assert "Not corrected for the judge's errors yet" in heads
+    assert "Corrected for the judge's errors" not in heads
+    (said,) = [c.value for c in at.caption if "People's verdicts (judge" in c.value]
+    assert "resamples" not in said and "corrected from" not in said
+    assert "audited cells of the pairs official mode counts" in said
