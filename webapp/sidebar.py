@@ -4,6 +4,7 @@ with labels, the simulated-data banner, the partial-judge note."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import cast
 
@@ -40,9 +41,14 @@ class Choices:
     v: float
     runs: list[int]  # selected runs with messages
     run: int | None  # the first selected run (pages that show one)
-    judge: int | None  # judge of `run` (None: its original verdicts)
+    judges: dict[int, int]  # a selected run -> the judge chosen for it (absent: its original)
     opts: MetricOptions
     allow_partial: bool = False  # use a judge that covers part of its run
+
+    @property
+    def judge(self) -> int | None:
+        """The judge of the first selected run (None: its original verdicts)."""
+        return None if self.run is None else self.judges.get(self.run)
 
     @property
     def run_id(self) -> int:
@@ -78,8 +84,8 @@ class Choices:
 
 
 def judge_for(choices: Choices, run_id: int) -> int | None:
-    """The chosen judge applies to the first run; others use their original verdicts."""
-    return choices.judge if run_id == choices.run else None
+    """The judge chosen for a selected run (None: its original verdicts)."""
+    return choices.judges.get(run_id)
 
 
 def _param(name: str, default: str) -> str:
@@ -94,10 +100,12 @@ def _pick_database() -> None:
         st.query_params["db"] = chosen
     elif "db" in st.query_params:
         del st.query_params["db"]
-    for key in ("runs", "judge"):
+    for key in ("runs", "judge", "judges"):
         st.session_state.pop(key, None)
         if key in st.query_params:
             del st.query_params[key]
+    for key in [k for k in st.session_state if re.fullmatch(r"judge_\d+", str(k))]:
+        del st.session_state[key]
 
 
 def database_picker() -> None:
@@ -130,13 +138,12 @@ def sidebar() -> Choices:
     with_messages = runs[runs["messages"] > 0] if not runs.empty else runs
     with st.sidebar:
         run_ids: list[int] = []
-        judge_id = None
+        judges: dict[int, int] = {}
         if with_messages.empty:
             st.info("No run with messages in this database yet. See the Data page.")
         else:
             run_ids = _run_picker(with_messages)
-            if run_ids:
-                judge_id = _judge_picker(db, run_ids[0])
+            judges = _judge_pickers(db, run_ids)
         allow_partial = st.checkbox(
             PARTIAL_LABEL,
             value=_param("partial", "") == "1",
@@ -152,13 +159,13 @@ def sidebar() -> Choices:
             "PersistBench file), then open `?db=my.duckdb` or set CIMEM_DB. Run a real "
             "model: `python -m cimem judge --run 1 --model M --base-url URL`."
         )
-    _keep_in_url(run_ids, judge_id, allow_partial, opts)
+    _keep_in_url(run_ids, judges, allow_partial, opts)
     return Choices(
         db=db.path,
         v=db.db_version,
         runs=run_ids,
         run=run_ids[0] if run_ids else None,
-        judge=judge_id,
+        judges=judges,
         opts=opts,
         allow_partial=allow_partial,
     )
@@ -206,23 +213,55 @@ def _default_runs(with_messages: pd.DataFrame) -> list[int]:
     return [int(r) for r in default_selection(runs)]
 
 
-def _judge_picker(db: DbScope, run_id: int) -> int | None:
-    """The judge of the first chosen run (None: its original verdicts)."""
+def _judge_pickers(db: DbScope, run_ids: list[int]) -> dict[int, int]:
+    """A judge for each selected run that has more than one: the first run's in the sidebar,
+    the others' folded under it. A run left on its original verdicts is not in the result."""
+    wanted = _wanted_judges(run_ids)
+    chosen: dict[int, int] = {}
+    several = [r for r in run_ids if len(cache.judges_of(db, r)) > 1]
+    if run_ids:
+        judge = _judge_picker(db, run_ids[0], wanted.get(run_ids[0]), "judge")
+        if judge is not None:
+            chosen[run_ids[0]] = judge
+    others = [r for r in several if r != (run_ids[0] if run_ids else None)]
+    if others:
+        with st.expander(f"Judges of the other runs ({len(others)} with several)"):
+            for r in others:
+                judge = _judge_picker(db, r, wanted.get(r), f"judge_{r}")
+                if judge is not None:
+                    chosen[r] = judge
+    return chosen
+
+
+def _wanted_judges(run_ids: list[int]) -> dict[int, int]:
+    """The judges the link asks for: ``judges=RUN:JUDGE,...``, and ``judge=J`` for the first
+    run (older links)."""
+    wanted: dict[int, int] = {}
+    for part in _param("judges", "").split(","):
+        run, _, judge = part.partition(":")
+        if run.strip().isdigit() and judge.strip().isdigit():
+            wanted[int(run)] = int(judge)
+    first = _param("judge", "")
+    if run_ids and first.isdigit():
+        wanted.setdefault(run_ids[0], int(first))
+    return wanted
+
+
+def _judge_picker(db: DbScope, run_id: int, wanted: int | None, key: str) -> int | None:
+    """The judge of one chosen run (None: its original verdicts)."""
     judges = cache.judges_of(db, run_id)
     cov = cache.coverage_of(db, run_id)
     jl = {
         j.judge_id: f"{j.judge_id}: {j.name} ({j.kind}), {cov[j.judge_id].describe()}"
         for j in judges
     }
-    want_j = _param("judge", "")
-    jdefault = int(want_j) if want_j.isdigit() and int(want_j) in jl else None
     options = [None, *jl]
     judge: int | None = st.selectbox(
         f"Judge (run {run_id})",
         options,
-        index=options.index(jdefault) if jdefault in options else 0,
+        index=options.index(wanted) if wanted in options else 0,
         format_func=lambda j: "original verdicts" if j is None else jl[j],
-        key="judge",
+        key=key,
     )
     return judge
 
@@ -270,22 +309,24 @@ def _metric_options() -> MetricOptions:
 
 
 def _keep_in_url(
-    run_ids: list[int], judge_id: int | None, allow_partial: bool, opts: MetricOptions
+    run_ids: list[int], judges: dict[int, int], allow_partial: bool, opts: MetricOptions
 ) -> None:
     """The choices in the URL's query parameters, so a link opens the same view."""
+    said = ",".join(f"{r}:{j}" for r, j in judges.items())
     st.query_params.update(
         {
             "runs": ",".join(map(str, run_ids)),
             "mode": opts.mode,
             "rule": opts.label_rule,
-            **({"judge": str(judge_id)} if judge_id is not None else {}),
+            **({"judges": said} if said else {}),
             **({"partial": "1"} if allow_partial else {}),
         }
     )
     if not allow_partial and "partial" in st.query_params:
         del st.query_params["partial"]
-    if judge_id is None and "judge" in st.query_params:
-        del st.query_params["judge"]
+    for name in ("judge", *(() if said else ("judges",))):
+        if name in st.query_params:
+            del st.query_params[name]
 
 
 def pick_selection(run_ids: list[int]) -> None:

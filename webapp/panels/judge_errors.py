@@ -46,21 +46,22 @@ def _error_row(e: AuditedErrors) -> dict[str, object]:
 
 
 def corrected_section(ch: sidebar.Choices) -> None:
-    """Overview: raw against corrected Violation@n and Completeness of the first selected run,
-    when people have recorded verdicts on it."""
-    if ch.run is None:
-        return
-    human = cache.human_judge_of(ch.at, ch.run)
-    run_cube = cache.cube(ch.scope(ch.run))
+    """Overview: raw against corrected Violation@n and Completeness of each selected run that
+    people have recorded verdicts on (under its own judge)."""
+    for run_id in ch.runs:
+        _corrected_of(ch, run_id)
+
+
+def _corrected_of(ch: sidebar.Choices, run_id: int) -> None:
+    human = cache.human_judge_of(ch.at, run_id)
+    run_cube = cache.cube(ch.scope(run_id))
     if human is None or run_cube.info.judge_id in (None, human) or not run_cube.has_labels:
         return
     st.divider()
-    c = cache.corrected(ch.scope(ch.run), human)
-    st.subheader(
-        "Corrected for the judge's errors"
-        if c.any_corrected
-        else "Not corrected for the judge's errors yet"
-    )
+    c = cache.corrected(ch.scope(run_id), human)
+    said = "Corrected" if c.any_corrected else "Not corrected"
+    st.subheader(f"{said} for the judge's errors" + ("" if c.any_corrected else " yet"))
+    st.caption(f"Run {render.escape_md(run_cube.run)}")
     r = c.result
     rows = pd.DataFrame(c.rows()).drop(columns=["why not corrected"])
     st.dataframe(rows, hide_index=True)

@@ -69,7 +69,7 @@ def queue_panel(
 ) -> int | None:
     """Draw the queue of ``run_id`` and return the message to show (``current`` when set, else
     the queue's first), or None when there is none."""
-    judge = ch.judge if run_id == ch.run else None
+    judge = sidebar.judge_for(ch, run_id)
     with st.container(border=True):
         choice = _choose(judge, [j.judge_id for j in judges])
         if choice.filter == "disagree" and choice.vs is None:
@@ -225,7 +225,7 @@ def _item_text(item: QueueItem | None, message_id: int) -> str:
 def message_finder(ch: sidebar.Choices, run_id: int) -> None:
     """Open any message of the run by profile, task and trial (a folded section)."""
     with st.expander("Open any message by profile, task and trial"):
-        cube = cache.cube(ch.at.run(run_id, ch.judge if run_id == ch.run else None))
+        cube = cache.cube(ch.at.run(run_id, sidebar.judge_for(ch, run_id)))
         c1, c2, c3 = st.columns([2, 3, 1])
         pos = c1.selectbox(
             "Profile", range(cube.n_profiles), format_func=lambda i: cube.profile_names[i]
