@@ -40,13 +40,28 @@ class View:
     row: str
     sql: str
     of_run: str = "run_id = ?"
+    older: str | None = None  # the SQL for a database made before some of the columns existed
 
 
 _OF_RUN_BY_JUDGE = "judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)"
 
 
-def _v(name: str, row: str, columns: str, source: str, of_run: str = "run_id = ?") -> View:
-    return View(name, row, f"SELECT {columns} FROM {ATTACHED}.{source}", of_run)
+def _v(
+    name: str,
+    row: str,
+    columns: str,
+    source: str,
+    of_run: str = "run_id = ?",
+    newer: dict[str, str] | None = None,
+) -> View:
+    """A view of ``columns`` of ``source``, and ``newer`` columns (name -> type) that an older
+    database lacks: there they read as NULL (the sandbox opens a database read-only, so it
+    cannot bring it up to date)."""
+    added = ", ".join(newer or {})
+    sql = f"SELECT {columns}{', ' + added if added else ''} FROM {ATTACHED}.{source}"
+    nulls = ", ".join(f"NULL::{t} AS {n}" for n, t in (newer or {}).items())
+    older = f"SELECT {columns}, {nulls} FROM {ATTACHED}.{source}" if newer else None
+    return View(name, row, sql, of_run, older)
 
 
 VIEWS: tuple[View, ...] = (
@@ -76,6 +91,11 @@ VIEWS: tuple[View, ...] = (
         "a message the model wrote for one task, one sample (trial)",
         "message_id, run_id, profile_id, ctx_idx, trial, prompt, text, status, error",
         "messages",
+        newer={
+            "finish_reason": "VARCHAR",
+            "prompt_tokens": "INTEGER",
+            "completion_tokens": "INTEGER",
+        },
     ),
     _v(
         "judges",
@@ -208,7 +228,7 @@ class Sandbox:
         try:
             self.con.execute(f"ATTACH ? AS {ATTACHED} (READ_ONLY)", [str(path)])
             for v in VIEWS:
-                self.con.execute(f"CREATE VIEW {v.name} AS {v.sql}")
+                self._create(v)
             for name, frame in (extra or {}).items():
                 self.con.register(name, frame)
             for setting in (
@@ -223,6 +243,14 @@ class Sandbox:
             self.con.close()
             raise
         self.tables = frozenset(v.name for v in VIEWS) | frozenset(extra or {})
+
+    def _create(self, view: View) -> None:
+        try:
+            self.con.execute(f"CREATE VIEW {view.name} AS {view.sql}")
+        except duckdb.BinderException:
+            if view.older is None:
+                raise
+            self.con.execute(f"CREATE VIEW {view.name} AS {view.older}")
 
     def __enter__(self) -> Sandbox:
         return self

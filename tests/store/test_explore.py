@@ -114,3 +114,18 @@ def test_the_file_is_let_go_between_calls(demo_db, tmp_path):
     with Store.open(copy) as store:  # opens for writing: nothing holds the file
         store.rename_run(1, "renamed")
     assert "renamed" in set(cimem.open(copy).runs()["name"])
+
+
+def test_an_older_database_read_only_shows_the_newer_columns_as_null(tmp_path):
+    """A database made before messages kept their finish reason: the sandbox (read-only, so it
+    cannot migrate it) still builds every view, the newer columns empty."""
+    from test_schema_migration import version_3_database
+
+    old = version_3_database(tmp_path)
+    with Sandbox(str(old)) as box:
+        frame = box.query("SELECT finish_reason, prompt_tokens FROM messages").frame
+    assert len(frame) > 0 and frame.isna().all().all()
+    with Sandbox(str(old)) as box:  # the file is untouched: still version 3
+        assert "finish_reason" in dict(box.columns()["messages"])
+    with Store.open(old, read_only=True) as store:
+        assert store.con.execute("SELECT version FROM schema_info").fetchone()[0] == 3
