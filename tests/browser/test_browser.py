@@ -270,7 +270,8 @@ def test_leaks_heatmap_by_keyboard(server, browser):
 
 def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
     """The auditor's loop in a real browser: the queue filtered to disagreements, Next keeps the
-    filter, one verdict set and saved, and Overview shows raw against corrected numbers."""
+    filter, one verdict set and saved, and Overview's section on the judge's errors shows it
+    (one verdict corrects nothing yet, and the section says so)."""
     base, _ = server
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{base}/audit?runs=1&qf=disagree&qvs=2")
@@ -302,10 +303,12 @@ def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
     page.get_by_text("Stored 1 verdict as judge", exact=False).first.wait_for(timeout=60000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.goto(f"{base}/?runs=1")
-    page.get_by_role("heading", name="Corrected for the judge's errors").first.wait_for(
+    # one verdict corrects nothing yet: the section says so, and names no method
+    page.get_by_role("heading", name="Not corrected for the judge's errors yet").first.wait_for(
         timeout=120000
     )
-    page.get_by_text("misclassification-adjusted", exact=False).first.wait_for(timeout=120000)
+    page.get_by_text("People's verdicts (judge", exact=False).first.wait_for(timeout=120000)
+    assert page.get_by_text("misclassification-adjusted", exact=False).count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
@@ -370,10 +373,11 @@ def test_the_auditor_loop_on_the_shared_persistbench_file(browser, tmp_path):
         no_exception(page, "a saved verdict")
 
         page.goto(f"{base}/?runs={run}")
-        page.get_by_role("heading", name="Corrected for the judge's errors").first.wait_for(
+        # one person's verdict: the section is there and says nothing is corrected yet
+        page.get_by_role("heading", name="Not corrected for the judge's errors yet").first.wait_for(
             timeout=120000
         )
-        page.get_by_text("misclassification-adjusted", exact=False).first.wait_for(timeout=120000)
+        page.get_by_text("People's verdicts (judge", exact=False).first.wait_for(timeout=120000)
         no_exception(page, "Overview")
 
         page.goto(f"{base}/audit?runs={run}&message={second}")
