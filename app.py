@@ -1,11 +1,15 @@
 """cimem app: navigation and the sidebar every page shares. Pages live in webapp/pages/ (see webapp/__init__.py)."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from cimem.store import DatabaseBusy
 from webapp import connection, sidebar
 
-st.set_page_config(page_title="cimem", layout="wide")
+FAVICON = Path(__file__).resolve().parent / "webapp" / "favicon.png"
+# a favicon served by the app itself: a page's Material icon would be fetched from Google
+st.set_page_config(page_title="cimem", page_icon=str(FAVICON), layout="wide")
 PAGES = [
     st.Page(
         "webapp/pages/overview.py", title="Overview", icon=":material/table_chart:", default=True

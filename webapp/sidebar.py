@@ -179,7 +179,8 @@ def _run_picker(with_messages: pd.DataFrame) -> list[int]:
     just imported joins them; runs picked in the leaderboard replace them). With many runs the
     list folds under a count, so the sidebar stays short."""
     labels = {int(cast(int, r.run_id)): f"{r.run_id}: {r.name}" for r in with_messages.itertuples()}
-    wanted = [int(x) for x in _param("runs", "").split(",") if x.strip().isdigit()]
+    said = [int(x) for x in _param("runs", "").split(",") if x.strip().isdigit()]
+    wanted = list(dict.fromkeys(said))  # each run once, however often the link names it
     default = [r for r in wanted if r in labels] or _default_runs(with_messages)
     chosen = st.session_state.get("runs", default)
     picked = st.session_state.pop("runs_pick", None)

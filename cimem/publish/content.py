@@ -44,6 +44,7 @@ class RunOrigin:
     n: int
     profiles: int
     profile_set: str  # a short hash of the sorted profile names: equal sets, equal hash
+    simulated: bool = False  # made by a simulator, not measured on a model
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,18 @@ class Report:
         )
 
     @property
+    def simulated_warning(self) -> str | None:
+        """What a reader must know first when a run is simulated, else None."""
+        runs = [o.run for o in self.origins if o.simulated]
+        if not runs:
+            return None
+        return (
+            f"SIMULATED data: {', '.join(runs)} {'is' if len(runs) == 1 else 'are'} made by a"
+            " simulator, not measured on a model: the numbers show how the metrics work, not"
+            " how any model behaves."
+        )
+
+    @property
     def how(self) -> str:
         """The line every figure of the report stands under."""
         o = self.options
@@ -184,6 +197,7 @@ def _origin(cube: LeakCube, store: Store | None) -> RunOrigin:
         n=cube.n_trials,
         profiles=len(cube.profile_names),
         profile_set=hashlib.sha256(names).hexdigest()[:12],
+        simulated=info.simulated,
     )
 
 

@@ -26,9 +26,14 @@ h1{font-size:1.8rem;margin-bottom:.2rem} h2{margin-top:2.2rem;border-bottom:1px 
 .tabs input:focus-visible+label{outline:2px solid #0072B2}
 .panel{display:none;border-top:1px solid #ccc;padding-top:.5rem}
 .heat{font-size:12px} .heat td.cell{text-align:right;min-width:2.4rem}
+.warn{border-left:4px solid #D55E00;background:#fbeee6;padding:.5rem .8rem}
+@page{size:A4 landscape;margin:12mm}
 @media print{
- body{max-width:none;margin:0} .tabs label{display:none} .panel{display:block!important}
- .panel h3.run{break-before:page} table,svg,figure{break-inside:avoid}
+ body{max-width:none;margin:0;font-size:11px} .tabs label{display:none}
+ .panel{display:block!important} .panel h3.run{break-before:page}
+ table,svg,figure{break-inside:avoid} h2,h3,h4{break-after:avoid}
+ div[style*="overflow"]{overflow:visible!important}
+ .cimem-table td,.cimem-table th{padding:2px 4px;font-size:10px}
 }
 """
 
@@ -41,6 +46,7 @@ def report_html(report: Report) -> str:
         f"<h1>{escape(report.title)}</h1>",
         f'<p class="how">Made by cimem {escape(report.version)} on {escape(report.generated)}'
         f" from {escape(report.database)}: {escape(report.how)}.</p>",
+        *([f'<p class="warn">{escape(w)}</p>'] if (w := report.simulated_warning) else []),
         *_overview(report, colours),
         *_growth(report.curves, colours),
         "<h2>Each run</h2>",
@@ -63,10 +69,8 @@ def _overview(report: Report, colours: dict[str, str]) -> list[str]:
         table_html(report.headline, digits=digits),
         f'<p class="note">{escape(report.note)}. Mean over profiles; bootstrap 95% interval'
         " (none with one profile).</p>",
-        "<details><summary>More columns: level, judge, spread, per-message leak rate, joint"
-        " outcomes</summary>",
+        "<h3>More columns: level, judge, spread, per-message leak rate, joint outcomes</h3>",
         table_html(report.more, digits=more_digits),
-        "</details>",
         "<h3>Privacy against utility</h3>",
         _tradeoff(report.tradeoff, colours),
     ]
@@ -91,7 +95,7 @@ def _tradeoff(points: pd.DataFrame, colours: dict[str, str]) -> str:
     if len(front) > 1:
         series.append(
             Series(
-                name="Pareto front (no other run has lower violation and higher completeness)",
+                name="Pareto front of these runs",
                 colour=palette.OTHER,
                 points=list(zip(front["violation"], front["completeness"])),
                 dash="5 4",

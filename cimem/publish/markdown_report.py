@@ -46,6 +46,7 @@ def report_markdown(report: Report) -> str:
         f"# {md_text(report.title)}",
         f"Made by cimem {md_text(report.version)} on {md_text(report.generated)} from"
         f" {md_text(report.database)}: {md_text(report.how)}.",
+        *([f"> **{md_text(w)}**"] if (w := report.simulated_warning) else []),
         "## Overview",
         md_table(report.headline),
         f"{md_text(report.note)}. Mean over profiles; bootstrap 95% interval (none with one"

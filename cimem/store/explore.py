@@ -22,13 +22,16 @@ from typing import Any
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 
 from cimem.errors import CimemError
 
 ATTACHED = "cimem_store"
 MAX_ROWS = 10_000
+MAX_BYTES = 20_000_000  # of a result: 10,000 rows of long texts would be a gigabyte to draw
 TIME_LIMIT = 10.0  # seconds
 MEMORY_LIMIT = "1GB"
+BATCH_ROWS = 256  # rows fetched at a time, so a result stops at its byte limit
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,11 @@ def _cte_names(tree: dict[str, Any]) -> Iterator[str]:
 
 def _check_node(node: dict[str, Any], tables: set[str] | frozenset[str]) -> None:
     kind = node.get("type")
+    if kind == "SHOW_REF":
+        raise QueryRefused(
+            "SHOW, DESCRIBE and SUMMARIZE are not run (they read the database's layout); the"
+            " views and their columns are listed on the page"
+        )
     if kind == "BASE_TABLE":
         name = str(node.get("table_name", "")).lower()
         if node.get("schema_name") or node.get("catalog_name") or name not in tables:
@@ -275,10 +283,15 @@ class Sandbox:
         return self.con.execute(f"SELECT * FROM {view.name} WHERE {view.of_run}", [run_id]).df()
 
     def query(
-        self, sql: str, max_rows: int | None = MAX_ROWS, time_limit: float | None = TIME_LIMIT
+        self,
+        sql: str,
+        max_rows: int | None = MAX_ROWS,
+        time_limit: float | None = TIME_LIMIT,
+        max_bytes: int | None = MAX_BYTES,
     ) -> QueryResult:
         """The query's first ``max_rows`` rows (None: all); QueryRefused for a query it will not
-        run, one that fails, or one that runs past ``time_limit`` seconds (None: no limit)."""
+        run, one that fails, one that runs past ``time_limit`` seconds or whose result passes
+        ``max_bytes`` (None: no limit)."""
         check_query(sql, self.tables)
         timer = threading.Timer(time_limit or 0, self.con.interrupt)
         start = time.monotonic()
@@ -286,12 +299,41 @@ class Sandbox:
             timer.start()
         try:
             rel = self.con.sql(sql)
-            frame = (rel if max_rows is None else rel.limit(max_rows + 1)).df()
+            frame = _fetch(
+                self.con, rel if max_rows is None else rel.limit(max_rows + 1), max_bytes
+            )
         except duckdb.InterruptException:
             raise QueryRefused(f"the query ran past the time limit of {time_limit:g} s") from None
+        except duckdb.OutOfMemoryException:
+            raise QueryRefused(
+                f"the query needs more than the {MEMORY_LIMIT} of memory a query may use: select"
+                " fewer or shorter columns, or aggregate"
+            ) from None
         except duckdb.Error as exc:
             raise QueryRefused(f"the query failed: {exc}") from None
         finally:
             timer.cancel()
-        more = max_rows is not None and len(frame) > max_rows
-        return QueryResult(frame.head(max_rows) if more else frame, more, time.monotonic() - start)
+        seconds = time.monotonic() - start
+        if max_rows is not None and len(frame) > max_rows:
+            return QueryResult(frame.head(max_rows), True, seconds)
+        return QueryResult(frame, False, seconds)
+
+
+def _fetch(
+    con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, max_bytes: int | None
+) -> pd.DataFrame:
+    """The relation's rows, a batch at a time, refused once they pass ``max_bytes``; turned into
+    pandas as DuckDB does (a HUGEINT sum a float, as everywhere else)."""
+    if max_bytes is None:
+        return rel.df()
+    reader = rel.to_arrow_reader(BATCH_ROWS)
+    batches, size = [], 0
+    for batch in reader:
+        size += batch.nbytes
+        if size > max_bytes:
+            raise QueryRefused(
+                f"the result passes {max_bytes / 1e6:g} MB, more than a page draws: select fewer"
+                " or shorter columns (left(text, 200) for a message), or fewer rows"
+            )
+        batches.append(batch)
+    return con.from_arrow(pa.Table.from_batches(batches, schema=reader.schema)).df()

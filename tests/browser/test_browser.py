@@ -57,8 +57,12 @@ def browser():
 
 
 def test_every_page_renders(server, browser, tmp_path):
+    """Every page shows its heading and no exception, and the browser asks no host but the
+    app's own (no font, icon or script from elsewhere)."""
     base, _ = server
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
     for path, heading in PAGES.items():
         page.goto(f"{base}/{path}")
         page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=60000)
@@ -69,6 +73,8 @@ def test_every_page_renders(server, browser, tmp_path):
         assert page.get_by_role("heading", name=heading, exact=True).first.is_visible()
         assert page.locator('[data-testid="stException"]').count() == 0, path
     assert len(list(tmp_path.glob("*.png"))) == len(PAGES)
+    elsewhere = [u for u in asked if not u.startswith(("http://127.0.0.1", "data:", "blob:"))]
+    assert elsewhere == []
 
 
 def test_xss_payload_is_shown_as_text(server, browser):

@@ -71,6 +71,7 @@ def test_the_demo_report_holds_every_section_and_fetches_nothing(demo_db, tmp_pa
     ):
         assert f">{heading}</h" in html, heading
     assert html.count("<svg") == 2 and html.count('class="panel"') == 3
+    assert '<p class="warn">SIMULATED data: 1: demo' in html  # said before any number
     capsys.readouterr()
     assert main(["metrics", "--db", demo_db, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -99,6 +100,7 @@ def test_a_one_profile_run_of_one_trial(tmp_path):
         ingest_file(store, shared_file("persistbench_llama33_jeffery_day.json"))
     html = report(db, tmp_path)
     assert "- (1 profile)" in html and "19.42" in html
+    assert "SIMULATED" not in html
     assert fetches(html) == []
 
 

@@ -129,3 +129,24 @@ def test_an_older_database_read_only_shows_the_newer_columns_as_null(tmp_path):
         assert "finish_reason" in dict(box.columns()["messages"])
     with Store.open(old, read_only=True) as store:
         assert store.con.execute("SELECT version FROM schema_info").fetchone()[0] == 3
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SHOW ALL TABLES",
+        "SHOW DATABASES",
+        "DESCRIBE runs",
+        "SUMMARIZE verdicts",
+        "FROM (SHOW TABLES)",
+    ],
+)
+def test_the_layout_of_the_database_is_not_shown(box, sql):
+    with pytest.raises(QueryRefused, match="SHOW, DESCRIBE and SUMMARIZE"):
+        box.query(sql)
+
+
+def test_a_result_stops_at_its_byte_limit(box):
+    with pytest.raises(QueryRefused, match="passes 1 MB"):
+        box.query("SELECT repeat('x', 10000) AS s FROM range(1000)", max_bytes=1_000_000)
+    assert len(box.query("SELECT repeat('x', 100) AS s FROM range(1000)").frame) == 1000

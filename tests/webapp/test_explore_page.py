@@ -81,3 +81,25 @@ def test_the_views_are_listed_when_opened(demo_db, monkeypatch):
     (views,) = [t for t in shown_tables(at) if "view" in t.columns]
     assert {"runs", "messages", "verdicts", "labels", "human_verdicts"} <= set(views["view"])
     assert "source_file" in views.set_index("view").loc["runs", "columns"]
+
+
+def test_a_typed_cell_and_its_result_survive_another_page(demo_db, monkeypatch):
+    at = open_explore(demo_db, monkeypatch)
+    run_cell(at, 0, "SELECT 'edited' AS what, 42 AS answer")
+    at.switch_page("webapp/pages/leaks.py")
+    at.run()
+    at.switch_page(EXPLORE)
+    at.run()
+    no_exception(at)
+    assert at.text_area[0].value == "SELECT 'edited' AS what, 42 AS answer"
+    (frame,) = [d.value for d in at.dataframe]
+    assert list(frame.columns) == ["what", "answer"]
+
+
+def test_a_result_too_large_to_draw_and_show_are_refused_in_one_line(demo_db, monkeypatch):
+    at = open_explore(demo_db, monkeypatch)
+    run_cell(at, 0, "SELECT repeat('x', 100000) AS s FROM range(10001)")
+    no_exception(at)
+    assert len(at.error) == 1 and "passes 20 MB" in at.error[0].value
+    run_cell(at, 0, "SHOW ALL TABLES")
+    assert len(at.error) == 1 and "SHOW, DESCRIBE and SUMMARIZE are not run" in at.error[0].value

@@ -40,3 +40,10 @@ def test_a_judge_chosen_for_another_run_reaches_the_link(demo_db, monkeypatch):
     at.run()
     no_exception(at)
     assert at.query_params["judges"] == f"3:{third}"
+
+
+def test_a_run_named_twice_in_the_link_is_selected_once(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[0], monkeypatch, runs="1,1,1,2")
+    no_exception(at)
+    assert at.query_params["runs"] == "1,2"
+    assert list(overview_tables(at)[0]["run"].str.split(":").str[0]) == ["1", "2"]

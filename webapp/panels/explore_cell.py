@@ -56,6 +56,8 @@ def cell(i: int, ch: sidebar.Choices) -> None:
     text = st.text_area(
         f"Cell {i + 1}", value=sql, key=f"explore_sql_{cid}", height=110, max_chars=MAX_SQL
     )
+    # the cell keeps what was typed: a text box's own state is dropped while another page shows
+    st.session_state[_CELLS] = [(c, text if c == cid else q) for c, q in cells()]
     run, remove, _ = st.columns([1, 1, 6])
     if remove.button("Remove", key=f"explore_remove_{cid}"):
         st.session_state[_CELLS] = [c for c in cells() if c[0] != cid]
