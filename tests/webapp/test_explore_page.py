@@ -29,6 +29,7 @@ def test_a_cell_answers_with_a_table_and_a_chart(demo_db, monkeypatch):
     at = open_explore(demo_db, monkeypatch)
     no_exception(at)
     assert at.title[0].value == "Explore" and len(at.text_area) == 1
+    assert any("SIMULATED data" in w.value for w in at.warning)  # the demo's runs
     run_cell(at, 0, at.text_area[0].value)  # the example: messages per run
     no_exception(at)
     (frame,) = [d.value for d in at.dataframe]

@@ -10,6 +10,7 @@ from webapp.panels import explore_cell
 
 st.title("Explore")
 ch: sidebar.Choices = st.session_state["choices"]
+sidebar.simulated_banner(ch.runs)
 st.caption(
     "Ask the database a question of your own: one SELECT per cell (DuckDB SQL: joins, CTEs,"
     f" window functions) over the views below. At most {MAX_ROWS:,} rows come back and a query"
