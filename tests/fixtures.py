@@ -254,3 +254,27 @@ def twelve_runs(folder):
             path = write_jsonl(folder / f"run{i}_level_{i % 3 + 1}.jsonl", people)
             ingest_file(store, path, model=TWELVE_MODELS[i % 4])
     return db
+
+
+def fill_sample_with_truth(db, sample: Path, run: int = 1) -> int:
+    """Answer an audit-sample CSV as the demo's simulator (its ground truth) would, in place, so
+    the simulator plays the people; returns the simulator's judge id."""
+    import csv
+
+    from cimem.store import Store
+
+    rows = list(csv.DictReader(sample.open()))
+    with Store.open(db, read_only=True) as store:
+        truth = next(j.judge_id for j in store.judges(run) if j.kind == "simulator")
+        for r in rows:
+            said = {
+                v.attr_id: v.revealed
+                for v in store.message_verdicts(int(r["message_id"]))
+                if v.judge_id == truth
+            }
+            r["revealed"] = "yes" if said[int(r["attr_id"])] else "no"
+    with sample.open("w", newline="") as f:
+        w = csv.DictWriter(f, rows[0].keys())
+        w.writeheader()
+        w.writerows(rows)
+    return truth

@@ -20,7 +20,7 @@ import numpy as np
 import orjson
 
 from cimem.errors import InputError
-from cimem.ingest.records import LABELS_COMBINED, Attribute, ProfileRecord
+from cimem.ingest.records import LABELS_COMBINED, MESSAGE_COLUMNS, Attribute, ProfileRecord
 from cimem.ingest.validate import (
     FRACTION_SUM,
     INT32_MAX,
@@ -81,19 +81,6 @@ def is_parse_failure(explanation: dict | None, verdicts: list[int]) -> bool:
     return not explanation or (len(explanation) == 1 and RAW_REPLY_KEY in explanation)
 
 
-_MESSAGE_COLUMNS = (
-    "ctx_idx",
-    "trial",
-    "num_to_share",
-    "num_not_to_share",
-    "shared_json",
-    "prompt",
-    "text",
-    "status",
-    "error",
-)
-
-
 @dataclass
 class _Payloads:
     """The columns one profile's labels and trials fill, before they become its record's."""
@@ -103,7 +90,7 @@ class _Payloads:
     )
     flat: list[float] = dataclasses.field(default_factory=list)
     msg: dict[str, list] = dataclasses.field(
-        default_factory=lambda: {k: [] for k in _MESSAGE_COLUMNS}
+        default_factory=lambda: {k: [] for k in MESSAGE_COLUMNS}
     )
     jud: dict[str, list] = dataclasses.field(
         default_factory=lambda: {"msg_idx": [], "status": [], "raw": []}

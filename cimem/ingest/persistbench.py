@@ -22,7 +22,15 @@ import orjson
 from cimem.errors import CimemError
 from cimem.ingest.endings import NOT_KNOWN, ending
 from cimem.ingest.profiles import load_json_document
-from cimem.ingest.records import Attribute, JudgeMeta, ProfileRecord, Progress, RunMeta
+from cimem.ingest.records import (
+    ENDING_COLUMNS,
+    MESSAGE_COLUMNS,
+    Attribute,
+    JudgeMeta,
+    ProfileRecord,
+    Progress,
+    RunMeta,
+)
 from cimem.ingest.validate import MAX_TRIALS, PERSISTBENCH, Checker, Parts
 
 
@@ -144,23 +152,7 @@ class _Profile:
         self.rec = ProfileRecord(name=name)
         self.index: dict[str, int] = {}
         self.labels: dict[str, list] = {"ctx_idx": [], "attr_idx": [], "label": []}
-        self.msg: dict[str, list] = {
-            k: []
-            for k in (
-                "ctx_idx",
-                "trial",
-                "num_to_share",
-                "num_not_to_share",
-                "shared_json",
-                "prompt",
-                "text",
-                "status",
-                "error",
-                "finish_reason",
-                "prompt_tokens",
-                "completion_tokens",
-            )
-        }
+        self.msg: dict[str, list] = {k: [] for k in (*MESSAGE_COLUMNS, *ENDING_COLUMNS)}
         self.jud: dict[str, list] = {"msg_idx": [], "status": [], "raw": []}
         self.ver: dict[str, list] = {"msg_idx": [], "attr_idx": [], "revealed": [], "evidence": []}
         self.trials: set[tuple[int, int]] = set()

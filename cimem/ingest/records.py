@@ -17,6 +17,22 @@ Progress = Callable[[int, int], None]
 LABELS_COMBINED = "combined"
 
 
+MESSAGE_COLUMNS = (
+    "ctx_idx",
+    "trial",
+    "num_to_share",
+    "num_not_to_share",
+    "shared_json",
+    "prompt",
+    "text",
+    "status",
+    "error",
+)
+"""The message columns every reader fills (see :attr:`ProfileRecord.messages`)."""
+ENDING_COLUMNS = ("finish_reason", "prompt_tokens", "completion_tokens")
+"""The message columns a reader fills when its format says how a generation ended."""
+
+
 @dataclass
 class JudgeMeta:
     """The judge whose verdicts a source file carries."""

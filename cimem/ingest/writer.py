@@ -8,7 +8,7 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from cimem.ingest.records import ProfileRecord, RunMeta
+from cimem.ingest.records import ENDING_COLUMNS, ProfileRecord, RunMeta
 from cimem.store import Store
 
 
@@ -278,11 +278,7 @@ class RunWriter:
         )
 
 
-_OPTIONAL_MESSAGE_COLUMNS = (
-    ("finish_reason", pa.string()),
-    ("prompt_tokens", pa.int32()),
-    ("completion_tokens", pa.int32()),
-)
+_OPTIONAL_MESSAGE_COLUMNS = tuple(zip(ENDING_COLUMNS, (pa.string(), pa.int32(), pa.int32())))
 
 
 def _optional(m: dict, n: int) -> dict[str, pa.Array]:

@@ -140,6 +140,13 @@ VIEWS: tuple[View, ...] = (
         _OF_RUN_BY_JUDGE,
     ),
 )
+EXAMPLE_QUERY = (
+    "SELECT r.name AS run, count(*) AS messages\n"
+    "FROM runs r JOIN messages m USING (run_id)\n"
+    "GROUP BY r.name ORDER BY messages DESC"
+)
+"""The first cell a visitor sees: a question over two views, answered at once."""
+NEW_CELL_QUERY = "SELECT * FROM runs"
 LEAK_CELLS = "leak_cells"  # registered per query when asked for: a run's per-cell leak table
 
 # functions that say something about the server rather than the data

@@ -152,26 +152,13 @@ def test_the_html_is_built_from_the_content_alone(demo_db):
 def test_an_audited_run_shows_the_corrected_numbers_of_metrics(demo_db, tmp_path, capsys):
     """People's verdicts (the demo's simulator verdicts standing in for them) on the audit
     sample: the report's corrected Violation is the one `metrics --corrected-by` prints."""
-    import csv
+    from fixtures import fill_sample_with_truth
 
     db = tmp_path / "audited.duckdb"
     shutil.copy(demo_db, db)
     sample = tmp_path / "sample.csv"
     assert main(["audit-sample", "--db", str(db), "--run", "1", "--out", str(sample)]) == 0
-    rows = list(csv.DictReader(sample.open()))
-    with Store.open(db, read_only=True) as store:
-        truth = next(j.judge_id for j in store.judges(1) if j.kind == "simulator")
-        for r in rows:
-            said = {
-                v.attr_id: v.revealed
-                for v in store.message_verdicts(int(r["message_id"]))
-                if v.judge_id == truth
-            }
-            r["revealed"] = "yes" if said[int(r["attr_id"])] else "no"
-    with sample.open("w", newline="") as f:
-        w = csv.DictWriter(f, rows[0].keys())
-        w.writeheader()
-        w.writerows(rows)
+    fill_sample_with_truth(db, sample)
     assert main(["human", "import", str(sample), "--db", str(db), "--run", "1"]) == 0
     with Store.open(db, read_only=True) as store:
         human = store.find_human_judge(1)

@@ -285,24 +285,11 @@ def test_human_csv_round_trip_and_clear_errors(demo_copy, tmp_path):
 def test_metrics_corrected_by_people_who_know_the_truth(demo_copy, tmp_path):
     """The demo's simulator verdicts play the people: the offline judge's Violation, corrected
     from 200 audited cells, moves toward the truth and the interval covers it."""
-    import csv
+    from fixtures import fill_sample_with_truth
 
     sample = tmp_path / "sample.csv"
     assert cli(demo_copy, "audit-sample", "--run", "1", "--out", str(sample)).returncode == 0
-    rows = list(csv.DictReader(sample.open()))
-    with Store.open(demo_copy, read_only=True) as store:
-        truth_judge = next(j.judge_id for j in store.judges(1) if j.kind == "simulator")
-        for r in rows:
-            said = {
-                v.attr_id: v.revealed
-                for v in store.message_verdicts(int(r["message_id"]))
-                if v.judge_id == truth_judge
-            }
-            r["revealed"] = "yes" if said[int(r["attr_id"])] else "no"
-    with sample.open("w", newline="") as f:
-        w = csv.DictWriter(f, rows[0].keys())
-        w.writeheader()
-        w.writerows(rows)
+    truth_judge = fill_sample_with_truth(demo_copy, sample)
     assert cli(demo_copy, "human", "import", str(sample), "--run", "1").returncode == 0
     with Store.open(demo_copy, read_only=True) as store:
         human = store.find_human_judge(1)

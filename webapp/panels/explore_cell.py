@@ -8,18 +8,20 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from cimem.store.explore import LEAK_CELLS, VIEWS, QueryRefused, QueryResult
+from cimem.store.explore import (
+    EXAMPLE_QUERY,
+    LEAK_CELLS,
+    NEW_CELL_QUERY,
+    VIEWS,
+    QueryRefused,
+    QueryResult,
+)
 from cimem.text import plural
 from webapp import cache, connection, render, sidebar
 
 MAX_CELLS = 8
 MAX_SQL = 4000  # characters of one cell, as typed or read from a link
 CHART_ROWS = 50
-EXAMPLE = (
-    "SELECT r.name AS run, count(*) AS messages\n"
-    "FROM runs r JOIN messages m USING (run_id)\n"
-    "GROUP BY r.name ORDER BY messages DESC"
-)
 _CELLS = "explore_cells"  # the visit's cells: [(id, sql)] in order
 _NEXT = "explore_next_id"
 
@@ -29,7 +31,7 @@ def cells() -> list[tuple[int, str]]:
     :data:`MAX_SQL` characters) or one example."""
     if _CELLS not in st.session_state:
         linked = [q[:MAX_SQL] for q in st.query_params.get_all("sql") if q.strip()][:MAX_CELLS]
-        st.session_state[_CELLS] = list(enumerate(linked or [EXAMPLE]))
+        st.session_state[_CELLS] = list(enumerate(linked or [EXAMPLE_QUERY]))
         st.session_state[_NEXT] = len(st.session_state[_CELLS])
     cells: list[tuple[int, str]] = st.session_state[_CELLS]
     return cells
@@ -38,7 +40,7 @@ def cells() -> list[tuple[int, str]]:
 def add() -> None:
     cid = st.session_state[_NEXT]
     st.session_state[_NEXT] = cid + 1
-    st.session_state[_CELLS] = [*cells(), (cid, "SELECT * FROM runs")]
+    st.session_state[_CELLS] = [*cells(), (cid, NEW_CELL_QUERY)]
 
 
 def share() -> None:
