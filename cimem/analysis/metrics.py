@@ -195,7 +195,7 @@ def _profile_mean(
         return np.where(den > 0, num / np.maximum(den, 1), np.nan)
 
 
-def _attr_groups(prep: Prepared) -> tuple[np.ndarray, np.ndarray, int]:
+def attribute_groups(prep: Prepared) -> tuple[np.ndarray, np.ndarray, int]:
     """Per private row: its attribute group, and each group's profile group."""
     cube = prep.cube
     groups = prep.attr_group[cube.pair_attr[prep.priv_rows]]
@@ -211,7 +211,7 @@ def violation_per_profile(prep: Prepared) -> np.ndarray:
     samples = prep.samples[cube.pair_ctx[rows]]
     has_sample = samples != 0
     leaked = (cube.pair_mask[rows] & samples) != 0
-    groups, group_profile, n_groups = _attr_groups(prep)
+    groups, group_profile, n_groups = attribute_groups(prep)
     elig = np.bincount(groups[has_sample], minlength=n_groups) > 0
     hit = np.bincount(groups[leaked], minlength=n_groups) > 0
     return _profile_mean(prep, hit.astype(float), elig, group_profile)
@@ -239,7 +239,7 @@ def violation_unbiased_per_profile(prep: Prepared) -> np.ndarray:
         den = np.maximum(n - i, 1)
         ratio = np.where(step, ratio * num / den, ratio)
     ok = n > 0
-    groups, group_profile, n_groups = _attr_groups(prep)
+    groups, group_profile, n_groups = attribute_groups(prep)
     elig = np.bincount(groups[ok], minlength=n_groups) > 0
     zero = np.bincount(groups[ok & (ratio == 0)], minlength=n_groups) > 0
     with np.errstate(divide="ignore"):

@@ -1,5 +1,5 @@
-"""Audit commands: ``audit-queue`` (what needs a look), ``audit-sample`` (a stratified sample to
-review), ``human export|import`` (people's verdicts as CSV, so a team can split the work)."""
+"""Audit commands: ``audit-queue`` (what needs a look), ``audit-sample`` (the audit's draws to
+review, in order), ``audit-plan`` (:mod:`.audit_plan`), ``human export|import`` (people's verdicts as CSV, so a team can split the work)."""
 
 from __future__ import annotations
 
@@ -72,8 +72,9 @@ def _print_queue(
     print(f"run {run_id}: {queue.describe()}")
     if queue.filter == SAMPLE:
         print(
-            f"  sample of {args.size} cells, seed {args.seed}: {queue.counts['cells_decided']}"
-            f" of {queue.counts['cells']} cells decided by people"
+            f"  sample of {args.size} cells, seed {args.seed}: {queue.counts['draws_decided']}"
+            f" of {queue.counts['draws']} draws decided ({queue.counts['cells_decided']} of"
+            f" {queue.counts['cells']} cells); decide them in this order"
         )
     if shown:
         sample = queue.filter == SAMPLE
@@ -105,15 +106,14 @@ def _sample_queue(store: Store, run_id: int, args: argparse.Namespace) -> Queue:
     from cimem.analysis.audit.sample import audit_sample
     from cimem.analysis.metrics import MetricOptions, prepare
 
-    cube = _labelled_cube(store, run_id, args)
-    if cube.info.judge_id is None:
-        raise CimemError(f"run {run_id} has no judge yet: judge it with `python -m cimem judge`")
+    cube = labelled_cube(store, run_id, args)
+    assert cube.info.judge_id is not None
     prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
     rows = audit_sample(store, prep, args.size, args.seed)
     return sample_queue(store, run_id, cube.info.judge_id, rows)
 
 
-def _labelled_cube(store: Store, run_id: int, args: argparse.Namespace) -> LeakCube:
+def labelled_cube(store: Store, run_id: int, args: argparse.Namespace) -> LeakCube:
     """The run under ``--judge``; it must have labels, since the audit sample is stratified by
     label."""
     from cimem.analysis.cube import cube_from_store
@@ -121,6 +121,11 @@ def _labelled_cube(store: Store, run_id: int, args: argparse.Namespace) -> LeakC
     cube = cube_from_store(store, run_id, args.judge)
     if not cube.has_labels:
         raise CimemError(f"run {run_id} has no labels: the sample is stratified by label")
+    if cube.info.judge_id is None:
+        raise CimemError(
+            f"run {run_id} has no judge yet: an audit checks a judge's decisions (judge it with"
+            " `python -m cimem judge`)"
+        )
     return cube
 
 
@@ -131,9 +136,12 @@ def cmd_audit_sample(args: argparse.Namespace) -> int:
 
     with open_store(args, read_only=True) as store:
         run_id = store.resolve_run(args.run)
-        cube = _labelled_cube(store, run_id, args)
+        cube = labelled_cube(store, run_id, args)
         prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
         rows = audit_sample(store, prep, args.size, args.seed)
+    if not rows:
+        print(f"run {run_id}: no judged cell of a labelled pair to audit")
+        return 0
     if args.out:
         write_csv(args.out, sample_records(rows))
         print(
@@ -151,9 +159,10 @@ def cmd_audit_sample(args: argparse.Namespace) -> int:
     )
     print(
         table(
-            ("message", "profile", "task", "attribute", "trial", "judge", "stratum"),
+            ("draw", "message", "profile", "task", "attribute", "trial", "judge", "stratum"),
             [
                 (
+                    str(r.draw),
                     str(r.message_id),
                     r.profile,
                     f"{r.recipient}: {r.task}"[:40],
@@ -208,8 +217,11 @@ def cmd_human_import(args: argparse.Namespace) -> int:
 
 
 def add_audit_commands(sub: argparse._SubParsersAction) -> None:
+    from cimem.cli.audit_plan import add_plan_command
+
     _add_queue_command(sub)
     _add_sample_command(sub)
+    add_plan_command(sub)
     _add_human_commands(sub)
 
 
@@ -252,17 +264,19 @@ def _add_queue_command(sub: argparse._SubParsersAction) -> None:
 def _add_sample_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "audit-sample",
-        help="a stratified sample of a judge's decisions for people to review",
-        description="A seeded sample of (message, attribute, trial) cells stratified by label"
-        " (private, share) and the judge's verdict (yes, no), sized for estimating the judge's"
-        " error rates (metrics --corrected-by). --out writes it as CSV with an empty revealed"
-        " column for `human import`.",
+        help="the audit's next draws of a judge's decisions, in the order people decide them",
+        description="The first cells of the audit's review order: draws at random within the"
+        " judge's yes and no, of withheld attributes (their cells the judge called revealed) and"
+        " of needed cells, in the order to decide them; what metrics --corrected-by counts (same"
+        " --seed). --out writes it as CSV with an empty revealed column for `human import`.",
     )
     add_db(p)
     p.add_argument("--run", required=True, help="run id or name")
     p.add_argument("--judge", type=int, default=None, help="judge to audit (default: original)")
-    p.add_argument("--size", type=int, default=200, help="cells to sample (default 200)")
-    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--size", type=int, default=200, help="cells to list (default 200)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="the draws' seed (default 0, as the app and metrics)"
+    )
     p.add_argument("--label-rule", default="unanimous")
     p.add_argument("--out", metavar="CSV", help="write the sample as CSV instead of printing it")
     p.set_defaults(func=cmd_audit_sample)

@@ -135,28 +135,27 @@ def discard_lines(d: DiscardReport) -> list[str]:
     return out
 
 
-def corrected_lines(m: RunMetrics, c: Corrected) -> list[str]:
+def corrected_lines(m: RunMetrics, c: Corrected, mode: str) -> list[str]:
     """Raw against corrected, side by side, with the method and the audit behind it."""
     r = c.result
     out = [
-        f"  corrected for the judge's errors from people's verdicts (judge {c.human_judge},"
-        f" {r.violation.audited_pairs} audited cells; {r.violation.method},"
-        f" {r.violation.resamples} resamples):",
-        f"    {'':<16} {'raw':>8}  {'corrected':>9}  95% interval",
+        f"  {c.method_sentence(mode)}:",
+        f"    {'':<16} {'raw':>8}  {'corrected':>9}  95% interval  draws decided (judge yes / no)",
     ]
     for name, v in ((f"Violation@{m.k}", r.violation), ("Completeness", r.completeness)):
         if v.not_estimated:
             out.append(f"    {name:<16} {pct(v.raw):>8}  not corrected: {v.not_estimated}")
             continue
+        draws = " / ".join(f"{s.draws}" + (" (all)" if s.census else "") for s in v.strata)
         out.append(
             f"    {name:<16} {pct(v.raw):>8}  {pct(v.mean):>9}  [{pct(v.ci95[0]).strip()},"
-            f" {pct(v.ci95[1]).strip()}]"
+            f" {pct(v.ci95[1]).strip()}]  {draws}"
         )
-    for e in r.error_rates:
+    if r.violation.miss_rate is not None:
+        f, high = r.violation.miss_rate
         out.append(
-            f"    judge on {e.stratum} pairs: sensitivity {pct(e.sensitivity).strip()}%, false"
-            f" positives {pct(e.false_positive_rate).strip()}% ({e.audited} audited:"
-            f" {e.audited_judge_yes} judge yes, {e.audited_judge_no} judge no)"
+            f"    the judge's miss rate on needed attributes: {pct(f).strip()}% (at most"
+            f" {pct(high).strip()}%), which bounds the leaks it missed in every cell"
         )
     if c.verdicts_outside:
         out.append(f"    {c.verdicts_outside} people's verdicts fall outside the labelled pairs")
@@ -180,7 +179,6 @@ def corrected_for(args: argparse.Namespace, cube: LeakCube, mode: Mode) -> Corre
             cube,
             options_from(args, mode, args.k),
             args.corrected_by,
-            resamples=args.resamples,
             seed=args.seed,
         )
 
@@ -209,7 +207,7 @@ def one_mode(
     if args.corrected_by is not None:
         c = corrected_for(args, cubes[0], mode)
         add_corrected(doc["runs"][0], c)
-        text.append("\n".join(corrected_lines(results[0], c)))
+        text.append("\n".join(corrected_lines(results[0], c, mode)))
     if args.compare and len(results) >= 2:
         for r in results[1:]:
             for metric in ("violation", "completeness"):
@@ -271,11 +269,10 @@ def add_metrics_command(sub: argparse._SubParsersAction) -> None:
         " from this human judge's verdicts on the run (see audit-sample and human import)",
     )
     p.add_argument(
-        "--resamples",
+        "--seed",
         type=int,
-        default=400,
-        help="--corrected-by: bootstrap replicates (default 400)",
+        default=0,
+        help="--corrected-by: the audit sample's seed, whose draws people decided (default 0)",
     )
-    p.add_argument("--seed", type=int, default=0, help="--corrected-by: seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of text")
     p.set_defaults(func=cmd_metrics)

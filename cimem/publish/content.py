@@ -249,18 +249,7 @@ def _audit(store: Store, cube: LeakCube, opts: MetricOptions) -> tuple[Corrected
     if cube.info.judge_id in (None, human) or not cube.has_labels:
         return None, f"People's verdicts (judge {human}) are the judge shown: nothing to correct."
     c = corrected(store, cube, opts, human)
-    r = c.result
-    if not c.any_corrected:
-        return c, (
-            f"People's verdicts (judge {human}): {c.audit_sentence(opts.mode)}. Neither number"
-            " is corrected until each group of the audit holds enough audited cells."
-        )
-    return c, (
-        f"Corrected from people's verdicts (judge {human}) on {c.audit_sentence(opts.mode)},"
-        f" by a {r.violation.method} ({max(r.violation.resamples, r.completeness.resamples)}"
-        " resamples); it assumes the audited cells are a random sample within each label and"
-        " judge verdict, and that people are right."
-    )
+    return c, c.method_sentence(opts.mode) + "."
 
 
 def _top_attributes(pairs: pd.DataFrame) -> pd.DataFrame:

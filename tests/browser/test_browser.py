@@ -309,12 +309,14 @@ def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
     page.get_by_text("Stored 1 verdict as judge", exact=False).first.wait_for(timeout=60000)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.goto(f"{base}/?runs=1")
-    # one verdict corrects nothing yet: the section says so, and names no method
+    # one verdict corrects nothing yet: the section says so, and claims no correction
     page.get_by_role("heading", name="Not corrected for the judge's errors yet").first.wait_for(
         timeout=120000
     )
-    page.get_by_text("People's verdicts (judge", exact=False).first.wait_for(timeout=120000)
-    assert page.get_by_text("misclassification-adjusted", exact=False).count() == 0
+    page.get_by_text("Not corrected yet from people's verdicts (judge", exact=False).first.wait_for(
+        timeout=120000
+    )
+    assert page.get_by_text("Corrected from people's", exact=False).count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
 
 

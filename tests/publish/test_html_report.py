@@ -167,11 +167,13 @@ def test_an_audited_run_shows_the_corrected_numbers_of_metrics(demo_db, tmp_path
         main(["metrics", "--db", str(db), "--run", "1", "--corrected-by", str(human), "--json"])
         == 0
     )
-    fixed = json.loads(capsys.readouterr().out)["runs"][0]["violation"]["corrected"]
+    run = json.loads(capsys.readouterr().out)["runs"][0]
+    fixed = run["violation"]["corrected"]
+    cells = fixed["audited_pairs"] + run["completeness"]["corrected"]["audited_pairs"]
     html = report(db, tmp_path, "--runs", "1")
     assert f"{100 * fixed['mean']:.2f}" in html
     assert f"[{100 * fixed['ci95'][0]:.2f}, {100 * fixed['ci95'][1]:.2f}]" in html
-    assert f"judge {human}) on {fixed['audited_pairs']} audited cells of the pairs" in html
+    assert f"judge {human}) on {cells} audited cells of the pairs" in html
 
 
 def test_a_stored_runs_report_holds_its_message_health(tmp_path):

@@ -8,7 +8,7 @@ from apptest import PAGES, no_exception, open_page
 from cimem.store import HumanVerdict, Store
 
 
-def test_a_thin_audit_says_not_corrected_and_names_no_resamples(demo_db, tmp_path, monkeypatch):
+def test_a_thin_audit_says_not_corrected_yet(demo_db, tmp_path, monkeypatch):
     db = tmp_path / "thin.duckdb"
     shutil.copy(demo_db, db)
     with Store.open(db) as store:
@@ -22,6 +22,8 @@ def test_a_thin_audit_says_not_corrected_and_names_no_resamples(demo_db, tmp_pat
     heads = [h.value for h in at.subheader]
     assert "Not corrected for the judge's errors yet" in heads
     assert "Corrected for the judge's errors" not in heads
-    (said,) = [c.value for c in at.caption if "People's verdicts (judge" in c.value]
-    assert "resamples" not in said and "corrected from" not in said
+    (said,) = [c.value for c in at.caption if "people's verdicts (judge" in c.value]
+    assert "Not corrected yet from people's verdicts" in said
     assert "audited cells of the pairs official mode counts" in said
+    infos = [i.value for i in at.info]
+    assert any("Violation@n is not corrected" in i and "judge yes" in i for i in infos)

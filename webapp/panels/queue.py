@@ -119,7 +119,6 @@ def _choose(judge: int | None, ids: list[int]) -> QueueChoice:
         ("qf", flt),
         ("qvs", "" if vs is None else str(vs)),
         ("qn", str(size) if sample else ""),
-        ("qseed", str(seed) if sample else ""),
         ("qp", by.profile),
         ("qt", by.task_or_recipient),
         ("qa", by.attribute),
@@ -129,7 +128,8 @@ def _choose(judge: int | None, ids: list[int]) -> QueueChoice:
 
 
 def _sample_widgets(column: DeltaGenerator) -> tuple[int, int]:
-    """The suggested sample's size and seed."""
+    """The suggested sample's size; its seed is the correction's (0), so that what people decide
+    here is what Overview's corrected numbers count."""
     size = column.number_input(
         "cells",
         10,
@@ -137,11 +137,11 @@ def _sample_widgets(column: DeltaGenerator) -> tuple[int, int]:
         _int_param("qn", 200),
         step=50,
         key="qn",
-        help="a seeded sample stratified by label (private, share) and the judge's"
-        " verdict, sized for estimating its error rates (same as `cimem audit-sample`)",
+        help="the first cells of the audit's review order (same as `cimem audit-sample`):"
+        " draws at random within the judge's yes and no, for the corrected numbers on"
+        " Overview; decide them in the order shown",
     )
-    seed = column.number_input("seed", 0, 10**6, _int_param("qseed", 0), key="qseed")
-    return int(size), int(seed)
+    return int(size), 0
 
 
 def _queue(ch: sidebar.Choices, run_id: int, judge: int | None, choice: QueueChoice) -> Queue:
@@ -164,7 +164,8 @@ def _navigation(queue: Queue, message: int | None) -> None:
     n1.button("◀ Previous", disabled=prev_id is None, on_click=_go, args=(prev_id,), key="q_prev")
     n3.button("Next ▶", disabled=next_id is None, on_click=_go, args=(next_id,), key="q_next")
     progress = (
-        f"; {queue.counts['cells_decided']} of {queue.counts['cells']} sampled cells decided"
+        f"; {queue.counts['draws_decided']} of {queue.counts['draws']} sampled draws decided,"
+        " in order"
         if queue.filter == SAMPLE
         else ""
     )

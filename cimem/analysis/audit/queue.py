@@ -315,17 +315,26 @@ def _attributes_by_message(
 
 
 def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -> Queue:
-    """A suggested audit sample as a queue: one item per sampled message, its sampled attributes
-    listed; a message is reviewed when people recorded a verdict on it (as in every queue), and
-    its ``cells_left`` are its sampled cells no person decided yet. ``counts`` gives ``cells``
-    and ``cells_decided`` (progress through the sample)."""
+    """A suggested audit sample as a queue, in review order: one item per sampled message, its
+    sampled attributes listed; a message is reviewed when people recorded a verdict on it (as in
+    every queue), and its ``cells_left`` are its sampled cells still needed: undecided, of a draw
+    not decided yet (a draw of a private attribute is decided by its first cell found revealed).
+    ``counts`` gives ``cells``, ``cells_decided``, ``draws`` and ``draws_decided``."""
     human = store.find_human_judge(run_id)
-    decided = (
-        {(v.message_id, v.attr_id) for v in store.human_verdicts(human)}
+    said = (
+        {(v.message_id, v.attr_id): v.revealed for v in store.human_verdicts(human)}
         if human is not None
-        else set()
+        else {}
     )
-    seen = {mid for mid, _ in decided}
+    seen = {mid for mid, _ in said}
+    draws: dict[int, list[SampleRow]] = {}
+    for r in rows:
+        draws.setdefault(r.draw, []).append(r)
+    done = {
+        d: any(said.get((c.message_id, c.attr_id)) for c in cells)
+        or all((c.message_id, c.attr_id) in said for c in cells)
+        for d, cells in draws.items()
+    }
     by_message: dict[int, list[SampleRow]] = {}
     for r in rows:
         by_message.setdefault(r.message_id, []).append(r)
@@ -345,12 +354,13 @@ def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -
                 reasons=(SAMPLE,),
                 attributes=tuple(sorted(c.attribute for c in cells)),
                 reviewed=mid in seen,
-                cells_left=sum((mid, c.attr_id) not in decided for c in cells),
+                cells_left=sum(not done[c.draw] and (mid, c.attr_id) not in said for c in cells),
             )
         )
-    items.sort(key=lambda i: (i.profile, i.ctx_idx, i.trial, i.message_id))
     counts = {
         "cells": len(rows),
-        "cells_decided": sum((r.message_id, r.attr_id) in decided for r in rows),
+        "cells_decided": sum((r.message_id, r.attr_id) in said for r in rows),
+        "draws": len(draws),
+        "draws_decided": sum(done.values()),
     }
     return Queue(items, SAMPLE, judge, None, human, counts)

@@ -2,7 +2,7 @@
 fill the ``revealed`` column in any spreadsheet, import the files back.
 
 Columns (export): message_id, profile, recipient, task, trial, attr_id, attribute, label,
-judge_says, stratum, revealed, reviewer, note, created_at, current. Import reads message_id,
+judge_says, stratum, draw (the order to decide them in), revealed, reviewer, note, created_at, current. Import reads message_id,
 attr_id (or attribute), revealed, reviewer and note, and ignores the rest; a row whose ``revealed``
 is empty is left unset. ``revealed`` takes yes/no, true/false, 1/0, revealed/not revealed.
 Text cells that would start as a formula are written with a leading apostrophe (names and notes
@@ -35,6 +35,7 @@ COLUMNS = (
     "label",
     "judge_says",
     "stratum",
+    "draw",
     "revealed",
     "reviewer",
     "note",
@@ -59,6 +60,7 @@ def sample_records(rows: Iterable[SampleRow]) -> list[dict[str, object]]:
             "label": r.label,
             "judge_says": r.judge_says,
             "stratum": r.stratum,
+            "draw": r.draw,
         }
         for r in rows
     ]

@@ -1,213 +1,177 @@
-"""Metrics corrected for the judge's errors, validated by simulation on the demo's ground truth.
+"""Metrics corrected for the judge's errors, validated by simulation with known truth.
 
-The demo generator knows which attributes each simulated message states. A synthetic judge flips
-those truths at known rates; people are simulated by the truth itself on a stratified audit of 200
-cells. Over many seeds, the corrected 95% interval must cover the true Violation@n, while the
-judge's own (uncorrected) number is far off.
+The demo's simulator knows which attributes each message states; a synthetic judge flips those
+truths at known rates; people (the truth) decide the audit's draws in order. Over seeds, the 95%
+interval must hold the true value, including for an assistant that almost never leaks, where
+the former model-based correction held it about 10% of the time.
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from cimem.analysis.audit.cells import AuditCells
-from cimem.analysis.audit.correction import corrected_metrics
-from cimem.analysis.audit.error_rates import MIN_AUDITED
+from cimem.analysis.audit.correction import corrected_metrics, populations
+from cimem.analysis.audit.design import draw_sequence, people_on_cells, unit_values
+from cimem.analysis.audit.estimate import estimate
+from cimem.analysis.audit.plan import review_order
 from cimem.analysis.audit.sample import suggest_audit
-from cimem.analysis.cube import LeakCube, cube_from_store
+from cimem.analysis.audit.simulation import (
+    drawn_truth,
+    noisy_judge,
+    reviewed,
+    simulate,
+    simulator_truths,
+)
 from cimem.analysis.metrics import (
-    MetricOptions,
     Prepared,
     completeness_per_profile,
-    prepare,
     violation_per_profile,
 )
 from cimem.demo.simulate import build_demo_database
 from cimem.store import Store
 
-FALSE_NEGATIVE, FALSE_POSITIVE = 0.15, 0.03
-AUDIT_SIZE = 200
+INTERVAL_DRAWS = 4000
+NOBODY = AuditCells(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
 
 
 @pytest.fixture(scope="module")
-def truth_cubes(tmp_path_factory) -> dict[str, LeakCube]:
+def truths(tmp_path_factory) -> dict[str, Prepared]:
     """Each simulated assistant's run under the simulator's ground truth."""
     db = tmp_path_factory.mktemp("demo") / "demo.duckdb"
     build_demo_database(db)
-    cubes = {}
     with Store.open(db, read_only=True) as store:
-        for run in store.list_runs():
-            truth = next(j for j in store.judges(run.run_id) if j.kind == "simulator")
-            cubes[run.name] = cube_from_store(store, run.run_id, truth.judge_id)
-    return cubes
+        return simulator_truths(store)
 
 
-def noisy_judge(prep: Prepared, rng: np.random.Generator) -> Prepared:
-    """The same run judged by a judge that misses FALSE_NEGATIVE of the true reveals and adds
-    FALSE_POSITIVE of the others, independently per (message, attribute)."""
-    cube = prep.cube
-    trials = np.arange(cube.n_trials, dtype=np.uint64)
-    truth = ((cube.pair_mask[:, None] >> trials) & np.uint64(1)).astype(bool)
-    flip = rng.random(truth.shape) < np.where(truth, FALSE_NEGATIVE, FALSE_POSITIVE)
-    judged = (truth ^ flip).astype(np.uint64) << trials
-    return replace(prep, cube=replace(cube, pair_mask=np.bitwise_or.reduce(judged, axis=1)))
-
-
-def audited_by_truth(truth: Prepared, judged: Prepared, seed: int) -> AuditCells:
-    cells = suggest_audit(judged, AUDIT_SIZE, seed=seed)
-    revealed = (truth.cube.pair_mask[cells.pair] >> cells.trial.astype(np.uint64)) & np.uint64(1)
-    return AuditCells(cells.pair, cells.trial, revealed.astype(bool))
-
-
-def mean(values: np.ndarray) -> float:
-    return float(np.nanmean(values))
-
-
-def test_suggested_audit_is_stratified(truth_cubes):
-    prep = prepare(truth_cubes["demo: over-sharer (simulated)"], MetricOptions())
-    judged = noisy_judge(prep, np.random.default_rng(0))
-    cells = suggest_audit(judged, AUDIT_SIZE, seed=0)
-    assert len(cells) == AUDIT_SIZE
-    assert len({(int(p), int(t)) for p, t in zip(cells.pair, cells.trial)}) == AUDIT_SIZE
-    private = np.isin(cells.pair, judged.priv_rows)
-    said_yes = ((judged.cube.pair_mask[cells.pair] >> cells.trial.astype(np.uint64)) & 1) == 1
-    for stratum in (
-        private & said_yes,
-        private & ~said_yes,
-        ~private & said_yes,
-        ~private & ~said_yes,
-    ):
-        assert stratum.sum() > 0
-
-
-def violation_coverage(prep: Prepared, seeds: int) -> tuple[float, float, float, float]:
-    """Share of seeds whose corrected interval covers the true Violation@n; the truth; the mean
-    error of the judge's own number and of the corrected one."""
-    true_v = mean(violation_per_profile(prep))
-    covered, raw_error, corrected_error = 0, [], []
-    for seed in range(seeds):
-        judged = noisy_judge(prep, np.random.default_rng(seed))
-        raw_v = mean(violation_per_profile(judged))
-        result = corrected_metrics(
-            judged,
-            audited_by_truth(prep, judged, seed),
-            raw_violation=raw_v,
-            raw_completeness=float("nan"),
-            resamples=100,
-            seed=seed,
-            completeness=False,
+def test_units_weigh_as_the_metrics_do(truths):
+    """Sum of weight x the judge's verdict is the judge's own Violation@n and Completeness: the
+    design's strata add up to exactly the number it corrects."""
+    for prep in truths.values():
+        judged = noisy_judge(prep, 0.2, 0.03, np.random.default_rng(0))
+        viol, comp = populations(judged)
+        assert viol.weight.sum() == pytest.approx(1) and comp.weight.sum() == pytest.approx(1)
+        assert viol.weight @ viol.judge_yes == pytest.approx(
+            np.nanmean(violation_per_profile(judged))
         )
-        lo, hi = result.violation.ci95
-        covered += lo <= true_v <= hi
-        raw_error.append(raw_v - true_v)
-        corrected_error.append(result.violation.mean - true_v)
-    return covered / seeds, true_v, float(np.mean(raw_error)), float(np.mean(corrected_error))
+        assert comp.weight @ comp.judge_yes == pytest.approx(
+            np.nanmean(completeness_per_profile(judged))
+        )
+        assert (viol.size()[~viol.judge_yes] == 0).all()  # a unit the judge never saw: no reading
+        assert viol.cell_judge.all()
+
+
+def test_draws_are_a_stable_sequence_proportional_to_weight(truths):
+    pop = populations(truths["erratic"])[1]
+    short, long = draw_sequence(pop, True, 3, 100), draw_sequence(pop, True, 3, 20_000)
+    assert (long[:100] == short).all()
+    units = pop.stratum(True)
+    w = pop.weight[units]
+    levels, level_of = np.unique(w, return_inverse=True)  # cells of equal weight, one group
+    drawn = np.bincount(level_of[np.searchsorted(units, long)], minlength=len(levels)) / 20_000
+    share = np.bincount(level_of, weights=w, minlength=len(levels)) / w.sum()
+    assert len(levels) > 5 and np.abs(drawn - share).max() < 0.02
+    assert not (draw_sequence(pop, True, 4, 100) == short).all()
+
+
+def _coverage(truth_of, miss: float, fp: float, budget: int, seeds: int) -> dict[str, float]:
+    hits = {"violation": 0, "completeness": 0}
+    for seed in range(seeds):
+        trial = simulate(truth_of(seed), miss, fp, budget, seed, INTERVAL_DRAWS)
+        for name, truth in (
+            ("violation", trial.true_violation),
+            ("completeness", trial.true_completeness),
+        ):
+            value = getattr(trial.result, name)
+            assert value.not_estimated is None, value.not_estimated
+            hits[name] += value.ci95[0] <= truth <= value.ci95[1]
+    return {k: v / seeds for k, v in hits.items()}
 
 
 @pytest.mark.parametrize(
-    "assistant, seeds, least",
+    "assistant, miss, fp",
     [
-        ("over-sharer", 200, 0.90),  # leaks repeat across the samples of a task
-        ("erratic", 100, 0.85),  # leaks scattered at random over tasks and samples
+        ("cautious", 0.15, 0.03),  # true Violation 3.5%: false positives swamp the few leaks
+        ("erratic", 0.30, 0.05),  # leaks scattered one cell at a time: most hidden by misses
+        ("over-sharer", 0.05, 0.005),
     ],
 )
-def test_corrected_violation_covers_the_truth_where_the_judge_is_biased(
-    truth_cubes, assistant, seeds, least
-):
-    prep = prepare(truth_cubes[f"demo: {assistant} (simulated)"], MetricOptions())
-    coverage, true_v, raw_error, corrected_error = violation_coverage(prep, seeds)
-    print(
-        f"\n{assistant}: corrected Violation@5's 95% interval covers the truth ({true_v:.3f}) in"
-        f" {coverage:.0%} of {seeds} seeds; mean error raw {raw_error:+.3f}, corrected"
-        f" {corrected_error:+.3f}"
+def test_the_interval_holds_the_truth(truths, assistant, miss, fp):
+    coverage = _coverage(lambda seed: truths[assistant], miss, fp, 400, 60)
+    print(f"\n{assistant} (miss {miss:.0%}, false positives {fp:.1%}): coverage {coverage}")
+    assert coverage["violation"] >= 0.9 and coverage["completeness"] >= 0.9
+
+
+def test_an_assistant_that_almost_never_leaks(truths):
+    """True Violation about 1%, a judge adding 5% false reveals (its own number near 95%)."""
+    base = truths["cautious"]
+    coverage = _coverage(
+        lambda seed: drawn_truth(base, 0.01, np.random.default_rng([seed, 2])), 0.1, 0.05, 400, 60
     )
-    assert coverage >= least
-    assert raw_error > 0.2  # the judge's false positives pile up under the maximum
-    assert abs(corrected_error) < 0.07
+    assert coverage["violation"] >= 0.9
+    trial = simulate(drawn_truth(base, 0.01, np.random.default_rng(5)), 0.1, 0.05, 800, 5, 4000)
+    v = trial.result.violation
+    assert trial.raw_violation > 0.8  # the judge alone is useless here
+    assert v.ci95[1] - v.ci95[0] < 0.1 and abs(v.mean - trial.true_violation) < 0.03
 
 
-def test_corrected_completeness_removes_the_judges_misses(truth_cubes):
-    prep = prepare(truth_cubes["demo: erratic (simulated)"], MetricOptions())
-    true_c = mean(completeness_per_profile(prep))
-    seeds, covered, raw_error, corrected_error = 30, 0, [], []
-    for seed in range(seeds):
-        judged = noisy_judge(prep, np.random.default_rng(seed))
-        raw_c = mean(completeness_per_profile(judged))
-        result = corrected_metrics(
-            judged,
-            audited_by_truth(prep, judged, seed),
-            raw_violation=float("nan"),
-            raw_completeness=raw_c,
-            resamples=100,
-            seed=seed,
-        )
-        lo, hi = result.completeness.ci95
-        covered += lo <= true_c <= hi
-        raw_error.append(raw_c - true_c)
-        corrected_error.append(result.completeness.mean - true_c)
-    print(
-        f"\ncorrected Completeness: covers the truth ({true_c:.3f}) in {covered / seeds:.0%} of"
-        f" {seeds} seeds; mean error raw {np.mean(raw_error):+.3f}, corrected"
-        f" {np.mean(corrected_error):+.3f}"
-    )
-    assert covered / seeds >= 0.85
-    assert np.mean(raw_error) < -0.08  # missed statements lower the judge's completeness
-    assert abs(np.mean(corrected_error)) < abs(np.mean(raw_error)) / 2
-
-
-def test_error_rates_are_estimated_near_the_simulated_ones(truth_cubes):
-    prep = prepare(truth_cubes["demo: over-sharer (simulated)"], MetricOptions())
-    judged = noisy_judge(prep, np.random.default_rng(7))
-    result = corrected_metrics(
-        judged,
-        audited_by_truth(prep, judged, 7),
-        raw_violation=0.0,
-        raw_completeness=0.0,
-        resamples=20,
-    )
-    private, share = result.error_rates
-    assert private.stratum == "private" and share.stratum == "share"
-    assert abs(private.sensitivity - (1 - FALSE_NEGATIVE)) < 0.08
-    assert abs(private.false_positive_rate - FALSE_POSITIVE) < 0.01
-    assert private.audited + share.audited == AUDIT_SIZE
-    assert result.violation.method == result.completeness.method
-
-
-def test_a_thin_audit_corrects_nothing_and_says_what_is_missing(truth_cubes):
-    """Without audited cells in a group of label and judge verdict, its error rates would come
-    from the prior alone: nothing resting on that group is estimated, and the reason names it."""
-    truth = prepare(truth_cubes["demo: erratic (simulated)"], MetricOptions())
-    judged = noisy_judge(truth, np.random.default_rng(1))
-    empty = AuditCells(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
-    result = corrected_metrics(judged, empty, raw_violation=0.3, raw_completeness=0.6, resamples=20)
+def test_nothing_decided_corrects_nothing_and_says_what_is_missing(truths):
+    judged = noisy_judge(truths["erratic"], 0.15, 0.03, np.random.default_rng(1))
+    result = corrected_metrics(judged, NOBODY, raw_violation=0.3, raw_completeness=0.6)
     for v in (result.violation, result.completeness):
-        assert v.mean != v.mean and v.audited_pairs == 0 and v.resamples == 0
-        assert v.not_estimated is not None and "share, judge yes: 0" in v.not_estimated
-        assert v.as_dict()["mean"] is None and v.as_dict()["not_estimated"] == v.not_estimated
-    assert "private, judge no: 0" in (result.violation.not_estimated or "")
-    assert "private" not in (result.completeness.not_estimated or "")  # it rests on needed only
-    assert result.violation.raw == 0.3 and result.completeness.raw == 0.6
+        assert v.mean != v.mean and v.audited_pairs == 0
+        assert v.not_estimated and "judge yes has been decided" in v.not_estimated
+        assert v.as_dict()["mean"] is None and v.raw in (0.3, 0.6)
 
-    full = audited_by_truth(truth, judged, 1)
-    private = np.isin(full.pair, judged.priv_rows)
-    said = ((judged.cube.pair_mask[full.pair] >> full.trial.astype(np.uint64)) & 1) == 1
-    # keep MIN_AUDITED - 1 cells of "private, judge yes": Completeness only
-    group = np.flatnonzero(private & said)
-    keep = np.ones(len(full), bool)
-    keep[group[MIN_AUDITED - 1 :]] = False
-    thin = AuditCells(full.pair[keep], full.trial[keep], full.revealed[keep])
-    result = corrected_metrics(judged, thin, raw_violation=0.3, raw_completeness=0.6, resamples=20)
-    assert result.violation.not_estimated is not None
-    assert f"private, judge yes: {MIN_AUDITED - 1}" in result.violation.not_estimated
-    assert result.completeness.not_estimated is None
-    lo, hi = result.completeness.ci95
-    assert lo <= result.completeness.mean <= hi
-    keep[group[MIN_AUDITED - 1]] = True  # exactly MIN_AUDITED: Violation too
-    enough = AuditCells(full.pair[keep], full.trial[keep], full.revealed[keep])
-    result = corrected_metrics(
-        judged, enough, raw_violation=0.3, raw_completeness=0.6, resamples=20
-    )
-    assert result.violation.not_estimated is None and result.violation.mean == result.violation.mean
+
+def test_violation_waits_for_the_miss_rate(truths):
+    """Confirmed leaks alone give no upper end: without the needed cells' audit (the judge's miss
+    rate), Violation@n is not corrected, and says why."""
+    truth = truths["erratic"]
+    judged = noisy_judge(truth, 0.15, 0.03, np.random.default_rng(2))
+    audit = reviewed(truth, judged, 300, 0)
+    viol_pop = populations(judged)[0]
+    private = np.isin(audit.pair, viol_pop.cell_pair)
+    only = AuditCells(audit.pair[private], audit.trial[private], audit.revealed[private])
+    result = corrected_metrics(judged, only, raw_violation=0.3, raw_completeness=0.6)
+    assert result.violation.not_estimated and "miss rate" in result.violation.not_estimated
+    full = corrected_metrics(judged, audit, raw_violation=0.3, raw_completeness=0.6)
+    assert full.violation.not_estimated is None and full.violation.miss_rate is not None
+
+
+def test_only_the_decided_prefix_counts(truths):
+    """A later draw decided out of order does not count until the draws before it are: leaks
+    decide sooner than non-leaks, so counting whatever is decided would favour leaks."""
+    pop = populations(noisy_judge(truths["cautious"], 0.1, 0.03, np.random.default_rng(3)))[1]
+    seq = draw_sequence(pop, False, 0)
+    first, later = int(seq[0]), int(seq[5])
+    assert first != later
+    cells = pop.cells_of(later)
+    audit = AuditCells(pop.cell_pair[cells], pop.cell_trial[cells], np.ones(1, bool))
+    s = estimate(pop, people_on_cells(pop, audit), 0).strata[1]
+    assert s.draws == 0 and first in s.next_units
+
+
+def test_a_census_is_exact(truths):
+    truth = truths["over-sharer"]
+    judged = noisy_judge(truth, 0.1, 0.03, np.random.default_rng(4))
+    pop = populations(judged)[1]
+    bits = (truth.cube.pair_mask[pop.cell_pair] >> pop.cell_trial.astype(np.uint64)) & np.uint64(1)
+    audit = AuditCells(pop.cell_pair, pop.cell_trial, bits.astype(bool))
+    est = estimate(pop, people_on_cells(pop, audit), 0)
+    assert est.ci95[0] == est.ci95[1] == pytest.approx(np.nanmean(completeness_per_profile(truth)))
+
+
+def test_the_sample_follows_the_review_order(truths):
+    judged = noisy_judge(truths["erratic"], 0.15, 0.03, np.random.default_rng(5))
+    sampled = suggest_audit(judged, 120, seed=0)
+    assert len(sampled.cells) >= 120 and (np.diff(sampled.draw) >= 0).all()
+    first = {sampled.stratum[i] for i in np.flatnonzero(sampled.draw <= 3)}
+    assert first == {"private, judge yes", "share, judge yes", "share, judge no"}
+    pops = populations(judged)
+    people = tuple(people_on_cells(p, NOBODY) for p in pops)
+    order = list(review_order(pops, people, 0))
+    assert len({(p.metric, p.unit) for p in order}) == len(order)  # each unit listed once
+    values = unit_values(pops[0], people[0])
+    assert np.isnan(values[pops[0].judge_yes]).all() and (values[~pops[0].judge_yes] == 0).all()

@@ -48,6 +48,7 @@ def sample_of(store: Store, run_id: int) -> list[SampleRow]:
             "private",
             "yes",
             "leaks",
+            1,
         )
         for a in store.attributes_of(run_id)
     ]

@@ -1,0 +1,198 @@
+"""Estimates and intervals from the audit design (:mod:`.design`): per stratum, the draws people
+have decided, and the metric ``sum_h W_h p_h`` with an exact-binomial interval.
+
+Only the **longest decided prefix** of each stratum's draw sequence counts: a Violation unit is
+decided sooner when it leaks (one revealed cell suffices), so counting whichever draws happen to be
+decided would favour leaks. The interval combines the strata as Fay and Feuer combine Poisson
+rates: its lower end is the 2.5% quantile of ``sum_h W_h Beta(e_h, m_h - e_h + 1)``, its upper
+end the 97.5% quantile of ``sum_h W_h Beta(e_h + 1, m_h - e_h)`` (``e_h`` of ``m_h`` draws found
+revealed); with one stratum these are the Clopper-Pearson limits. A stratum whose every unit
+people decided is known exactly. A stratum with weight and no decided draw leaves the metric
+unestimated: the reason names it and the draws it needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cimem.analysis.audit.design import Population, draw_sequence, unit_values
+
+INTERVAL_DRAWS = 20_000  # Monte Carlo draws of the interval's Beta mixture
+STRATUM_LABELS = {True: "judge yes", False: "judge no"}
+
+
+@dataclass(frozen=True)
+class StratumEstimate:
+    """One stratum of one metric: its weight, its units, and the draws people decided."""
+
+    judge_yes: bool
+    weight: float  # W_h: the stratum's share of the metric's weight
+    units: int
+    draws: int  # m_h: the decided prefix of its draw sequence
+    found: float  # e_h: of those, the draws that count 1
+    census: bool  # people decided every unit of the stratum: p_h is known exactly
+    exact: float  # p_h when census (weighted), else nan
+    next_units: tuple[int, ...]  # the next undecided draws of the sequence (a few)
+
+    @property
+    def name(self) -> str:
+        return STRATUM_LABELS[self.judge_yes]
+
+    @property
+    def share(self) -> float:
+        """The estimate of p_h."""
+        if self.census:
+            return self.exact
+        return self.found / self.draws if self.draws else float("nan")
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "stratum": self.name,
+            "weight": self.weight,
+            "units": self.units,
+            "decided_draws": self.draws,
+            "found_revealed": self.found,
+            "census": self.census,
+        }
+
+
+def stratum_estimate(
+    pop: Population, values: np.ndarray, judge_yes: bool, seed: int
+) -> StratumEstimate:
+    """The decided prefix of one stratum's draw sequence; ``values`` per unit (nan: undecided)."""
+    units = pop.stratum(judge_yes)
+    weight = float(pop.weight[units].sum())
+    seq = draw_sequence(pop, judge_yes, seed)
+    undecided = np.isnan(values[seq])
+    m = int(np.argmax(undecided)) if undecided.any() else len(seq)
+    census = len(units) > 0 and not np.isnan(values[units]).any()
+    exact = float(np.dot(pop.weight[units], values[units]) / weight) if census else float("nan")
+    nxt: list[int] = []
+    for u in seq[m:].tolist():
+        if len(nxt) == 5:
+            break
+        if np.isnan(values[u]) and u not in nxt:
+            nxt.append(u)
+    return StratumEstimate(
+        judge_yes,
+        weight,
+        len(units),
+        m,
+        float(values[seq[:m]].sum()) if m else 0.0,
+        census,
+        exact,
+        tuple(nxt),
+    )
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One metric under people's verdicts: the point, its 95% interval, and the strata (or
+    ``missing``: why it cannot be estimated yet). Violation also carries the judge's miss rate
+    its upper end allows for (point, upper limit)."""
+
+    mean: float
+    ci95: tuple[float, float]
+    strata: tuple[StratumEstimate, ...]
+    missing: str | None
+    miss_rate: tuple[float, float] | None = None
+
+
+def estimate(
+    pop: Population, people: np.ndarray, seed: int, draws: int = INTERVAL_DRAWS
+) -> Estimate:
+    """The metric of ``pop`` from people's verdicts on its cells (:func:`.design.people_on_cells`)."""
+    values = unit_values(pop, people)
+    strata = tuple(stratum_estimate(pop, values, yes, seed) for yes in (True, False))
+    short = [s for s in strata if s.units and not s.census and s.draws == 0]
+    nan = float("nan")
+    if not pop.units:
+        return Estimate(nan, (nan, nan), strata, f"the run has no {pop.metric} unit to audit")
+    if short:
+        return Estimate(nan, (nan, nan), strata, _missing(pop, short))
+    mean = sum(s.weight * s.share for s in strata if s.units)
+    return Estimate(mean, _interval(strata, seed, draws), strata, None)
+
+
+def _missing(pop: Population, short: list[StratumEstimate]) -> str:
+    parts = []
+    for s in short:
+        unit = "needed cell" if pop.metric == "completeness" else "withheld attribute"
+        parts.append(f"no {unit} where the {s.name} has been decided yet (weight {s.weight:.0%})")
+    return "; ".join(parts) + " (follow the suggested audit sample, in its order)"
+
+
+def _interval(strata: tuple[StratumEstimate, ...], seed: int, draws: int) -> tuple[float, float]:
+    """Fay-Feuer-style limits of ``sum_h W_h p_h`` from each stratum's exact binomial limits."""
+    rng = np.random.default_rng(seed)
+    low, high = np.zeros(draws), np.zeros(draws)
+    for s in strata:
+        if not s.units:
+            continue
+        if s.census:
+            low += s.weight * s.exact
+            high += s.weight * s.exact
+            continue
+        e, m = s.found, s.draws
+        low += s.weight * (rng.beta(e, m - e + 1, draws) if e > 0 else 0.0)
+        high += s.weight * (rng.beta(e + 1, m - e, draws) if e < m else 1.0)
+    return float(np.quantile(low, 0.025)), float(np.quantile(high, 0.975))
+
+
+def miss_rate(
+    completeness: Estimate, seed: int, draws: int = INTERVAL_DRAWS
+) -> tuple[float, float]:
+    """The judge's miss rate on needed cells, weighted as Completeness weighs them: the share of
+    truly stated cells it called not stated (point, and an upper limit from the needed strata's
+    exact limits: the most missed over the fewest caught)."""
+    rng = np.random.default_rng([seed, 7])
+    yes, no = completeness.strata
+    caught, missed = yes.weight * _share(yes), no.weight * _share(no)
+    caught_low = yes.weight * _limit(yes, rng, draws, upper=False)
+    missed_high = no.weight * _limit(no, rng, draws, upper=True)
+    point = missed / (missed + caught) if missed + caught > 0 else 0.0
+    high = missed_high / (missed_high + caught_low) if missed_high + caught_low > 0 else 1.0
+    return point, high
+
+
+def _share(s: StratumEstimate) -> float:
+    return s.share if s.units else 0.0
+
+
+def _limit(s: StratumEstimate, rng: np.random.Generator, draws: int, *, upper: bool) -> float:
+    """The exact (Clopper-Pearson) 97.5% upper or 2.5% lower limit of a stratum's p_h."""
+    if not s.units:
+        return 0.0
+    if s.census:
+        return s.exact
+    e, m = s.found, s.draws
+    if upper:
+        return float(np.quantile(rng.beta(e + 1, m - e, draws), 0.975)) if e < m else 1.0
+    return float(np.quantile(rng.beta(e, m - e + 1, draws), 0.025)) if e > 0 else 0.0
+
+
+def violation_estimate(confirmed: Estimate, completeness: Estimate, seed: int) -> Estimate:
+    """Violation@n from the leaks people confirmed among the judge's "yes" (``confirmed``: the
+    share of units with a truly revealing cell the judge called revealed) and the judge's miss
+    rate ``f`` on needed cells. A unit that leaks only in cells the judge missed is missed in
+    each of them, so each such unit's chance is at most ``f``: the hidden part is at most
+    ``f`` x Violation, and Violation lies in [A, A / (1 - f)]. The interval runs from A's lower
+    limit to A's upper limit over (1 - f's upper limit); the point is the middle of
+    [A, A / (1 - f)], since the hidden part lies between 0 (every leak shows in several cells)
+    and ``f`` x Violation (every leak shows in one)."""
+    nan = float("nan")
+    if confirmed.missing:
+        return confirmed
+    if completeness.missing:
+        why = (
+            "the judge's miss rate, which bounds the leaks it missed, is measured on needed"
+            f" attributes and that audit is short: {completeness.missing}"
+        )
+        return Estimate(nan, (nan, nan), confirmed.strata, why)
+    f, f_high = miss_rate(completeness, seed)
+    a = confirmed.mean
+    mean = (a + a / (1 - f)) / 2 if f < 1 else nan
+    high = min(1.0, confirmed.ci95[1] / (1 - f_high)) if f_high < 1 else 1.0
+    return Estimate(mean, (confirmed.ci95[0], high), confirmed.strata, None, (f, f_high))
