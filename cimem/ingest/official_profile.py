@@ -192,7 +192,15 @@ class ProfileReader(Checker):
             statements.setdefault(stmt, []).append(i)
         self.statements = statements
         self.statement_order = list(statements)
-        self.unique_statements = all(len(v) == 1 for v in statements.values())
+        # labels in statement order (the usual case) map to these attributes at once; a
+        # statement several attributes share repeats its triple (``repeat_triples``)
+        rows = [r for r, idx in enumerate(statements.values()) for _ in idx]
+        self.ordered_attrs = np.fromiter(chain.from_iterable(statements.values()), np.int32)
+        self.repeat_triples = (
+            None
+            if len(rows) == len(statements)
+            else operator.itemgetter(*(3 * r + j for r in rows for j in range(3)))
+        )
 
     def _read_contexts(self, rec: ProfileRecord, contexts: list) -> None:
         for c, ctx in enumerate(contexts):
@@ -381,8 +389,10 @@ class ProfileReader(Checker):
         except (KeyError, TypeError):
             del flat[start:]
             self._check_fractions(payload, field)
-        if self.unique_statements and list(payload) == self.statement_order:
-            return np.arange(len(payload), dtype=np.int32)
+        if list(payload) == self.statement_order:
+            if self.repeat_triples is not None:
+                flat[start:] = self.repeat_triples(flat[start:])
+            return self.ordered_attrs
         idx: list[int] = []
         rows: list[int] = []
         for r, stmt in enumerate(payload):

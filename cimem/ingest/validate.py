@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NoReturn
 
 import numpy as np
@@ -36,6 +37,7 @@ class Kind:
     expected: str
     test: Callable[[Any], bool]
     optional: bool = False  # null (or absent) allowed
+    passes: frozenset[type] = frozenset()  # types that pass without running ``test``
 
     def ok(self, value: Any) -> bool:
         if value is None or value is MISSING:
@@ -43,7 +45,7 @@ class Kind:
         return self.test(value)
 
     def or_null(self) -> Kind:
-        return Kind(self.expected + " or null", self.test, optional=True)
+        return Kind(self.expected + " or null", self.test, True, self.passes | {type(None)})
 
 
 def _is_int(v: Any) -> bool:
@@ -54,11 +56,11 @@ def _is_number(v: Any) -> bool:
     return type(v) in (int, float) and math.isfinite(v)
 
 
-TEXT = Kind("a string", lambda v: type(v) is str)
+TEXT = Kind("a string", lambda v: type(v) is str, passes=frozenset({str}))
 NAME = Kind("a non-empty string", lambda v: type(v) is str and v.strip() != "")
-OBJECT = Kind("a JSON object", lambda v: type(v) is dict)
+OBJECT = Kind("a JSON object", lambda v: type(v) is dict, passes=frozenset({dict}))
 NONEMPTY_OBJECT = Kind("a non-empty JSON object", lambda v: type(v) is dict and len(v) > 0)
-LIST = Kind("a JSON list", lambda v: type(v) is list)
+LIST = Kind("a JSON list", lambda v: type(v) is list, passes=frozenset({list}))
 NONEMPTY_LIST = Kind("a non-empty JSON list", lambda v: type(v) is list and len(v) > 0)
 BOOL = Kind("true or false", lambda v: type(v) is bool)
 BINARY = Kind("0 or 1", lambda v: type(v) is int and v in (0, 1))
@@ -88,6 +90,11 @@ class Schema:
 
     def kind(self, path: str) -> Kind:
         return self.fields[path]
+
+    @cached_property
+    def passes(self) -> dict[str, frozenset[type]]:
+        """Per field, the types a value passes with on sight (the readers' hot path)."""
+        return {path: kind.passes for path, kind in self.fields.items()}
 
 
 OFFICIAL = Schema(
@@ -202,7 +209,10 @@ class Checker:
 
     def get(self, mapping: dict, key: str, rule: str, field: str | None = None) -> Any:
         """``mapping[key]`` checked against the rule (absent counts as null)."""
-        return self.value(rule, mapping.get(key, MISSING), field)
+        value = mapping.get(key, MISSING)
+        if type(value) in self.schema.passes[rule]:
+            return value
+        return self.value(rule, value, field)
 
     def key_list(
         self,
@@ -215,6 +225,13 @@ class Checker:
     ) -> list[str] | None:
         """``mapping[key]``, a list of attribute keys (or null) checked against the rule, each key
         one of ``known``; an unknown key fails at ``field`` with "keys of ``keys_of``"."""
+        keys = mapping.get(key)
+        if type(keys) is list:
+            try:  # one pass in C; the slow walk below only names the culprit
+                if all(map(known.__contains__, keys)):
+                    return keys
+            except TypeError:  # an unhashable item
+                pass
         keys = self.get(mapping, key, rule, field)
         for k in keys or ():
             if k not in known:

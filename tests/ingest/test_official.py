@@ -7,7 +7,7 @@ import pytest
 from cimem.ingest import detect_format, ingest_file, ingest_or_find
 
 from conftest import shared_file
-from fixtures import SHARE, attribute, profile, small_profile, write_jsonl
+from fixtures import MIXED, PRIVATE, SHARE, attribute, profile, small_profile, write_jsonl
 
 
 def rows(store, sql, params=()):
@@ -85,6 +85,28 @@ def test_shared_statement_labels_every_attribute(store, tmp_path):
         " (attr_id) WHERE persona = 'combined' ORDER BY 1",
     )
     assert got == [("a", 1.0), ("b", 1.0)]
+
+
+@pytest.mark.parametrize("order", ["as the attributes", "reversed"])
+def test_a_shared_statement_gives_its_fractions_to_each_of_its_attributes(store, tmp_path, order):
+    """Labels keyed by a statement two attributes share, in the attributes' order (read at
+    once) or not (read one statement at a time): the same rows either way."""
+    attrs = {
+        "a": attribute(1, "finance", "Shared sentence."),
+        "b": attribute(2, "health", "Own sentence."),
+        "c": attribute(3, "health", "Shared sentence."),
+    }
+    labels = {"a": MIXED, "b": PRIVATE}  # keyed by statement: "a" stands for the shared one
+    if order == "reversed":
+        labels = dict(reversed(labels.items()))
+    obj = profile("P", attrs, [{"recipient": "R", "task": "T", "labels": labels, "trials": []}])
+    ingest_file(store, write_jsonl(tmp_path / "d.jsonl", [obj]))
+    got = rows(
+        store,
+        "SELECT a.key, p.necessary, p.private, p.unlabeled FROM persona_labels p JOIN attributes"
+        " a USING (attr_id) WHERE persona = 'combined' ORDER BY 1",
+    )
+    assert got == [("a", 0.5, 0.3, 0.2), ("b", 0.0, 1.0, 0.0), ("c", 0.5, 0.3, 0.2)]
 
 
 def test_composition_trials_keep_their_memory(store, tmp_path):
