@@ -224,6 +224,18 @@ OFFICIAL_BAD = {
         lambda o: trial(o).update(to_share_attributes=["shoe_size"]),
         r"to_share_attributes': expected keys of information_attributes",
     ),
+    "to_share holding a number": (
+        lambda o: trial(o).update(to_share_attributes=[7]),
+        r"to_share_attributes': expected a list of attribute keys or null, got list",
+    ),
+    "to_share holding a list": (
+        lambda o: trial(o).update(to_share_attributes=[["diagnosis"]]),
+        r"to_share_attributes': expected a list of attribute keys or null, got list",
+    ),
+    "prompt a number": (
+        lambda o: trial(o).update(prompt=3),
+        r"prompt': expected a string or null, got int 3",
+    ),
     "model_solution a string": (
         lambda o: trial(o).update(model_solution="hello"),
         r"model_solution': expected a JSON object or null",
