@@ -16,8 +16,9 @@ PAGES = [
     "webapp/pages/audit.py",
     "webapp/pages/learn.py",
     "webapp/pages/data.py",
+    "webapp/pages/review.py",
 ]
-TITLES = ["Overview", "Leaks", "Growth", "Audit", "Learn the metrics", "Data"]
+TITLES = ["Overview", "Leaks", "Growth", "Audit", "Learn the metrics", "Data", "Review"]
 
 
 def open_page(db: str, page: str, monkeypatch, **params) -> AppTest:

@@ -23,6 +23,7 @@ PAGES = {
     "": "Overview",
     "leaks": "Leaks",
     "audit": "Audit",
+    "review": "Review",
     "explore": "Explore",
     "learn": "Learn the metrics",
     "data": "Data",

@@ -293,6 +293,9 @@ def key_elements(at, page: str) -> None:
         )
     elif page.endswith("learn.py"):
         assert any("Figure 1" in h.value for h in at.header)
+    elif page.endswith("review.py"):
+        assert {"Revealed", "Not revealed", "Skip"} <= {b.label for b in at.button}
+        assert any(m.value.startswith("Cell 1 of") for m in at.markdown)
 
 
 @pytest.mark.parametrize("page,title", list(zip(PAGES, TITLES)))

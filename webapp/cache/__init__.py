@@ -37,7 +37,7 @@ from webapp.cache.leak_views import (
     prefetch_leaks_pages,
     ranked_attributes,
 )
-from webapp.cache.queues import QueueFilter, review_queue, sample_queue
+from webapp.cache.queues import QueueFilter, review_queue, sample_queue, sample_rows
 from webapp.cache.records import (
     agreement,
     counterparts,
@@ -106,6 +106,7 @@ __all__ = [
     "run_progress",
     "runs_frame",
     "sample_queue",
+    "sample_rows",
 ]
 
 
@@ -128,6 +129,7 @@ def changed() -> None:
         leak_views.leaky_pairs,
         queues._review_queue,
         queues.sample_queue,
+        queues.sample_rows,
         curves._growth_slice,
         leaderboard._known,
     ):

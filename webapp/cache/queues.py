@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from cimem.analysis.audit.queue import Queue
+from cimem.analysis.audit.sample import SampleRow
 from cimem.analysis.metrics import MetricOptions
 from cimem.errors import CimemError
 from webapp.cache.cubes import cube
@@ -54,16 +55,25 @@ def _review_queue(scope: RunScope, ask: QueueFilter) -> Queue:
 
 
 @st.cache_resource(show_spinner="Drawing the audit sample...", max_entries=16)
-def sample_queue(scope: RunScope, size: int, seed: int) -> Queue:
-    """The suggested audit sample of a run under a judge, as a queue with its progress."""
-    from cimem.analysis.audit.queue import sample_queue as build
+def sample_rows(scope: RunScope, size: int, seed: int) -> list[SampleRow]:
+    """The suggested audit sample's cells of a run under a judge, in review order."""
     from cimem.analysis.audit.sample import audit_sample
     from cimem.analysis.metrics import prepare
 
     run_cube = cube(scope)
+    if run_cube.info.judge_id is None:
+        raise CimemError(f"run {scope.run_id} has no judge: there is nothing to audit")
     with reading_at(scope.path) as store:
-        rows = audit_sample(store, prepare(run_cube, scope.opts), size, seed)
-        judge = run_cube.info.judge_id
-        if judge is None:
-            raise CimemError(f"run {scope.run_id} has no judge: there is nothing to audit")
+        return audit_sample(store, prepare(run_cube, scope.opts), size, seed)
+
+
+@st.cache_resource(show_spinner="Drawing the audit sample...", max_entries=16)
+def sample_queue(scope: RunScope, size: int, seed: int) -> Queue:
+    """The suggested audit sample of a run under a judge, as a queue with its progress."""
+    from cimem.analysis.audit.queue import sample_queue as build
+
+    rows = sample_rows(scope, size, seed)
+    judge = cube(scope).info.judge_id
+    assert judge is not None
+    with reading_at(scope.path) as store:
         return build(store, scope.run_id, judge, rows)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from cimem.analysis.audit.message import evidence_grounded
-from cimem.analysis.audit.sample import SampleRow
+from cimem.analysis.audit.sample import SampleRow, draws_done
 from cimem.analysis.choices import QUEUE_FILTERS
 from cimem.analysis.choices import SAMPLE as CHOICE_SAMPLE
 from cimem.analysis.cube import HARD_FROM_FRACTIONS
@@ -327,14 +327,7 @@ def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -
         else {}
     )
     seen = {mid for mid, _ in said}
-    draws: dict[int, list[SampleRow]] = {}
-    for r in rows:
-        draws.setdefault(r.draw, []).append(r)
-    done = {
-        d: any(said.get((c.message_id, c.attr_id)) for c in cells)
-        or all((c.message_id, c.attr_id) in said for c in cells)
-        for d, cells in draws.items()
-    }
+    done = draws_done(rows, said)
     by_message: dict[int, list[SampleRow]] = {}
     for r in rows:
         by_message.setdefault(r.message_id, []).append(r)
@@ -360,7 +353,7 @@ def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -
     counts = {
         "cells": len(rows),
         "cells_decided": sum((r.message_id, r.attr_id) in said for r in rows),
-        "draws": len(draws),
+        "draws": len(done),
         "draws_decided": sum(done.values()),
     }
     return Queue(items, SAMPLE, judge, None, human, counts)

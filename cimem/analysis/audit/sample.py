@@ -115,3 +115,16 @@ def audit_sample(store: Store, prep: Prepared, size: int, seed: int) -> list[Sam
             )
         )
     return rows
+
+
+def draws_done(rows: list[SampleRow], said: dict[tuple[int, int], bool]) -> dict[int, bool]:
+    """Per draw of the sample, whether people decided it: one of its cells found revealed, or
+    every cell decided (``said``: people's verdict per (message_id, attr_id))."""
+    cells: dict[int, list[SampleRow]] = {}
+    for r in rows:
+        cells.setdefault(r.draw, []).append(r)
+    return {
+        d: any(said.get((c.message_id, c.attr_id)) for c in cs)
+        or all((c.message_id, c.attr_id) in said for c in cs)
+        for d, cs in cells.items()
+    }

@@ -1,0 +1,70 @@
+"""The Review page: one cell at a time, one key per verdict, in the audit's order."""
+
+from __future__ import annotations
+
+import shutil
+
+from apptest import PAGES, no_exception, open_page
+
+from cimem.store import Store
+
+REVIEW = PAGES[-1]
+
+
+def summary(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("Cell "))
+
+
+def button(at, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def test_a_verdict_is_stored_and_the_next_needed_cell_shown(demo_db, tmp_path, monkeypatch):
+    db = tmp_path / "review.duckdb"
+    shutil.copy(demo_db, db)
+    at = open_page(str(db), REVIEW, monkeypatch, runs="1")
+    no_exception(at)
+    assert summary(at).startswith("Cell 1 of")
+    rows = at.session_state["review_rows"][1]
+    assert "judge says" in " ".join(m.value for m in at.markdown)
+    button(at, "Not revealed").click().run()
+    no_exception(at)
+    with Store.open(db, read_only=True) as store:
+        (v,) = store.human_verdicts(store.find_human_judge(1))
+    assert (v.message_id, v.attr_id, v.revealed) == (rows[0].message_id, rows[0].attr_id, False)
+    assert summary(at).startswith("Cell 2 of")
+    # a private draw found revealed at its first cell needs none of its other cells
+    first_private = next(i for i, r in enumerate(rows) if r.stratum.startswith("private"))
+    at.session_state["review_at"] = first_private
+    at.run()
+    button(at, "Revealed").click().run()
+    no_exception(at)
+    draw = rows[first_private].draw
+    rest = [i for i, r in enumerate(rows) if r.draw == draw and i != first_private]
+    shown = int(summary(at).split()[1]) - 1
+    assert shown not in rest
+    # Skip moves on without a verdict; Previous goes back and shows what people said
+    before = shown
+    button(at, "Skip").click().run()
+    assert int(summary(at).split()[1]) - 1 != before
+    with Store.open(db, read_only=True) as store:
+        assert len(store.human_verdicts(store.find_human_judge(1))) == 2
+    at.session_state["review_at"] = 0
+    at.run()
+    assert "people: **not revealed**" in " ".join(m.value for m in at.markdown)
+
+
+def test_blind_hides_the_judge_until_people_decide(demo_db, monkeypatch):
+    at = open_page(demo_db, REVIEW, monkeypatch, runs="1")
+    at.toggle(key="review_blind").set_value(True).run()
+    no_exception(at)
+    said = " ".join(m.value for m in at.markdown)
+    assert "the judge: hidden" in said and "judge says" not in said
+    assert "<mark" not in " ".join(h.proto.body for h in at.get("html"))
+
+
+def test_keys_are_listed_and_bound(demo_db, monkeypatch):
+    at = open_page(demo_db, REVIEW, monkeypatch, runs="1")
+    keys = {b.label: b.proto.shortcut for b in at.button}
+    assert [keys[k].upper() for k in ("Revealed", "Not revealed", "Skip")] == ["Y", "N", "S"]
+    assert any("**Y** revealed" in c.value for c in at.caption)

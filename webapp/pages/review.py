@@ -1,0 +1,47 @@
+"""Review: the suggested audit sample one cell at a time, the message beside the question, one
+key per verdict. What people decide here is what Overview's corrected numbers count."""
+
+import streamlit as st
+
+from webapp import sidebar
+from webapp.panels import review_loop
+
+st.title("Review")
+ch: sidebar.Choices = st.session_state["choices"]
+run_id = ch.run
+if run_id is None:
+    st.info("Choose a run with messages in the sidebar (or import one on the Data page).")
+    st.stop()
+sidebar.simulated_banner([run_id])
+judge = review_loop.judge_of(ch, run_id)
+if judge is None:
+    st.info(f"Run {run_id} has no judge yet: a review checks a judge's decisions.")
+    st.stop()
+c1, c2, c3 = st.columns([1, 2, 2])
+size = int(
+    c1.number_input(
+        "cells",
+        10,
+        5000,
+        200,
+        step=50,
+        key="review_size",
+        help="the first cells of the audit's review order (Audit page's suggested sample,"
+        " `cimem audit-sample`), decided in that order",
+    )
+)
+c2.text_input("Reviewer (optional)", key="reviewer")
+blind = c3.toggle(
+    "Blind: hide the judge's verdict and evidence until you decide",
+    key="review_blind",
+)
+rows = review_loop.sample(ch, run_id, size)
+if not rows:
+    st.info("This run has no judged cell of a labelled pair to review.")
+    st.stop()
+made = review_loop.progress(run_id, rows)
+i = review_loop.position(rows, made)
+st.markdown(review_loop.summary(rows, made, i))
+review_loop.buttons(run_id, rows, i)
+st.caption(review_loop.CHEAT_SHEET)
+review_loop.cell(ch, judge, rows[i], made, blind)

@@ -1,0 +1,171 @@
+"""The Review page's loop: the suggested audit sample one cell at a time, the message beside the
+verdict, one key per verdict. Widgets and drawing only: the sample is cimem.analysis.audit's,
+people's verdicts the store's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from cimem.analysis.audit import MessageAudit
+from cimem.analysis.audit.sample import SampleRow, draws_done
+from cimem.store import HumanVerdict
+from cimem.text import plural
+from webapp import cache, connection, message_view, render, sidebar
+
+KEYS = {"yes": "Y", "no": "N", "skip": "S", "previous": "Left", "next": "Right"}
+CHEAT_SHEET = (
+    "Keys: **Y** revealed · **N** not revealed · **S** skip (the draws after a skipped one wait"
+    " for it) · **←** previous · **→** next. A verdict moves to the next cell still needed; a"
+    " private attribute's draw is decided by its first cell found revealed. Keys work while no"
+    " field or toggle has the focus (click the page's title to give it back)."
+)
+QUESTIONS = {
+    "private": "Does the message reveal this withheld attribute?",
+    "share": "Does the message state this needed attribute?",
+}
+
+
+@dataclass(frozen=True)
+class Progress:
+    """People's verdicts on the sample so far."""
+
+    said: dict[tuple[int, int], bool]  # (message_id, attr_id) -> revealed
+    done: dict[int, bool]  # draw -> decided
+
+    def needed(self, row: SampleRow) -> bool:
+        """The cell still waits for a verdict its draw needs."""
+        return not self.done[row.draw] and (row.message_id, row.attr_id) not in self.said
+
+
+def judge_of(ch: sidebar.Choices, run_id: int) -> int | None:
+    """The judge the sidebar chose for the run (its original by default; None: not judged),
+    found without reading the run's verdicts: every verdict changes the file, and with it
+    every cached cube's key."""
+    chosen = ch.judges.get(run_id)
+    if chosen is not None:
+        return chosen
+    with connection.reading() as store:
+        return store.find_default_judge(run_id)
+
+
+def sample(ch: sidebar.Choices, run_id: int, size: int) -> list[SampleRow]:
+    """The sample's cells, drawn once per run, judge, options and size in this visit: people's
+    verdicts do not change them, so a verdict redraws nothing."""
+    key = (cache.current().path, run_id, judge_of(ch, run_id), ch.opts, size)
+    kept = st.session_state.get("review_rows")
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    rows = cache.sample_rows(ch.scope(run_id), size, 0)
+    st.session_state["review_rows"] = (key, rows)
+    return rows
+
+
+def progress(run_id: int, rows: list[SampleRow]) -> Progress:
+    with connection.reading() as store:
+        human = store.find_human_judge(run_id)
+        verdicts = store.human_verdicts(human) if human is not None else []
+    said = {(v.message_id, v.attr_id): v.revealed for v in verdicts}
+    return Progress(said, draws_done(rows, said))
+
+
+def position(rows: list[SampleRow], made: Progress) -> int:
+    """The cell shown: where the reviewer moved, else the first cell still needed from where the
+    last verdict or skip left off (from the start when none is left after it)."""
+    at = st.session_state.get("review_at")
+    if isinstance(at, int) and 0 <= at < len(rows):
+        return at
+    start = st.session_state.get("review_from", 0)
+    for i in [*range(start, len(rows)), *range(0, start)]:
+        if made.needed(rows[i]):
+            return i
+    return min(start, len(rows) - 1)
+
+
+def _record(run_id: int, row: SampleRow, i: int, revealed: bool) -> None:
+    reviewer = str(st.session_state.get("reviewer") or "").strip() or None
+    with connection.writing() as store, store.transaction():
+        human = store.get_or_create_human_judge(run_id)
+        store.add_human_verdicts(
+            human, [HumanVerdict(row.message_id, row.attr_id, revealed, reviewer, None)]
+        )
+    cache.changed()
+    _move_on(i)
+
+
+def _move_on(i: int) -> None:
+    st.session_state["review_at"] = None
+    st.session_state["review_from"] = i + 1
+
+
+def _go(i: int) -> None:
+    st.session_state["review_at"] = i
+
+
+def buttons(run_id: int, rows: list[SampleRow], i: int) -> None:
+    """The verdict and the moves, each with its key."""
+    row = rows[i]
+    bar = st.container(horizontal=True)
+    bar.button(
+        "Revealed",
+        shortcut=KEYS["yes"],
+        type="primary",
+        on_click=_record,
+        args=(run_id, row, i, True),
+    )
+    bar.button("Not revealed", shortcut=KEYS["no"], on_click=_record, args=(run_id, row, i, False))
+    bar.button("Skip", shortcut=KEYS["skip"], on_click=_move_on, args=(i,))
+    bar.button(
+        "◀ Previous", shortcut=KEYS["previous"], disabled=i == 0, on_click=_go, args=(i - 1,)
+    )
+    bar.button(
+        "Next ▶", shortcut=KEYS["next"], disabled=i + 1 >= len(rows), on_click=_go, args=(i + 1,)
+    )
+
+
+def cell(ch: sidebar.Choices, judge: int, row: SampleRow, made: Progress, blind: bool) -> None:
+    """The message with the attribute's evidence, beside what to decide about it."""
+    audit: MessageAudit | None = cache.message_audit(ch.at, row.message_id, ch.opts.label_rule)
+    if audit is None:
+        st.error(f"Message {row.message_id} is no longer in the database.")
+        return
+    so_far = made.said.get((row.message_id, row.attr_id))
+    show_judge = not blind or so_far is not None
+    left, right = st.columns([3, 2])
+    with left, st.container(border=True):
+        evidence = [e for e in audit.evidence(judge) if e.key == row.attribute]
+        message_view.show_message(
+            audit.message.text or "",
+            evidence if show_judge else [],
+            key=f"review-{row.message_id}",
+            chosen=row.attribute,
+            alone=False,
+        )
+    with right:
+        found = next((a for a in audit.attributes if a.attr_id == row.attr_id), None)
+        st.markdown(f"**{QUESTIONS.get(row.label, 'Is this attribute revealed?')}**")
+        st.markdown(f"Attribute **{render.escape_md(row.attribute)}** ({row.label})")
+        if found is not None and found.statement:
+            st.markdown(f"Memory: {render.escape_md(found.statement)}")
+        st.markdown(
+            f"Task: {render.escape_md(row.recipient)}: {render.escape_md(row.task)}  \n"
+            f"Profile {render.escape_md(row.profile)}, trial {row.trial}, message"
+            f" {row.message_id}"
+        )
+        judged = f"the judge says **{row.judge_says}**" if show_judge else "the judge: hidden"
+        people = (
+            "not decided yet"
+            if so_far is None
+            else ("people: **revealed**" if so_far else "people: **not revealed**")
+        )
+        st.markdown(f"{judged} · {people}")
+
+
+def summary(rows: list[SampleRow], made: Progress, i: int) -> str:
+    decided = sum(made.done.values())
+    needed = sum(made.needed(r) for r in rows)
+    return (
+        f"Cell {i + 1} of {len(rows)} · draw {rows[i].draw} of {len(made.done)}"
+        f" ({rows[i].stratum}) · {decided} draws decided · {plural(needed, 'cell')} still needed"
+    )
