@@ -9,14 +9,8 @@ from cimem.cli.common import add_db, open_store, table
 
 
 def cmd_audit_plan(args: argparse.Namespace) -> int:
-    import numpy as np
 
-    from cimem.analysis.audit.cells import AuditCells
-    from cimem.analysis.audit.correction import populations
-    from cimem.analysis.audit.design import people_on_cells
-    from cimem.analysis.audit.estimate import estimate
-    from cimem.analysis.audit.human import audit_cells
-    from cimem.analysis.audit.plan import plan_to_margin
+    from cimem.analysis.audit.plan import run_plan
     from cimem.analysis.metrics import MetricOptions, prepare
     from cimem.cli.audit import labelled_cube
 
@@ -24,13 +18,7 @@ def cmd_audit_plan(args: argparse.Namespace) -> int:
         run_id = store.resolve_run(args.run)
         cube = labelled_cube(store, run_id, args)
         prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
-        human = store.find_human_judge(run_id)
-        empty = AuditCells(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
-        audit = audit_cells(store, prep, human)[0] if human is not None else empty
-    plans = []
-    for pop in populations(prep):
-        est = estimate(pop, people_on_cells(pop, audit), args.seed)
-        plans += plan_to_margin(pop, est, args.margin / 100)
+        plans = run_plan(store, prep, args.margin / 100, args.seed)
     if not plans and not args.json:
         print(f"run {run_id}: nothing to plan (no judged cell of a labelled pair is undecided)")
         return 0

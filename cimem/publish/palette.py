@@ -20,7 +20,8 @@ OKABE_ITO = (
     "#000000",  # black
 )
 MAX_RUNS_PER_CHART = len(OKABE_ITO)  # more runs: small multiples of at most this many
-OTHER = "#7f7f7f"  # what is not a run of this database (the published numbers)
+OTHER = "#555555"  # not a run of this database (the published numbers); apart from every run colour
+# under deuteranopia too (a mid grey was one with the bluish green)
 
 
 def run_colours(runs: Sequence[str]) -> dict[str, str]:

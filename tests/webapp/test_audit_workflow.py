@@ -624,6 +624,8 @@ def test_the_suggested_sample_as_a_queue_shows_progress(demo_copy, tmp_path, mon
     at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", qf="sample", qn="40")
     count = next(m.value for m in at.markdown if "left** to review" in m.value)
     assert f"{len(done)} of {draws} sampled draws decided, in order" in count
+    plan = next(c.value for c in at.caption if c.value.startswith("For +/- 3 points"))
+    assert "more cells (" in plan and "judge yes" in plan
     first = shown_message(at)
     at.session_state["people_record"] = True
     at.run()

@@ -37,7 +37,13 @@ from webapp.cache.leak_views import (
     prefetch_leaks_pages,
     ranked_attributes,
 )
-from webapp.cache.queues import QueueFilter, review_queue, sample_queue, sample_rows
+from webapp.cache.queues import (
+    QueueFilter,
+    audit_plan_sentence,
+    review_queue,
+    sample_queue,
+    sample_rows,
+)
 from webapp.cache.records import (
     agreement,
     counterparts,
@@ -107,6 +113,7 @@ __all__ = [
     "runs_frame",
     "sample_queue",
     "sample_rows",
+    "audit_plan_sentence",
 ]
 
 

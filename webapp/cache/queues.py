@@ -77,3 +77,14 @@ def sample_queue(scope: RunScope, size: int, seed: int) -> Queue:
     assert judge is not None
     with reading_at(scope.path) as store:
         return build(store, scope.run_id, judge, rows)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def audit_plan_sentence(scope: RunScope, margin_points: float) -> str:
+    """How much more audit gives the corrected metrics +/- ``margin_points`` (one line)."""
+    from cimem.analysis.audit.plan import plan_sentence, run_plan
+    from cimem.analysis.metrics import prepare
+
+    with reading_at(scope.path) as store:
+        plans = run_plan(store, prepare(cube(scope), scope.opts), margin_points / 100)
+    return plan_sentence(plans, margin_points)

@@ -36,6 +36,9 @@ def leak_frequency_chart(view: AttributeView) -> alt.Chart:
     )
 
 
+HAZARD_COLOURS = {NEXT_TASK: "#0072B2", NEXT_SAMPLE: "#E69F00"}  # Okabe-Ito blue and orange
+
+
 def hazard_chart(view: AttributeView) -> alt.Chart:
     """The chance that the next task (or sample) is the first to leak the attribute, a line
     over tasks and one over samples, each stopping where it is undefined."""
@@ -54,7 +57,15 @@ def hazard_chart(view: AttributeView) -> alt.Chart:
                 "step:Q", title="task or sample number", axis=alt.Axis(format="d", tickMinStep=1)
             ),
             y=alt.Y("hazard %:Q", title="hazard (%)"),
-            color=alt.Color("over:N", title=None, legend=alt.Legend(orient="bottom")),
+            color=alt.Color(
+                "over:N",
+                title=None,
+                scale=alt.Scale(domain=list(HAZARD_COLOURS), range=list(HAZARD_COLOURS.values())),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            strokeDash=alt.StrokeDash(  # a second cue besides colour
+                "over:N", scale=alt.Scale(domain=[NEXT_TASK, NEXT_SAMPLE], range=[[1, 0], [6, 3]])
+            ),
             tooltip=["over", "step", alt.Tooltip("hazard %:Q", format=".1f")],
         )
         .properties(height=260)

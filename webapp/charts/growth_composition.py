@@ -9,10 +9,10 @@ import pandas as pd
 from cimem.analysis.growth import Measure
 from webapp.charts import linechart
 
-COLOURS = {  # measure: colour
-    str(Measure.LEAK_RATE): "#d62728",
-    str(Measure.ANY_LEAK): "#ff7f0e",
-    str(Measure.COMPLETENESS): "#2ca02c",
+COLOURS = {  # measure: colour (Okabe-Ito: red, orange and green were one under deuteranopia)
+    str(Measure.LEAK_RATE): "#D55E00",
+    str(Measure.ANY_LEAK): "#CC79A7",
+    str(Measure.COMPLETENESS): "#0072B2",
 }
 X_TITLE = "withheld memories in the prompt"
 

@@ -9,6 +9,8 @@ import pandas as pd
 
 from cimem.analysis.learn.simulator import CURVES
 
+CURVE_COLOURS = ("#D55E00", "#0072B2", "#555555")  # per curve: Okabe-Ito vermillion, blue; grey
+
 
 def chances_chart(p: np.ndarray) -> alt.Chart:
     """How the simulated attributes' chances per sample are spread, in percent."""
@@ -33,7 +35,7 @@ def simulator_chart(curves: pd.DataFrame) -> alt.LayerChart:
         color=alt.Color(
             "curve:N",
             title=None,
-            scale=alt.Scale(domain=list(CURVES), range=["#d62728", "#1f77b4", "#555555"]),
+            scale=alt.Scale(domain=list(CURVES), range=list(CURVE_COLOURS)),
             legend=legend,
         ),
         strokeDash=alt.StrokeDash(

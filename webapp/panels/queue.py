@@ -24,6 +24,7 @@ FILTER_TEXT = {
     SAMPLE: "the suggested audit sample",
 }
 CHOICES = (*FILTERS, SAMPLE)
+PLAN_MARGIN = 3.0  # points either side: the margin the sample's plan is said for
 PICKER_AROUND = 50  # the message picker lists this many queue items before and after
 
 
@@ -83,6 +84,12 @@ def queue_panel(
         if message is None and queue.items:
             message = queue.items[0].message_id
         _navigation(queue, message)
+        if choice.filter == SAMPLE:
+            scope = ch.at.run(run_id, judge, ch.opts)
+            st.caption(
+                cache.audit_plan_sentence(scope, PLAN_MARGIN)
+                + " (`cimem audit-plan`; the Review page decides them one key at a time)."
+            )
         _picker(queue, message)
     return message
 

@@ -16,8 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cimem.analysis.audit.cells import AuditCells
 from cimem.analysis.audit.design import Metric, Population, draw_sequence, unit_values
 from cimem.analysis.audit.estimate import Estimate, StratumEstimate, stratum_estimate
+from cimem.analysis.metrics import Prepared
+from cimem.store import Store
 
 Z95 = 1.959964
 
@@ -129,3 +132,40 @@ def plan_to_margin(pop: Population, est: Estimate, margin: float) -> list[Stratu
             StratumPlan(pop.metric, s.judge_yes, s.weight, s.draws, need, more, math.ceil(more * c))
         )
     return out
+
+
+def run_plan(store: Store, prep: Prepared, margin: float, seed: int = 0) -> list[StratumPlan]:
+    """The plan of a stored run under its judge (``prep``) from people's verdicts so far."""
+    from cimem.analysis.audit.correction import populations
+    from cimem.analysis.audit.design import people_on_cells
+    from cimem.analysis.audit.estimate import estimate
+    from cimem.analysis.audit.human import audit_cells
+
+    human = store.find_human_judge(prep.cube.info.run_id) if prep.cube.info.run_id else None
+    audit = (
+        audit_cells(store, prep, human)[0]
+        if human is not None
+        else AuditCells(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
+    )
+    plans = []
+    for pop in populations(prep):
+        plans += plan_to_margin(pop, estimate(pop, people_on_cells(pop, audit), seed), margin)
+    return plans
+
+
+def plan_sentence(plans: list[StratumPlan], margin_points: float) -> str:
+    """The plan in one line, as the Audit page and the command line say it.
+
+    >>> p = StratumPlan(Metric.VIOLATION, True, 0.5, 3, 20, 17, 40)
+    >>> plan_sentence([p], 3)
+    'For +/- 3 points: about 40 more cells (violation, judge yes: 17 more draws)'
+    """
+    more = [p for p in plans if p.more_draws]
+    if not more:
+        return f"For +/- {margin_points:g} points: the audit so far is enough"
+    parts = ", ".join(
+        f"{p.metric}, judge {'yes' if p.judge_yes else 'no'}: {p.more_draws:,} more draws"
+        for p in more
+    )
+    total = sum(p.more_cells for p in more)
+    return f"For +/- {margin_points:g} points: about {total:,} more cells ({parts})"
