@@ -6,7 +6,6 @@ of every number."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,8 +21,10 @@ from cimem.analysis.growth import growth
 from cimem.analysis.growth.random_order import ORDERS_PER_PROFILE, ORDERS_PER_RUN
 from cimem.analysis.health import FLAG_TEXT, HealthReport, health_report, scan
 from cimem.analysis.leaks import heat_cells
+from cimem.analysis.level_curves import profile_set
 from cimem.analysis.metrics import BOOTSTRAP_SEED, MetricOptions, RunMetrics
 from cimem.analysis.overview import overview
+from cimem.ingest import file_sha256
 from cimem.publish.judges import judge_table
 from cimem.store import Store
 
@@ -185,7 +186,6 @@ def _origin(cube: LeakCube, store: Store | None) -> RunOrigin:
             judge_model, prompt_hash = judge.model or "-", judge.prompt_hash or "-"
     elif info.source:
         sha = file_sha256(Path(info.source))
-    names = "\n".join(sorted(cube.profile_names)).encode()
     return RunOrigin(
         run=cube.run,
         model=info.model or "-",
@@ -196,14 +196,9 @@ def _origin(cube: LeakCube, store: Store | None) -> RunOrigin:
         prompt_hash=prompt_hash,
         n=cube.n_trials,
         profiles=len(cube.profile_names),
-        profile_set=hashlib.sha256(names).hexdigest()[:12],
+        profile_set=profile_set(cube),
         simulated=info.simulated,
     )
-
-
-def file_sha256(path: Path) -> str:
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _curve(cube: LeakCube, opts: MetricOptions) -> RunCurve:

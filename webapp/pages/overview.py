@@ -11,7 +11,7 @@ from cimem.analysis.report import frame_to_csv, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import cache, render, sidebar
 from webapp.charts import overview as chart
-from webapp.panels import judge_errors, progress
+from webapp.panels import judge_errors, level_curves, progress
 from webapp.panels.leaderboard import leaderboard_section
 
 st.title("Overview")
@@ -111,6 +111,7 @@ def tradeoff() -> None:
 
 
 tradeoff()
+level_curves.section(shown_cubes, ov.metrics, ch)
 
 st.subheader("Discard report and the two modes")
 other = replace(ch.opts, mode=overview_table.other_mode(ch.opts.mode))
