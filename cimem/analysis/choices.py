@@ -25,5 +25,6 @@ QUEUE_FILTERS = (
     "ungrounded",
     "flagged",
     "unreviewed",
+    "people_disagree",
 )
 SAMPLE = "sample"  # the suggested audit sample (.audit.sample.audit_sample) as a queue

@@ -236,7 +236,8 @@ def _add_queue_command(sub: argparse._SubParsersAction) -> None:
         " private attribute revealed), disagree (two judges differ: --vs), parse_failure,"
         " judge_error, ungrounded (evidence not found in the message), flagged (by the health"
         " scan: a refusal, a truncated message, a placeholder left in, ...), unreviewed (no person's"
-        " verdict yet), sample (the cells of audit-sample); narrowed by profile, task, recipient"
+        " verdict yet), people_disagree (reviewers' verdicts differ, not adjudicated yet), sample"
+        " (the cells of audit-sample); narrowed by profile, task, recipient"
         " and attribute; with how many are left to review.",
     )
     add_db(p)
@@ -285,11 +286,12 @@ def _add_sample_command(sub: argparse._SubParsersAction) -> None:
 def _add_human_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "human",
-        help="export or import people's verdicts as CSV",
-        description="People's verdicts live in one human judge per run, append-only: a later"
-        " verdict on the same (message, attribute) supersedes the earlier one, which stays in"
-        " the history. Export them (or a sample from audit-sample) as CSV, split the rows among"
-        " reviewers, import the filled files.",
+        help="export or import people's verdicts as CSV; reviewers' agreement",
+        description="People's verdicts live in one human judge per run, append-only: a"
+        " reviewer's later verdict on the same (message, attribute) supersedes their earlier one,"
+        " which stays in the history; reviewers who disagree wait for an adjudication. Export"
+        " them (or a sample from audit-sample) as CSV, split the rows among reviewers, import"
+        " the filled files, and see how often reviewers agree.",
     )
     hsub = p.add_subparsers(dest="human_command", required=True, metavar="ACTION")
     e = hsub.add_parser("export", help="write people's verdicts on a run as CSV")
@@ -306,3 +308,6 @@ def _add_human_commands(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--run", required=True, help="run id or name")
     i.add_argument("--reviewer", help="reviewer name for rows whose reviewer column is empty")
     i.set_defaults(func=cmd_human_import)
+    from cimem.cli.human_agreement import add_agreement_command
+
+    add_agreement_command(hsub)

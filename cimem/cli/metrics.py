@@ -146,7 +146,7 @@ def corrected_lines(m: RunMetrics, c: Corrected, mode: str) -> list[str]:
         if v.not_estimated:
             out.append(f"    {name:<16} {pct(v.raw):>8}  not corrected: {v.not_estimated}")
             continue
-        draws = " / ".join(f"{s.draws}" + (" (all)" if s.census else "") for s in v.strata)
+        draws = " / ".join(s.decided for s in v.strata)
         out.append(
             f"    {name:<16} {pct(v.raw):>8}  {pct(v.mean):>9}  [{pct(v.ci95[0]).strip()},"
             f" {pct(v.ci95[1]).strip()}]  {draws}"

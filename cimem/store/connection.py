@@ -28,6 +28,7 @@ from cimem.store.schema import (
     INSERT_SQL,
     MIGRATE_1_TO_2,
     MIGRATE_3_TO_4,
+    MIGRATE_4_TO_5,
     SCHEMA_SQL,
     SCHEMA_VERSION,
 )
@@ -217,6 +218,8 @@ class Database:
                     self.con.execute(MIGRATE_1_TO_2)
                 if version < 4:
                     self.con.execute(MIGRATE_3_TO_4)
+                if version < 5:
+                    self.con.execute(MIGRATE_4_TO_5)
                 self.con.execute("UPDATE schema_info SET version = ?", [SCHEMA_VERSION])
         elif version > SCHEMA_VERSION:
             raise RuntimeError(

@@ -1,6 +1,8 @@
-"""People's verdicts: an append-only history (``human_verdicts``) whose latest entry per
-(message, attribute) is also the run's human judge's verdict in ``verdicts``, so metrics and
-agreement read people like any other judge."""
+"""People's verdicts: an append-only history (``human_verdicts``). Each reviewer's latest verdict
+on a (message, attribute) is current; the pair's settled verdict (:func:`settled`: the latest
+adjudication, else what every current reviewer agrees on) is the run's human judge's verdict in
+``verdicts``, so metrics and agreement read people like any other judge. A pair reviewers
+disagree on, not adjudicated yet, has none there."""
 
 from __future__ import annotations
 
@@ -13,7 +15,10 @@ _HUMAN_VERDICTS_SQL = """
     SELECT * EXCLUDE (seq) FROM (
         SELECT h.seq, h.message_id, p.name AS profile, m.ctx_idx, c.recipient, c.task, m.trial,
                h.attr_id, a.key, h.revealed, h.reviewer, h.note, h.created_at,
-               h.seq = max(h.seq) OVER (PARTITION BY h.message_id, h.attr_id) AS current
+               h.seq = max(h.seq) OVER (
+                   PARTITION BY h.message_id, h.attr_id, coalesce(h.reviewer, ''), {adj}
+               ) AS current,
+               {adj} AS adjudication
         FROM human_verdicts h
         JOIN messages m ON m.message_id = h.message_id
         JOIN profiles p ON p.run_id = m.run_id AND p.profile_id = m.profile_id
@@ -22,6 +27,41 @@ _HUMAN_VERDICTS_SQL = """
         JOIN attributes a ON a.run_id = m.run_id AND a.attr_id = h.attr_id
         WHERE h.judge_id = ?)
     WHERE current OR ? ORDER BY seq"""
+# a file made before adjudications, opened read-only, has no such column: none is one
+_ADJUDICATION = {True: "coalesce(h.adjudication, FALSE)", False: "FALSE"}
+_PAIRS_SQL = """
+    SELECT h.message_id, h.attr_id, h.revealed, coalesce(h.reviewer, ''), {adj}, h.note
+    FROM human_verdicts h
+    JOIN (SELECT unnest(?) AS message_id, unnest(?) AS attr_id) t
+      ON t.message_id = h.message_id AND t.attr_id = h.attr_id
+    WHERE h.judge_id = ? ORDER BY h.seq"""
+_SETTLED_SQL = "SELECT message_id, attr_id, revealed FROM verdicts WHERE judge_id = ?"
+
+
+def settled(verdicts: list[tuple[bool, str, bool]]) -> bool | None:
+    """A pair's settled verdict from its verdicts oldest first, each (revealed, reviewer,
+    adjudication): the latest adjudication; else what every reviewer's latest verdict agrees
+    on; else None (reviewers disagree).
+
+    >>> settled([(True, "ana", False), (False, "ana", False)])
+    False
+    >>> settled([(True, "ana", False), (False, "ben", False)]) is None
+    True
+    >>> settled([(True, "ana", False), (False, "ben", False), (True, "cy", True)])
+    True
+    """
+    latest: dict[str, bool] = {}
+    adjudicated = None
+    for revealed, reviewer, adjudication in verdicts:
+        if adjudication:
+            adjudicated = revealed
+        else:
+            latest[reviewer] = revealed
+    if adjudicated is not None:
+        return adjudicated
+    values = set(latest.values())
+    return values.pop() if len(values) == 1 else None
+
 
 # a judgment 'ok' for every message a person decided on, unless the judge has one already
 _JUDGED_SQL = """
@@ -64,42 +104,76 @@ class HumanVerdicts(Judges):
         self.add_human_verdicts(judge_id, [verdict])
 
     def add_human_verdicts(self, judge_id: int, rows: list[HumanVerdict]) -> int:
-        """Append people's verdicts to the history, in one transaction; the latest of a pair
-        supersedes the earlier ones (which stay in the history) and becomes the judge's verdict
-        that metrics and agreement read. Returns the number recorded."""
+        """Append people's verdicts to the history, in one transaction; each touched pair's
+        settled verdict (:func:`settled`) becomes the judge's verdict that metrics and agreement
+        read, or none while its reviewers disagree. Returns the number recorded."""
         if not rows:
             return 0
         recorded_at = now()
         with self.transaction():
             seq = int(self._scalar("SELECT coalesce(max(seq), 0) FROM human_verdicts"))
-            for i, r in enumerate(rows, start=1):
-                self.con.execute(
-                    "INSERT INTO human_verdicts (seq, judge_id, message_id, attr_id, revealed,"
-                    " reviewer, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        seq + i,
-                        judge_id,
-                        r.message_id,
-                        r.attr_id,
-                        r.revealed,
-                        r.reviewer,
-                        r.note,
-                        r.created_at or recorded_at,
-                    ],
-                )
-                self.con.execute(
-                    "DELETE FROM verdicts WHERE judge_id = ? AND message_id = ? AND attr_id = ?",
-                    [judge_id, r.message_id, r.attr_id],
-                )
-                self.con.execute(
-                    "INSERT INTO verdicts (judge_id, message_id, attr_id, revealed, evidence)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    [judge_id, r.message_id, r.attr_id, r.revealed, r.note],
-                )
+            self.con.executemany(
+                "INSERT INTO human_verdicts (seq, judge_id, message_id, attr_id, revealed,"
+                " reviewer, note, created_at, adjudication) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    [seq + i, judge_id, r.message_id, r.attr_id, r.revealed, r.reviewer, r.note]
+                    + [r.created_at or recorded_at, r.adjudication]
+                    for i, r in enumerate(rows, start=1)
+                ],
+            )
+            self._settle(judge_id, {(r.message_id, r.attr_id) for r in rows})
             self.con.execute(_JUDGED_SQL, [judge_id, [r.message_id for r in rows], judge_id])
         return len(rows)
 
+    def _settle(self, judge_id: int, pairs: set[tuple[int, int]]) -> None:
+        """Rewrite the judge's verdicts of ``pairs`` from their history."""
+        mids, attrs = [m for m, _ in pairs], [a for _, a in pairs]
+        found: dict[tuple[int, int], list[tuple[bool, str, bool]]] = {}
+        notes: dict[tuple[int, int, bool], str | None] = {}  # the latest note of each value
+        sql = _PAIRS_SQL.format(adj=_ADJUDICATION[True])
+        for m, a, revealed, reviewer, adjudication, note in self.con.execute(
+            sql, [mids, attrs, judge_id]
+        ).fetchall():
+            found.setdefault((m, a), []).append((revealed, reviewer, adjudication))
+            notes[(m, a, revealed)] = note
+        self.con.execute(
+            "DELETE FROM verdicts v USING (SELECT unnest(?) AS m, unnest(?) AS a) t"
+            " WHERE v.judge_id = ? AND v.message_id = t.m AND v.attr_id = t.a",
+            [mids, attrs, judge_id],
+        )
+        keep = [(p, settled(v)) for p, v in found.items()]
+        rows = [
+            [judge_id, m, a, value, notes.get((m, a, value))]
+            for (m, a), value in keep
+            if value is not None
+        ]
+        if rows:
+            self.con.executemany(
+                "INSERT INTO verdicts (judge_id, message_id, attr_id, revealed, evidence)"
+                " VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+
     def human_verdicts(self, judge_id: int, history: bool = False) -> list[HumanVerdictRow]:
-        """A human judge's current verdicts (the latest per pair), or with ``history`` every
-        verdict ever recorded, oldest first, each marked current or superseded."""
-        return self._rows(HumanVerdictRow, _HUMAN_VERDICTS_SQL, [judge_id, history])
+        """A human judge's current verdicts (each reviewer's latest per pair, and the latest
+        adjudication), or with ``history`` every verdict ever recorded, oldest first, each
+        marked current or superseded."""
+        sql = _HUMAN_VERDICTS_SQL.format(adj=_ADJUDICATION[self._has_adjudications()])
+        return self._rows(HumanVerdictRow, sql, [judge_id, history])
+
+    def settled_human_verdicts(self, judge_id: int) -> dict[tuple[int, int], bool]:
+        """The settled verdict of every pair people decided and do not disagree on:
+        (message_id, attr_id) -> revealed (what the metrics count as people's)."""
+        return {
+            (m, a): bool(r) for m, a, r in self.con.execute(_SETTLED_SQL, [judge_id]).fetchall()
+        }
+
+    def _has_adjudications(self) -> bool:
+        """Whether the file can hold adjudications (a file made before them, opened read-only,
+        is not migrated)."""
+        return bool(
+            self._scalar(
+                "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'human_verdicts'"
+                " AND column_name = 'adjudication'"
+            )
+        )

@@ -381,7 +381,8 @@ class JudgeVerdict(NamedTuple):
 
 class HumanVerdict(NamedTuple):
     """A person's verdict on one (message, attribute), as recorded (the history keeps every one;
-    the latest of a pair is the current verdict)."""
+    a reviewer's latest on a pair is that reviewer's current verdict). An ``adjudication``
+    settles reviewers' disagreement on the pair."""
 
     message_id: int
     attr_id: int
@@ -389,6 +390,7 @@ class HumanVerdict(NamedTuple):
     reviewer: str | None
     note: str | None
     created_at: datetime | None = None  # set by the store when None
+    adjudication: bool = False
 
 
 class HumanVerdictRow(NamedTuple):
@@ -406,7 +408,8 @@ class HumanVerdictRow(NamedTuple):
     reviewer: str | None
     note: str | None
     created_at: datetime
-    current: bool  # the latest verdict of its pair
+    current: bool  # its reviewer's latest verdict on the pair (adjudications apart)
+    adjudication: bool
 
 
 class Judgment(NamedTuple):

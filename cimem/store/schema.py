@@ -19,8 +19,8 @@ from typing import Any
 import pyarrow as pa
 
 # 2: human_verdicts (people's verdicts with their history); 3: run_progress; 4: each message's
-# finish reason and token counts, and the call cache's finish reason
-SCHEMA_VERSION = 4
+# finish reason and token counts, and the call cache's finish reason; 5: people's adjudications
+SCHEMA_VERSION = 5
 
 SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL);
@@ -102,7 +102,8 @@ CREATE TABLE IF NOT EXISTS verdicts (
 CREATE TABLE IF NOT EXISTS human_verdicts (  -- append-only; verdicts holds each pair's latest
     seq BIGINT NOT NULL,              -- order of recording: the highest of a pair is current
     judge_id INTEGER NOT NULL, message_id BIGINT NOT NULL, attr_id INTEGER NOT NULL,
-    revealed BOOLEAN NOT NULL, reviewer VARCHAR, note VARCHAR, created_at TIMESTAMP NOT NULL
+    revealed BOOLEAN NOT NULL, reviewer VARCHAR, note VARCHAR, created_at TIMESTAMP NOT NULL,
+    adjudication BOOLEAN              -- settles reviewers' disagreement on the pair
 );
 CREATE TABLE IF NOT EXISTS run_progress (  -- a run being made by `cimem run`, one row per run
     run_id INTEGER PRIMARY KEY,
@@ -120,7 +121,8 @@ CREATE TABLE IF NOT EXISTS run_progress (  -- a run being made by `cimem run`, o
 # Version 1 kept only people's latest verdict, in verdicts (note as evidence): it becomes the
 # first entry of each pair's history, dated when its judge was made.
 MIGRATE_1_TO_2 = """
-INSERT INTO human_verdicts
+INSERT INTO human_verdicts (seq, judge_id, message_id, attr_id, revealed, reviewer, note,
+                            created_at)
 SELECT row_number() OVER (ORDER BY v.judge_id, v.message_id, v.attr_id), v.judge_id,
        v.message_id, v.attr_id, v.revealed, NULL, v.evidence, j.created_at
 FROM verdicts v JOIN judges j USING (judge_id) WHERE j.kind = 'human'
@@ -134,6 +136,9 @@ ALTER TABLE messages ADD COLUMN IF NOT EXISTS finish_reason VARCHAR;
 ALTER TABLE messages ADD COLUMN IF NOT EXISTS prompt_tokens INTEGER;
 ALTER TABLE messages ADD COLUMN IF NOT EXISTS completion_tokens INTEGER;
 ALTER TABLE llm_cache ADD COLUMN IF NOT EXISTS finish_reason VARCHAR;
+"""
+MIGRATE_4_TO_5 = """
+ALTER TABLE human_verdicts ADD COLUMN IF NOT EXISTS adjudication BOOLEAN;
 """
 
 

@@ -7,12 +7,13 @@ from dataclasses import replace
 
 import pytest
 from apptest import PAGES, no_exception, open_page
-from fixtures import shown_tables
 
 from cimem.analysis.cube import cube_from_store
 from cimem.analysis.level_curves import dominated_area, level_curves, profile_set
 from cimem.analysis.metrics import MetricOptions, compute
 from cimem.store import Store
+
+from fixtures import shown_tables
 
 
 def test_the_area_counts_what_some_level_beats_on_both():

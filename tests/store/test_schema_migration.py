@@ -1,6 +1,6 @@
-"""Schema version 3 -> 4: a database made before messages kept their finish reason and token
-counts opens (read-only as it is, for writing migrated), keeps its messages (NULL: not known)
-and takes new messages and calls with them."""
+"""Schema migrations: version 3 -> 4 (a database made before messages kept their finish reason
+and token counts opens read-only as it is, for writing migrated, keeps its messages with NULL:
+not known, and takes new messages and calls with them) and 4 -> 5 (people's adjudications)."""
 
 import duckdb
 
@@ -47,7 +47,7 @@ def test_a_version_3_database_is_read_as_it_is_then_migrated(tmp_path):
         rows = store.health_messages(1)  # ... and the health scan reads it all the same
         assert len(rows) == 4 and {r.finish_reason for r in rows} == {None}
     with Store.open(db) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 4
+        assert store.schema_version() == SCHEMA_VERSION == 5
         assert NEW_COLUMNS <= columns(store)
         kept = store.con.execute(
             "SELECT count(*), count(finish_reason), count(prompt_tokens) FROM messages"
@@ -92,4 +92,33 @@ def test_a_migrated_database_takes_messages_and_calls_with_their_endings(tmp_pat
             cache.put("k" * 64, "m", "generate", "text", None, 812, 1024, "length")
         assert store.cache_get(["k" * 64])["k" * 64].finish_reason == "length"
     with Store.open(db) as store:  # opening again migrates nothing twice
-        assert store.schema_version() == 4
+        assert store.schema_version() == 5
+
+
+def test_a_version_4_database_reads_its_people_then_takes_adjudications(tmp_path):
+    """Version 4 -> 5: people's verdicts of a file made before adjudications read as plain
+    verdicts read-only, and the file takes adjudications once opened for writing."""
+    from cimem.store import HumanVerdict
+
+    db = tmp_path / "v4.duckdb"
+    with Store.open(db) as store:
+        run = ingest_file(store, write_jsonl(tmp_path / "a.jsonl", [small_profile()])).run_id
+        message = store.con.execute("SELECT min(message_id) FROM messages").fetchone()[0]
+        attr = store.con.execute("SELECT min(attr_id) FROM attributes").fetchone()[0]
+        human = store.get_or_create_human_judge(run)
+        store.add_human_verdicts(human, [HumanVerdict(message, attr, True, "ana", None)])
+    con = duckdb.connect(str(db))
+    con.execute("ALTER TABLE human_verdicts DROP COLUMN adjudication")
+    con.execute("UPDATE schema_info SET version = 4")
+    con.close()
+    with Store.open(db, read_only=True) as store:
+        (row,) = store.human_verdicts(human)
+        assert store.schema_version() == 4 and not row.adjudication and row.revealed
+    with Store.open(db) as store:
+        assert store.schema_version() == 5
+        store.add_human_verdicts(human, [HumanVerdict(message, attr, False, "ben", None)])
+        assert store.settled_human_verdicts(human) == {}  # they disagree
+        store.add_human_verdicts(
+            human, [HumanVerdict(message, attr, False, "cy", None, adjudication=True)]
+        )
+        assert store.settled_human_verdicts(human) == {(message, attr): False}

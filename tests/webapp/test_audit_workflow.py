@@ -176,7 +176,7 @@ def test_agreement_per_stratum_with_intervals_from_the_cli(demo_copy):
 
 
 # ----------------------------------------------------------------------------- human verdicts
-def test_human_verdicts_keep_their_history_and_the_latest_is_current(demo_copy):
+def test_each_reviewers_latest_is_current_and_disagreement_waits_for_adjudication(demo_copy):
     from cimem.store import HumanVerdict
 
     with Store.open(demo_copy) as store:
@@ -192,18 +192,33 @@ def test_human_verdicts_keep_their_history_and_the_latest_is_current(demo_copy):
         store.set_human_verdict(human, 5, 1, False, "on a second look: no", reviewer="ben")
         current = store.human_verdicts(human)
         history = store.human_verdicts(human, history=True)
+        # ben does not replace ana: each reviewer's latest verdict is current
         assert [(v.attr_id, v.revealed, v.reviewer) for v in current] == [
+            (1, True, "ana"),
             (2, False, "ana"),
             (1, False, "ben"),
         ]
-        assert [(v.attr_id, v.revealed, v.current) for v in history] == [
-            (1, True, False),
-            (2, False, True),
-            (1, False, True),
+        assert all(v.current for v in history) and len(history) == 3
+
+        def judged() -> dict[int, bool]:  # what metrics and agreement read as people's
+            return {v.attr_id: v.revealed for v in store.message_verdicts(5) if v.judge_id == human}
+
+        assert judged() == {2: False}  # they disagree on attribute 1: no verdict until settled
+        assert store.settled_human_verdicts(human) == {(5, 2): False}
+        store.set_human_verdict(human, 5, 1, False, "I misread it", reviewer="ana")
+        assert judged() == {1: False, 2: False}  # ana changed her mind: they agree
+        assert [v.current for v in store.human_verdicts(human, history=True)] == [
+            False,
+            True,
+            True,
+            True,
         ]
-        # the judge's verdicts (what metrics and agreement read) are the current ones
-        mine = {v.attr_id: v.revealed for v in store.message_verdicts(5) if v.judge_id == human}
-        assert mine == {1: False, 2: False}
+        store.set_human_verdict(human, 5, 1, True, None, reviewer="ben")
+        assert judged() == {2: False}
+        store.add_human_verdicts(
+            human, [HumanVerdict(5, 1, True, "cy", "read twice", adjudication=True)]
+        )
+        assert judged() == {1: True, 2: False}  # the adjudication settles it
         cov = {c.judge_id: c for c in store.judge_coverage(1)}[human]
         assert cov.judged == 1 and cov.partial
         store.delete_run(1)
@@ -223,7 +238,7 @@ def test_a_version_1_database_is_migrated_with_its_human_verdicts(tmp_path):
     con.execute("UPDATE schema_info SET version = 1")
     con.close()
     with Store.open(db) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 4
+        assert store.schema_version() == SCHEMA_VERSION == 5
         rows = store.human_verdicts(human)
         assert [(r.message_id, r.attr_id, r.revealed, r.note) for r in rows] == [
             (7, 3, True, "old note")
@@ -623,7 +638,7 @@ def test_the_suggested_sample_as_a_queue_shows_progress(demo_copy, tmp_path, mon
     # the same sample on the Audit page, its progress, its cells listed for a verdict
     at = open_app(demo_copy, monkeypatch, "webapp/pages/audit.py", runs="1", qf="sample", qn="40")
     count = next(m.value for m in at.markdown if "left** to review" in m.value)
-    assert f"{len(done)} of {draws} sampled draws decided, in order" in count
+    assert f"{len(done)} of {draws} sampled draws decided (the corrected numbers" in count
     plan = next(c.value for c in at.caption if c.value.startswith("For +/- 3 points"))
     assert "more cells (" in plan and "judge yes" in plan
     first = shown_message(at)

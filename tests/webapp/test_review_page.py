@@ -68,3 +68,45 @@ def test_keys_are_listed_and_bound(demo_db, monkeypatch):
     keys = {b.label: b.proto.shortcut for b in at.button}
     assert [keys[k].upper() for k in ("Revealed", "Not revealed", "Skip")] == ["Y", "N", "S"]
     assert any("**Y** revealed" in c.value for c in at.caption)
+
+
+def test_a_key_pressed_before_the_next_cell_is_drawn_records_nothing(
+    demo_db, tmp_path, monkeypatch
+):
+    db = tmp_path / "stale.duckdb"
+    shutil.copy(demo_db, db)
+    at = open_page(str(db), REVIEW, monkeypatch, runs="1")
+    at.session_state["review_shown"] = None  # what a first press of the same key leaves
+    button(at, "Not revealed").click().run()
+    no_exception(at)
+    with Store.open(db, read_only=True) as store:
+        assert store.find_human_judge(1) is None
+    assert summary(at).startswith("Cell 1 of")
+    assert any("was not counted" in t.value for t in at.toast)
+
+
+def test_a_second_reviewer_is_asked_for_every_fifth_draw_without_seeing_the_first(
+    demo_db, tmp_path, monkeypatch
+):
+    db = tmp_path / "second.duckdb"
+    shutil.copy(demo_db, db)
+    at = open_page(str(db), REVIEW, monkeypatch, runs="1")
+    rows = at.session_state["review_rows"][1]
+    fifth = [i for i, r in enumerate(rows) if r.draw == 5]
+    at.text_input(key="reviewer").set_value("ana").run()
+    for i in fifth:
+        at.session_state["review_at"] = i
+        at.run()
+        button(at, "Not revealed").click().run()
+    ben = open_page(str(db), REVIEW, monkeypatch, runs="1")
+    ben.text_input(key="reviewer").set_value("ben").run()
+    assert int(summary(ben).split()[1]) - 1 == fifth[0]  # the second review comes first
+    said = " ".join(m.value for m in ben.markdown)
+    assert "**second review**" in said and "not revealed" not in said  # ana's verdict hidden
+    button(ben, "Revealed").click().run()
+    no_exception(ben)
+    with Store.open(db, read_only=True) as store:
+        human = store.find_human_judge(1)
+        key = (rows[fifth[0]].message_id, rows[fifth[0]].attr_id)
+        assert key not in store.settled_human_verdicts(human)  # they disagree: adjudicate
+        assert {v.reviewer for v in store.human_verdicts(human)} == {"ana", "ben"}

@@ -7,7 +7,15 @@ import streamlit as st
 from cimem.analysis.audit import MessageAudit
 from cimem.store import MessageStatus
 from webapp import cache, message_view, render, sidebar
-from webapp.panels import agreement, judge_errors, progress, queue, rejudge, verdict_form
+from webapp.panels import (
+    agreement,
+    judge_errors,
+    people_agreement,
+    progress,
+    queue,
+    rejudge,
+    verdict_form,
+)
 from webapp.panels.side_by_side import side_by_side
 
 st.title("Audit")
@@ -119,6 +127,7 @@ def record_verdicts(found: MessageAudit = audit) -> None:
 render.when_opened("Record your verdicts on this message", "people_record", record_verdicts)
 verdict_form.verdict_history(run_id, detail.message_id)
 judge_errors.judge_against_people(run_id, shown, rule)
+people_agreement.people_section(run_id)
 
 st.subheader("Agreement of two judges (whole run)")
 agreement.agreement_section(ch, audit, rule)

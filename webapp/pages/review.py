@@ -3,7 +3,7 @@ key per verdict. What people decide here is what Overview's corrected numbers co
 
 import streamlit as st
 
-from webapp import sidebar
+from webapp import render, sidebar
 from webapp.panels import review_loop
 
 st.title("Review")
@@ -26,14 +26,16 @@ size = int(
         200,
         step=50,
         key="review_size",
-        help="the first cells of the audit's review order (Audit page's suggested sample,"
-        " `cimem audit-sample`), decided in that order",
+        help="the first cells of the audit's review order (the Audit page's suggested sample,"
+        " `cimem audit-sample`), decided in that order; each draw comes whole, so the sample"
+        " may hold a few more cells",
     )
 )
 c2.text_input("Reviewer (optional)", key="reviewer")
 blind = c3.toggle(
-    "Blind: hide the judge's verdict and evidence until you decide",
+    "Blind: hide the judge until you decide",
     key="review_blind",
+    help="hides the judge's verdict and evidence on the cells you have not decided yet",
 )
 rows = review_loop.sample(ch, run_id, size)
 if not rows:
@@ -41,7 +43,13 @@ if not rows:
     st.stop()
 made = review_loop.progress(run_id, rows)
 i = review_loop.position(rows, made)
-st.markdown(review_loop.summary(rows, made, i))
+st.caption(f"Run {render.escape_md(review_loop.run_name(ch, run_id))}, judge {judge}")
+if review_loop.finished(rows, made):
+    st.success(
+        "Every cell of this sample is decided: raise **cells** to go on (the Audit page's"
+        " suggested sample says how many more give the corrected numbers +/- 3 points)."
+    )
+st.markdown(review_loop.summary(rows, made, i, blind))
 review_loop.buttons(run_id, rows, i)
 st.caption(review_loop.CHEAT_SHEET)
 review_loop.cell(ch, judge, rows[i], made, blind)

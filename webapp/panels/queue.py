@@ -21,6 +21,7 @@ FILTER_TEXT = {
     "ungrounded": "evidence not in the message",
     "flagged": "flagged by the health scan",
     "unreviewed": "not yet reviewed by a person",
+    "people_disagree": "reviewers disagree (to adjudicate)",
     SAMPLE: "the suggested audit sample",
 }
 CHOICES = (*FILTERS, SAMPLE)
@@ -60,9 +61,10 @@ def _url(name: str, value: str) -> None:
         del st.query_params[name]
 
 
-def _int_param(name: str, default: int) -> int:
+def _int_param(name: str, default: int, low: int = 0, high: int = 10**9) -> int:
+    """A number from the link, kept within [low, high] (a widget refuses one outside)."""
     value = st.query_params.get(name, "")
-    return int(value) if value.isdigit() else default
+    return min(high, max(low, int(value))) if value.isdigit() else default
 
 
 def queue_panel(
@@ -141,7 +143,7 @@ def _sample_widgets(column: DeltaGenerator) -> tuple[int, int]:
         "cells",
         10,
         5000,
-        _int_param("qn", 200),
+        _int_param("qn", 200, 10, 5000),
         step=50,
         key="qn",
         help="the first cells of the audit's review order (same as `cimem audit-sample`):"
@@ -171,8 +173,8 @@ def _navigation(queue: Queue, message: int | None) -> None:
     n1.button("◀ Previous", disabled=prev_id is None, on_click=_go, args=(prev_id,), key="q_prev")
     n3.button("Next ▶", disabled=next_id is None, on_click=_go, args=(next_id,), key="q_next")
     progress = (
-        f"; {queue.counts['draws_decided']} of {queue.counts['draws']} sampled draws decided,"
-        " in order"
+        f"; {queue.counts['draws_decided']} of {queue.counts['draws']} sampled draws decided"
+        " (the corrected numbers count them up to the first undecided draw of each kind)"
         if queue.filter == SAMPLE
         else ""
     )

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from cimem.analysis.audit import MessageAudit
+from cimem.analysis.audit.reviewers import ANONYMOUS, by_cell, second_review
 from cimem.analysis.audit.sample import SampleRow, draws_done
 from cimem.store import HumanVerdict
 from cimem.text import plural
@@ -29,14 +30,36 @@ QUESTIONS = {
 
 @dataclass(frozen=True)
 class Progress:
-    """People's verdicts on the sample so far."""
+    """People's verdicts on the sample so far, as this reviewer sees them."""
 
-    said: dict[tuple[int, int], bool]  # (message_id, attr_id) -> revealed
+    said: dict[tuple[int, int], bool]  # (message_id, attr_id) -> settled verdict
+    deciders: dict[tuple[int, int], set[str]]  # who decided each cell (adjudications apart)
     done: dict[int, bool]  # draw -> decided
+    me: str  # this reviewer
+
+    def mine(self, row: SampleRow) -> bool:
+        return self.me in self.deciders.get((row.message_id, row.attr_id), set())
+
+    def second_turn(self, row: SampleRow) -> bool:
+        """A cell of a draw two reviewers decide, decided by one other reviewer so far."""
+        who = self.deciders.get((row.message_id, row.attr_id), set())
+        return second_review(row.draw) and len(who) == 1 and self.me not in who
 
     def needed(self, row: SampleRow) -> bool:
-        """The cell still waits for a verdict its draw needs."""
-        return not self.done[row.draw] and (row.message_id, row.attr_id) not in self.said
+        """The cell still waits for this reviewer: nobody decided it and its draw is open, or it
+        is a second review's turn."""
+        key = (row.message_id, row.attr_id)
+        return self.second_turn(row) or (not self.done[row.draw] and key not in self.deciders)
+
+
+def run_name(ch: sidebar.Choices, run_id: int) -> str:
+    """The run's name as the sidebar lists it."""
+    return cache.run_names(ch.at).get(run_id, str(run_id))
+
+
+def finished(rows: list[SampleRow], made: Progress) -> bool:
+    """Whether nothing of the sample waits for this reviewer."""
+    return not any(made.needed(r) for r in rows)
 
 
 def judge_of(ch: sidebar.Choices, run_id: int) -> int | None:
@@ -65,25 +88,39 @@ def sample(ch: sidebar.Choices, run_id: int, size: int) -> list[SampleRow]:
 def progress(run_id: int, rows: list[SampleRow]) -> Progress:
     with connection.reading() as store:
         human = store.find_human_judge(run_id)
-        verdicts = store.human_verdicts(human) if human is not None else []
-    said = {(v.message_id, v.attr_id): v.revealed for v in verdicts}
-    return Progress(said, draws_done(rows, said))
+        said = store.settled_human_verdicts(human) if human is not None else {}
+        current = store.human_verdicts(human) if human is not None else []
+    deciders = {key: set(who) for key, who in by_cell(current).items()}
+    return Progress(said, deciders, draws_done(rows, said), reviewer_name())
+
+
+def reviewer_name() -> str:
+    return str(st.session_state.get("reviewer") or "").strip() or ANONYMOUS
 
 
 def position(rows: list[SampleRow], made: Progress) -> int:
     """The cell shown: where the reviewer moved, else the first cell still needed from where the
-    last verdict or skip left off (from the start when none is left after it)."""
+    last verdict or skip left off (from the start when none is left after it), a second
+    review's turn first."""
     at = st.session_state.get("review_at")
     if isinstance(at, int) and 0 <= at < len(rows):
         return at
-    start = st.session_state.get("review_from", 0)
-    for i in [*range(start, len(rows)), *range(0, start)]:
-        if made.needed(rows[i]):
-            return i
+    start = min(int(st.session_state.get("review_from") or 0), len(rows))
+    order = [*range(start, len(rows)), *range(0, start)]
+    for wanted in (made.second_turn, made.needed):  # a second review waits for no one
+        for i in order:
+            if wanted(rows[i]):
+                return i
     return min(start, len(rows) - 1)
 
 
 def _record(run_id: int, row: SampleRow, i: int, revealed: bool) -> None:
+    """Store the verdict on cell ``i``, unless the page has moved on from it: a key pressed
+    again before the next cell is drawn would otherwise decide the same cell twice."""
+    if st.session_state.get("review_shown") != i:
+        st.session_state["review_dropped"] = True
+        return
+    st.session_state["review_shown"] = None
     reviewer = str(st.session_state.get("reviewer") or "").strip() or None
     with connection.writing() as store, store.transaction():
         human = store.get_or_create_human_judge(run_id)
@@ -95,6 +132,7 @@ def _record(run_id: int, row: SampleRow, i: int, revealed: bool) -> None:
 
 
 def _move_on(i: int) -> None:
+    st.session_state["review_shown"] = None
     st.session_state["review_at"] = None
     st.session_state["review_from"] = i + 1
 
@@ -106,6 +144,9 @@ def _go(i: int) -> None:
 def buttons(run_id: int, rows: list[SampleRow], i: int) -> None:
     """The verdict and the moves, each with its key."""
     row = rows[i]
+    st.session_state["review_shown"] = i
+    if st.session_state.pop("review_dropped", False):
+        st.toast("A key pressed before this cell was drawn was not counted: press it again.")
     bar = st.container(horizontal=True)
     bar.button(
         "Revealed",
@@ -130,8 +171,7 @@ def cell(ch: sidebar.Choices, judge: int, row: SampleRow, made: Progress, blind:
     if audit is None:
         st.error(f"Message {row.message_id} is no longer in the database.")
         return
-    so_far = made.said.get((row.message_id, row.attr_id))
-    show_judge = not blind or so_far is not None
+    show_judge = not blind or made.mine(row)
     left, right = st.columns([3, 2])
     with left, st.container(border=True):
         evidence = [e for e in audit.evidence(judge) if e.key == row.attribute]
@@ -154,18 +194,30 @@ def cell(ch: sidebar.Choices, judge: int, row: SampleRow, made: Progress, blind:
             f" {row.message_id}"
         )
         judged = f"the judge says **{row.judge_says}**" if show_judge else "the judge: hidden"
-        people = (
-            "not decided yet"
-            if so_far is None
-            else ("people: **revealed**" if so_far else "people: **not revealed**")
+    st.markdown(f"{judged} · {_people_line(row, made)}")
+
+
+def _people_line(row: SampleRow, made: Progress) -> str:
+    """What people said, kept from a second reviewer until they decide."""
+    so_far = made.said.get((row.message_id, row.attr_id))
+    if made.second_turn(row):
+        return "**second review**: another reviewer decided it (hidden until you do)"
+    if made.mine(row) or so_far is not None:
+        return (
+            f"people: **{'revealed' if so_far else 'not revealed'}**"
+            if so_far is not None
+            else "people: **reviewers disagree** (adjudicate it on the Audit page)"
         )
-        st.markdown(f"{judged} · {people}")
+    return "not decided yet"
 
 
-def summary(rows: list[SampleRow], made: Progress, i: int) -> str:
+def summary(rows: list[SampleRow], made: Progress, i: int, blind: bool) -> str:
     decided = sum(made.done.values())
     needed = sum(made.needed(r) for r in rows)
+    second = " · a second review" if second_review(rows[i].draw) else ""
+    kind = f"{rows[i].label} attribute" if blind else rows[i].stratum  # blind: not the judge's
     return (
         f"Cell {i + 1} of {len(rows)} · draw {rows[i].draw} of {len(made.done)}"
-        f" ({rows[i].stratum}) · {decided} draws decided · {plural(needed, 'cell')} still needed"
+        f" ({kind}{second}) · {decided} draws decided · {plural(needed, 'cell')}"
+        " still needed" + ("" if made.me == ANONYMOUS else f" by {render.escape_md(made.me)}")
     )

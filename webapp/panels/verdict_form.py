@@ -41,10 +41,17 @@ def verdict_form(run_id: int, message_id: int, table: pd.DataFrame, judge_col: s
             key=f"hn_{message_id}",
             placeholder="e.g. the judge missed the diagnosis in the second paragraph",
         )
+        settle = st.checkbox(
+            "Record as adjudications",
+            key=f"hadj_{message_id}",
+            help="An adjudication settles reviewers who disagree on an attribute (queue:"
+            " reviewers disagree); the latest one is people's verdict on it.",
+        )
         saved = st.form_submit_button("Save my verdicts")
     if saved:
+        who, why = reviewer.strip() or None, note.strip() or None
         chosen = [
-            HumanVerdict(message_id, a, v == YES, reviewer.strip() or None, note.strip() or None)
+            HumanVerdict(message_id, a, v == YES, who, why, adjudication=settle)
             for a, v in choices
             if v in (YES, NO)
         ]

@@ -35,6 +35,7 @@ from cimem.analysis.audit.estimate import (
     violation_estimate,
 )
 from cimem.analysis.audit.human import audit_cells
+from cimem.analysis.audit.reviewers import people_agreement
 from cimem.analysis.cube import LeakCube
 from cimem.analysis.metrics import MetricOptions, Prepared, compute, prepare
 from cimem.errors import CimemError
@@ -153,6 +154,9 @@ class Corrected:
     human_judge: int
     result: CorrectedMetrics
     verdicts_outside: int  # people's verdicts on cells outside the labelled pairs
+    second_reviews: int = 0  # cells of the run decided by two or more reviewers
+    adjudicated: int = 0  # cells whose reviewers' disagreement an adjudication settled
+    disputed: int = 0  # cells reviewers disagree on, not settled: they count nowhere
 
     @property
     def any_corrected(self) -> bool:
@@ -171,7 +175,13 @@ class Corrected:
             if self.verdicts_outside
             else ""
         )
-        return f"{cells} audited cells of the pairs {mode} mode counts{outside}"
+        people = (
+            f"; {self.second_reviews} cells of the run decided by two or more reviewers,"
+            f" {self.adjudicated} adjudicated, {self.disputed} disputed and not counted"
+            if self.second_reviews or self.adjudicated or self.disputed
+            else ""
+        )
+        return f"{cells} audited cells of the pairs {mode} mode counts{outside}{people}"
 
     def rows(self) -> list[dict[str, object]]:
         """Raw against corrected, one row per metric, in points, as the Overview page and the
@@ -187,9 +197,7 @@ class Corrected:
                     "corrected 95% CI": "-"
                     if v.not_estimated
                     else f"[{100 * v.ci95[0]:.2f}, {100 * v.ci95[1]:.2f}]",
-                    "draws decided (judge yes / no)": " / ".join(
-                        f"{s.draws:,}" + (" (all)" if s.census else "") for s in v.strata
-                    )
+                    "draws decided (judge yes / no)": " / ".join(s.decided for s in v.strata)
                     or "-",
                     "why not corrected": v.not_estimated or "",
                 }
@@ -242,4 +250,7 @@ def corrected(
         raw_completeness=raw.completeness.mean,
         seed=seed,
     )
-    return Corrected(human_judge, result, outside)
+    ag = people_agreement(store.human_verdicts(human_judge), intervals=False)
+    return Corrected(
+        human_judge, result, outside, ag.shared_cells, ag.adjudicated, len(ag.disagreements)
+    )

@@ -41,6 +41,12 @@ class StratumEstimate:
         return STRATUM_LABELS[self.judge_yes]
 
     @property
+    def decided(self) -> str:
+        """The draws decided, as the tables say it ("all": people decided every unit, or the
+        judge's "no" on a withheld attribute, which needs no reading)."""
+        return "all" if self.census else f"{self.draws:,}"
+
+    @property
     def share(self) -> float:
         """The estimate of p_h."""
         if self.census:

@@ -11,21 +11,22 @@ from cimem.store import HumanVerdictRow, Store
 
 
 def audit_cells(store: Store, prep: Prepared, human_judge: int) -> tuple[AuditCells, int]:
-    """People's current verdicts of ``human_judge`` as cells of ``prep``; and how many verdicts
-    fell outside its labelled pairs (an unlabelled pair, a composition message)."""
+    """People's settled verdicts of ``human_judge`` (the latest adjudication, else what the
+    reviewers agree on) as cells of ``prep``; and how many fell outside its labelled pairs (an
+    unlabelled pair, a composition message)."""
     index = cell_index(store, prep.cube)
     pair, trial, revealed, outside = [], [], [], 0
-    for v in store.human_verdicts(human_judge):
-        cell = index.cell_of.get(v.message_id)
+    for (message_id, attr_id), said in store.settled_human_verdicts(human_judge).items():
+        cell = index.cell_of.get(message_id)
         row = None
-        if cell is not None and v.attr_id in index.attr_pos:
-            row = index.pair_of.get((cell[0], index.attr_pos[v.attr_id]))
+        if cell is not None and attr_id in index.attr_pos:
+            row = index.pair_of.get((cell[0], index.attr_pos[attr_id]))
         if cell is None or row is None:
             outside += 1
             continue
         pair.append(row)
         trial.append(cell[1])
-        revealed.append(v.revealed)
+        revealed.append(said)
     cells = AuditCells(
         np.array(pair, np.int64), np.array(trial, np.int64), np.array(revealed, bool)
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from cimem.analysis.audit.message import evidence_grounded
+from cimem.analysis.audit.reviewers import people_agreement
 from cimem.analysis.audit.sample import SampleRow, draws_done
 from cimem.analysis.choices import QUEUE_FILTERS
 from cimem.analysis.choices import SAMPLE as CHOICE_SAMPLE
@@ -23,7 +24,14 @@ from cimem.analysis.cube import HARD_FROM_FRACTIONS
 from cimem.analysis.health import flagged, scan
 from cimem.analysis.labels import PRIVATE, LabelRule
 from cimem.errors import CimemError
-from cimem.store import ContextRow, Judgment, JudgmentStatus, MessageToJudge, Store
+from cimem.store import (
+    ContextRow,
+    HumanVerdictRow,
+    Judgment,
+    JudgmentStatus,
+    MessageToJudge,
+    Store,
+)
 from cimem.store.columns import LabelColumns, QueueCells
 
 FILTERS = QUEUE_FILTERS
@@ -151,11 +159,16 @@ def review_queue(
     profile, task, trial. ``disagree`` needs ``vs``, a second judge of the run."""
     judge = _checked_judge(store, run_id, judge, vs, filter)
     human = store.find_human_judge(run_id)
-    reviewed = {v.message_id for v in store.human_verdicts(human)} if human is not None else set()
+    people = store.human_verdicts(human) if human is not None else []
+    reviewed = {v.message_id for v in people}
     messages = store.messages_to_judge(run_id)
     hit, behind = _cells_behind(
         store, run_id, judge, vs, filter, LabelRule.parse(label_rule), messages
     )
+    disputed = _disputed(store, run_id, people)
+    hit["people_disagree"] = set(disputed)
+    if filter == "people_disagree":
+        behind = disputed
     contexts = {(c.profile_id, c.ctx_idx): c for c in store.contexts_of(run_id)}
     status = store.judgments_of(judge)
     other_status = store.judgments_of(vs) if vs is not None else {}
@@ -234,6 +247,20 @@ def _cells_behind(
     return hit, _attributes_by_message(cells, by_filter.get(filter, yes), keys)
 
 
+def _disputed(
+    store: Store, run_id: int, people: list[HumanVerdictRow]
+) -> dict[int, tuple[str, ...]]:
+    """Per message, the attribute keys its reviewers disagree on, not adjudicated yet."""
+    pairs = people_agreement(people, intervals=False).disagreements if people else []
+    if not pairs:
+        return {}
+    keys = {a.attr_id: a.key for a in store.attributes_of(run_id)}
+    out: dict[int, list[str]] = {}
+    for message_id, attr_id in pairs:
+        out.setdefault(message_id, []).append(keys.get(attr_id, str(attr_id)))
+    return {m: tuple(sorted(k)) for m, k in out.items()}
+
+
 def _flags(
     message_id: int,
     hit: dict[str, set[int]],
@@ -253,6 +280,7 @@ def _flags(
         "ungrounded": message_id in hit["ungrounded"],
         "flagged": message_id in hit["flagged"],
         "unreviewed": message_id not in reviewed,
+        "people_disagree": message_id in hit["people_disagree"],
     }
 
 
@@ -321,12 +349,8 @@ def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -
     not decided yet (a draw of a private attribute is decided by its first cell found revealed).
     ``counts`` gives ``cells``, ``cells_decided``, ``draws`` and ``draws_decided``."""
     human = store.find_human_judge(run_id)
-    said = (
-        {(v.message_id, v.attr_id): v.revealed for v in store.human_verdicts(human)}
-        if human is not None
-        else {}
-    )
-    seen = {mid for mid, _ in said}
+    said = store.settled_human_verdicts(human) if human is not None else {}
+    seen = {v.message_id for v in store.human_verdicts(human)} if human is not None else set()
     done = draws_done(rows, said)
     by_message: dict[int, list[SampleRow]] = {}
     for r in rows:

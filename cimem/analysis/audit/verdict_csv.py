@@ -2,9 +2,10 @@
 fill the ``revealed`` column in any spreadsheet, import the files back.
 
 Columns (export): message_id, profile, recipient, task, trial, attr_id, attribute, label,
-judge_says, stratum, draw (the order to decide them in), revealed, reviewer, note, created_at, current. Import reads message_id,
-attr_id (or attribute), revealed, reviewer and note, and ignores the rest; a row whose ``revealed``
-is empty is left unset. ``revealed`` takes yes/no, true/false, 1/0, revealed/not revealed.
+judge_says, stratum, draw (the order to decide them in), revealed, reviewer, note, created_at,
+current, adjudication. Import reads message_id, attr_id (or attribute), revealed, reviewer, note
+and adjudication (yes: the verdict settles reviewers' disagreement), and ignores the rest; a row
+whose ``revealed`` is empty is left unset. ``revealed`` takes yes/no, true/false, 1/0, revealed/not revealed.
 Text cells that would start as a formula are written with a leading apostrophe (names and notes
 come from data and people), and read back without it.
 """
@@ -41,6 +42,7 @@ COLUMNS = (
     "note",
     "created_at",
     "current",
+    "adjudication",
 )
 YES = {"yes", "y", "true", "1", "revealed"}
 NO = {"no", "n", "false", "0", "not revealed"}
@@ -82,6 +84,7 @@ def verdict_records(rows: Iterable[HumanVerdictRow]) -> list[dict[str, object]]:
             "note": r.note or "",
             "created_at": r.created_at.isoformat(sep=" ", timespec="seconds"),
             "current": "yes" if r.current else "no",
+            "adjudication": "yes" if r.adjudication else "no",
         }
         for r in rows
     ]
@@ -203,10 +206,14 @@ def _verdict(
         attr_id = run.keys[profile][key]
     else:
         raise bad("attribute", "a key of an attribute of the message's profile")
+    adjudication = (row.get("adjudication") or "").strip().lower()
+    if adjudication not in YES | NO | {""}:
+        raise bad("adjudication", "yes or no (or empty: not an adjudication)")
     return HumanVerdict(
         int(text_id),
         attr_id,
         value in YES,
         from_spreadsheet((row.get("reviewer") or "").strip()) or reviewer,
         from_spreadsheet((row.get("note") or "").strip()) or None,
+        adjudication=adjudication in YES,
     )
