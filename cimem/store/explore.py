@@ -134,10 +134,12 @@ VIEWS: tuple[View, ...] = (
     ),
     _v(
         "human_verdicts",
-        "a person's verdict on one (message, attribute), every one kept in order (seq)",
+        "a person's verdict on one (message, attribute), every one kept in order (seq);"
+        " adjudication: it settles reviewers' disagreement",
         "seq, judge_id, message_id, attr_id, revealed, reviewer, note, created_at",
         "human_verdicts",
         _OF_RUN_BY_JUDGE,
+        newer={"adjudication": "BOOLEAN"},
     ),
 )
 EXAMPLE_QUERY = (
