@@ -27,6 +27,30 @@ def profile_set(cube: LeakCube) -> str:
     return hashlib.sha256(names).hexdigest()[:12]
 
 
+def cohort_note(cubes: Sequence[LeakCube]) -> str | None:
+    """What to say when runs shown together ran on different people: their means describe
+    different people, so a ranking of them is no comparison of models (None when they share
+    one profile set, or there is one run).
+
+    >>> cohort_note([]) is None
+    True
+    """
+    sets: dict[str, list[str]] = {}
+    for cube in cubes:
+        sets.setdefault(profile_set(cube), []).append(cube.run)
+    if len(sets) < 2:
+        return None
+    parts = "; ".join(
+        f"profile set {h} ({len(runs)} run{'s' if len(runs) > 1 else ''}: {', '.join(runs)})"
+        for h, runs in sets.items()
+    )
+    return (
+        f"these runs ran on {len(sets)} different sets of people, so their means are not a"
+        f" ranking of models on the same people ({parts}); compare them on the contexts they"
+        " share (the common-k columns) or on runs of one profile set"
+    )
+
+
 def dominated_area(points: Sequence[tuple[float, float]]) -> float:
     """The area of the unit square that some (privacy, completeness) point dominates.
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from cimem.analysis.cube import LeakCube
 from cimem.analysis.discards import DiscardReport
 from cimem.analysis.joint import JointOutcomes, joint_outcomes
+from cimem.analysis.level_curves import cohort_note
 from cimem.analysis.metrics import (
     MODES,
     NO_LABELS,
@@ -204,6 +205,10 @@ def one_mode(
         "runs": [r.as_dict() | {"joint": j.as_dict()} for r, j in zip(results, joints)],
     }
     text = [text_report(results, joints)]
+    apart = cohort_note(cubes)
+    if apart is not None:
+        text.append(f"note: {apart}")
+        doc["cohort_note"] = apart
     if args.corrected_by is not None:
         c = corrected_for(args, cubes[0], mode)
         add_corrected(doc["runs"][0], c)

@@ -9,7 +9,7 @@ import pytest
 from apptest import PAGES, no_exception, open_page
 
 from cimem.analysis.cube import cube_from_store
-from cimem.analysis.level_curves import dominated_area, level_curves, profile_set
+from cimem.analysis.level_curves import cohort_note, dominated_area, level_curves, profile_set
 from cimem.analysis.metrics import MetricOptions, compute
 from cimem.store import Store
 
@@ -61,3 +61,23 @@ def test_overview_shows_the_curve(demo_db, tmp_path, monkeypatch):
     table = next(t for t in shown_tables(at) if "dominated area %" in t.columns)
     assert list(table["model"]) == ["one-model"] and table["levels"][0] == "1, 2, 3"
     assert table["Violation@n % by level"][0].count("→") == 2
+
+
+def test_runs_on_different_people_are_said_to_be(demo_cubes, tmp_path, monkeypatch, capsys):
+    from cimem.cli.main import main
+    from cimem.ingest import ingest_file
+
+    from conftest import shared_file
+
+    assert cohort_note(demo_cubes) is None  # the demo's runs share their ten people
+    db = tmp_path / "two.duckdb"
+    with Store.open(db) as store:
+        for name in ("results_sample.jsonl", "persistbench_llama33_jeffery_day.json"):
+            ingest_file(store, shared_file(name))
+    capsys.readouterr()
+    assert main(["metrics", "--db", str(db), "--run", "1", "--run", "2"]) == 0
+    said = capsys.readouterr().out
+    assert "note: these runs ran on 2 different sets of people" in said
+    at = open_page(str(db), PAGES[0], monkeypatch, runs="1,2")
+    no_exception(at)
+    assert any("2 different sets of people" in w.value for w in at.warning)

@@ -6,6 +6,7 @@ from dataclasses import replace
 import streamlit as st
 
 from cimem.analysis import leaderboard, overview_table
+from cimem.analysis.level_curves import cohort_note
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP
 from cimem.analysis.report import frame_to_csv, to_latex
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
@@ -40,6 +41,9 @@ st.caption(
     f" interval ({ov.metrics[0].bootstrap}; none with one profile)"
     + ("." if ov.note_apart else f". {note}.")
 )
+apart = cohort_note([cache.cube(ch.scope(r)) for r in ch.runs])
+if apart is not None:
+    st.warning(render.escape_md(apart[:1].upper() + apart[1:]) + ".", icon=":material/group:")
 unlabelled = ov.table["labels"] == NO_LABELS
 if unlabelled.any():
     st.warning(
