@@ -230,9 +230,20 @@ def _stored_pair_attributes(pairs: LeakPairs, attr_pos: dict[int, int]) -> np.nd
 
 def context_keys(cube: LeakCube) -> list[tuple[str, str, str]]:
     """(profile, recipient, task) of every context, the key that matches contexts across runs:
-    the same task of another person is another context (other memories, other labels)."""
-    names = [cube.profile_names[p] for p in cube.ctx_profile]
-    return list(zip(names, cube.ctx_recipient, cube.ctx_task))
+    the same task of another person is another context (other memories, other labels). Case
+    and surrounding spaces are ignored: the release on Hugging Face writes "bank loan officer"
+    where the run output writes "Bank Loan Officer".
+
+    >>> same_text("  Bank Loan Officer "), same_text("bank loan officer")
+    ('bank loan officer', 'bank loan officer')
+    """
+    names = [same_text(cube.profile_names[p]) for p in cube.ctx_profile]
+    return list(zip(names, map(same_text, cube.ctx_recipient), map(same_text, cube.ctx_task)))
+
+
+def same_text(text: str) -> str:
+    """Text as contexts are matched across runs: case and outer spaces ignored."""
+    return text.strip().casefold()
 
 
 def restrict_contexts(cube: LeakCube, keep: set[tuple[str, str, str]]) -> LeakCube:

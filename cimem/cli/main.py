@@ -19,6 +19,7 @@ from cimem.cli.audit import add_audit_commands
 from cimem.cli.common import EXIT_USER_ERROR
 from cimem.cli.data import add_data_commands
 from cimem.cli.judging import add_judge_command
+from cimem.cli.labels import add_labels_commands
 from cimem.cli.report import add_report_command
 from cimem.cli.run import add_run_commands
 from cimem.errors import CimemError
@@ -33,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_data_commands(sub)
     add_analysis_commands(sub)
     add_audit_commands(sub)
+    add_labels_commands(sub)
     add_judge_command(sub)
     add_run_commands(sub)
     add_report_command(sub)

@@ -1,0 +1,92 @@
+"""Two runs' labels side by side: on the contexts both have (the same person, recipient and
+task), which (context, attribute) pairs each labels share, private or ambiguous under one rule,
+and where they differ. Runs whose labels differ for the same person and task measure different
+things: their Violation and Completeness are not comparable there."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from cimem.analysis.cube import LeakCube, context_keys
+from cimem.analysis.labels import LABEL_NAMES, LabelRule
+from cimem.analysis.options import labels_of
+
+UNLABELED = "unlabeled"
+Key = tuple[str, str, str, str]  # profile, recipient, task, attribute
+
+
+def pair_labels(cube: LeakCube, rule: LabelRule) -> dict[Key, tuple[str, Key]]:
+    """Each labelled pair of the run by its matching key (:func:`context_keys` and the attribute
+    key): its label and its names as the run writes them."""
+    labels = labels_of(cube, rule)
+    contexts = context_keys(cube)
+    out: dict[Key, tuple[str, Key]] = {}
+    for ctx, attr, label in zip(cube.pair_ctx.tolist(), cube.pair_attr.tolist(), labels.tolist()):
+        profile = cube.profile_names[int(cube.ctx_profile[ctx])]
+        shown = (profile, cube.ctx_recipient[ctx], cube.ctx_task[ctx], cube.attr_key[attr])
+        out[(*contexts[ctx], cube.attr_key[attr])] = (
+            str(LABEL_NAMES.get(int(label), UNLABELED)),
+            shown,
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class LabelDiff:
+    """How two runs label the pairs of the contexts they share."""
+
+    run_a: str
+    run_b: str
+    label_rule: str
+    shared_contexts: int
+    compared: int  # pairs labelled in either run, on the shared contexts
+    same: int
+    changes: dict[str, int]  # "share -> private": pairs
+    examples: list[tuple[str, str, str, str, str, str]] = field(default_factory=list)
+
+    @property
+    def agree(self) -> bool:
+        return self.same == self.compared
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "run_a": self.run_a,
+            "run_b": self.run_b,
+            "label_rule": self.label_rule,
+            "shared_contexts": self.shared_contexts,
+            "pairs_compared": self.compared,
+            "pairs_same": self.same,
+            "changes": self.changes,
+            "examples": [
+                dict(zip(("profile", "recipient", "task", "attribute", "a", "b"), e))
+                for e in self.examples
+            ],
+        }
+
+
+def label_diff(a: LeakCube, b: LeakCube, rule: LabelRule, examples: int = 20) -> LabelDiff:
+    """The labels of ``a`` against ``b`` on the contexts both have; the first ``examples``
+    differing pairs, by profile, task and attribute."""
+    shared = set(context_keys(a)) & set(context_keys(b))
+    la = {k: v for k, v in pair_labels(a, rule).items() if k[:3] in shared}
+    lb = {k: v for k, v in pair_labels(b, rule).items() if k[:3] in shared}
+    moves: Counter[str] = Counter()
+    differing = []
+    for k in sorted(set(la) | set(lb)):
+        x, shown = la.get(k, (UNLABELED, None))
+        y, other = lb.get(k, (UNLABELED, None))
+        if x != y:
+            moves[f"{x} -> {y}"] += 1
+            differing.append((*(shown or other or k), x, y))
+    keys = set(la) | set(lb)
+    return LabelDiff(
+        a.run,
+        b.run,
+        rule.name,
+        len(shared),
+        len(keys),
+        len(keys) - len(differing),
+        dict(moves.most_common()),
+        differing[:examples],
+    )
