@@ -158,7 +158,7 @@ def plan_sentence(plans: list[StratumPlan], margin_points: float) -> str:
 
     >>> p = StratumPlan(Metric.VIOLATION, True, 0.5, 3, 20, 17, 40)
     >>> plan_sentence([p], 3)
-    'For +/- 3 points: about 40 more cells (violation, judge yes: 17 more draws)'
+    'For +/- 3 points: about 40 more cells (violation, judge yes: 17 more draws). A draw is one needed cell, or a withheld attribute with the cells the judge called revealed'
     """
     more = [p for p in plans if p.more_draws]
     if not more:
@@ -168,4 +168,7 @@ def plan_sentence(plans: list[StratumPlan], margin_points: float) -> str:
         for p in more
     )
     total = sum(p.more_cells for p in more)
-    return f"For +/- {margin_points:g} points: about {total:,} more cells ({parts})"
+    return (
+        f"For +/- {margin_points:g} points: about {total:,} more cells ({parts}). A draw is one"
+        " needed cell, or a withheld attribute with the cells the judge called revealed"
+    )
