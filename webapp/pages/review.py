@@ -37,7 +37,7 @@ blind = c3.toggle(
     key="review_blind",
     help="hides the judge's verdict and evidence on the cells you have not decided yet",
 )
-rows = review_loop.sample(ch, run_id, size)
+rows = review_loop.sample(ch, run_id, judge, size)
 if not rows:
     st.info("This run has no judged cell of a labelled pair to review.")
     st.stop()

@@ -73,10 +73,10 @@ def judge_of(ch: sidebar.Choices, run_id: int) -> int | None:
         return store.find_default_judge(run_id)
 
 
-def sample(ch: sidebar.Choices, run_id: int, size: int) -> list[SampleRow]:
+def sample(ch: sidebar.Choices, run_id: int, judge: int, size: int) -> list[SampleRow]:
     """The sample's cells, drawn once per run, judge, options and size in this visit: people's
     verdicts do not change them, so a verdict redraws nothing."""
-    key = (cache.current().path, run_id, judge_of(ch, run_id), ch.opts, size)
+    key = (cache.current().path, run_id, judge, ch.opts, size)
     kept = st.session_state.get("review_rows")
     if kept is not None and kept[0] == key:
         return kept[1]
@@ -121,7 +121,8 @@ def _record(run_id: int, row: SampleRow, i: int, revealed: bool) -> None:
         st.session_state["review_dropped"] = True
         return
     st.session_state["review_shown"] = None
-    reviewer = str(st.session_state.get("reviewer") or "").strip() or None
+    who = reviewer_name()
+    reviewer = None if who == ANONYMOUS else who
     with connection.writing() as store, store.transaction():
         human = store.get_or_create_human_judge(run_id)
         store.add_human_verdicts(

@@ -26,6 +26,11 @@ class AuditCells:
     def __len__(self) -> int:
         return len(self.pair)
 
+    @classmethod
+    def empty(cls) -> AuditCells:
+        """No verdict yet."""
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
+
 
 @dataclass(frozen=True)
 class CellIndex:

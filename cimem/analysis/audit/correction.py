@@ -4,10 +4,12 @@ verdicts on the audit design's draws (:mod:`.design`, :mod:`.estimate`).
 The method is **design-based**: people decide units drawn at random within the judge's "yes"
 and "no" (with probability proportional to each unit's weight in the metric), and the metric
 under people's verdicts is the strata's weighted sum of the shares they found, with an exact
-binomial 95% interval. It assumes only that people follow the draws in their order (the
-suggested audit sample lists them) and that people's verdicts are the truth. Nothing is assumed
-about how the judge errs, so an assistant that almost never leaks is covered as well as one that
-leaks everywhere (``bench/correction.py`` prints the coverage over a grid of regimes).
+binomial 95% interval. It assumes that people follow the draws in their order (the suggested
+audit sample lists them) and that people's verdicts are the truth; Violation@n also assumes the
+judge misses a stated withheld fact no more often than a stated needed one (its miss rate bounds
+the leaks it missed in every cell, :func:`.estimate.violation_estimate`). Nothing else is
+assumed about how the judge errs, so an assistant that almost never leaks is covered as well as
+one that leaks everywhere (``bench/correction.py`` prints the coverage over a grid of regimes).
 
 The interval is for this run's own messages: how far people's Violation@n of these messages can
 be from the estimate, given the draws not yet decided. The raw number's interval on Overview
@@ -45,7 +47,8 @@ METHOD = "two-phase audit, exact binomial"
 METHOD_SENTENCE = (
     "design-based: people's verdicts on units drawn at random within the judge's yes and no,"
     " weighted as the metric weighs them; exact binomial 95% interval for this run's messages;"
-    " assumes the draws are decided in their order and that people are right"
+    " assumes the draws are decided in their order, that people are right and, for Violation@n,"
+    " that the judge misses a withheld fact no more often than a needed one"
 )
 
 
@@ -62,10 +65,6 @@ class CorrectedValue:
     strata: tuple[StratumEstimate, ...] = ()
     not_estimated: str | None = None
     miss_rate: tuple[float, float] | None = None  # Violation: the judge's miss rate allowed for
-
-    @property
-    def decided_draws(self) -> int:
-        return sum(s.draws for s in self.strata)
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {

@@ -141,10 +141,20 @@ def _interval(strata: tuple[StratumEstimate, ...], seed: int, draws: int) -> tup
             low += s.weight * s.exact
             high += s.weight * s.exact
             continue
-        e, m = s.found, s.draws
-        low += s.weight * (rng.beta(e, m - e + 1, draws) if e > 0 else 0.0)
-        high += s.weight * (rng.beta(e + 1, m - e, draws) if e < m else 1.0)
+        low += s.weight * _limit_draws(s, rng, draws, upper=False)
+        high += s.weight * _limit_draws(s, rng, draws, upper=True)
     return float(np.quantile(low, 0.025)), float(np.quantile(high, 0.975))
+
+
+def _limit_draws(
+    s: StratumEstimate, rng: np.random.Generator, draws: int, *, upper: bool
+) -> np.ndarray | float:
+    """Draws of the Beta whose 97.5% (``upper``) or 2.5% quantile is the stratum's exact
+    (Clopper-Pearson) limit of p_h; the bound itself where it is 0 or 1."""
+    e, m = s.found, s.draws
+    if upper:
+        return rng.beta(e + 1, m - e, draws) if e < m else 1.0
+    return rng.beta(e, m - e + 1, draws) if e > 0 else 0.0
 
 
 def miss_rate(
@@ -173,10 +183,7 @@ def _limit(s: StratumEstimate, rng: np.random.Generator, draws: int, *, upper: b
         return 0.0
     if s.census:
         return s.exact
-    e, m = s.found, s.draws
-    if upper:
-        return float(np.quantile(rng.beta(e + 1, m - e, draws), 0.975)) if e < m else 1.0
-    return float(np.quantile(rng.beta(e, m - e + 1, draws), 0.025)) if e > 0 else 0.0
+    return float(np.quantile(_limit_draws(s, rng, draws, upper=upper), 0.975 if upper else 0.025))
 
 
 def violation_estimate(confirmed: Estimate, completeness: Estimate, seed: int) -> Estimate:

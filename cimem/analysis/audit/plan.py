@@ -17,8 +17,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from cimem.analysis.audit.cells import AuditCells
-from cimem.analysis.audit.design import Metric, Population, draw_sequence, unit_values
-from cimem.analysis.audit.estimate import Estimate, StratumEstimate, stratum_estimate
+from cimem.analysis.audit.correction import populations
+from cimem.analysis.audit.design import (
+    Metric,
+    Population,
+    draw_sequence,
+    people_on_cells,
+    unit_values,
+)
+from cimem.analysis.audit.estimate import Estimate, StratumEstimate, estimate, stratum_estimate
+from cimem.analysis.audit.human import audit_cells
 from cimem.analysis.metrics import Prepared
 from cimem.store import Store
 
@@ -136,17 +144,8 @@ def plan_to_margin(pop: Population, est: Estimate, margin: float) -> list[Stratu
 
 def run_plan(store: Store, prep: Prepared, margin: float, seed: int = 0) -> list[StratumPlan]:
     """The plan of a stored run under its judge (``prep``) from people's verdicts so far."""
-    from cimem.analysis.audit.correction import populations
-    from cimem.analysis.audit.design import people_on_cells
-    from cimem.analysis.audit.estimate import estimate
-    from cimem.analysis.audit.human import audit_cells
-
     human = store.find_human_judge(prep.cube.info.run_id) if prep.cube.info.run_id else None
-    audit = (
-        audit_cells(store, prep, human)[0]
-        if human is not None
-        else AuditCells(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
-    )
+    audit = audit_cells(store, prep, human)[0] if human is not None else AuditCells.empty()
     plans = []
     for pop in populations(prep):
         plans += plan_to_margin(pop, estimate(pop, people_on_cells(pop, audit), seed), margin)

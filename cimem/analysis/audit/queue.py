@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from cimem.analysis.audit.message import evidence_grounded
-from cimem.analysis.audit.reviewers import people_agreement
+from cimem.analysis.audit.reviewers import disputed
 from cimem.analysis.audit.sample import SampleRow, draws_done
 from cimem.analysis.choices import QUEUE_FILTERS
 from cimem.analysis.choices import SAMPLE as CHOICE_SAMPLE
@@ -251,7 +251,7 @@ def _disputed(
     store: Store, run_id: int, people: list[HumanVerdictRow]
 ) -> dict[int, tuple[str, ...]]:
     """Per message, the attribute keys its reviewers disagree on, not adjudicated yet."""
-    pairs = people_agreement(people, intervals=False).disagreements if people else []
+    pairs = disputed(people)
     if not pairs:
         return {}
     keys = {a.attr_id: a.key for a in store.attributes_of(run_id)}

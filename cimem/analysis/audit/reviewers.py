@@ -38,6 +38,18 @@ def by_cell(rows: list[HumanVerdictRow]) -> dict[tuple[int, int], dict[str, bool
     return out
 
 
+def adjudicated_cells(rows: list[HumanVerdictRow]) -> set[tuple[int, int]]:
+    return {(r.message_id, r.attr_id) for r in rows if r.current and r.adjudication}
+
+
+def disputed(rows: list[HumanVerdictRow]) -> list[tuple[int, int]]:
+    """The cells whose reviewers' current verdicts differ, not adjudicated yet, in order."""
+    settled = adjudicated_cells(rows)
+    return sorted(
+        key for key, c in by_cell(rows).items() if len(set(c.values())) > 1 and key not in settled
+    )
+
+
 def krippendorff_alpha(cells: list[dict[str, bool]]) -> float:
     """Krippendorff's alpha for a binary value, from the cells two or more reviewers decided
     (nan when there is nothing to compare or every verdict is the same).
@@ -128,7 +140,6 @@ def people_agreement(rows: list[HumanVerdictRow], intervals: bool = True) -> Peo
     without ``intervals`` (only the counts wanted), no bootstrap."""
     nan = (float("nan"), float("nan"))
     cells = by_cell(rows)
-    adjudicated = {(r.message_id, r.attr_id) for r in rows if r.current and r.adjudication}
     reviewers = sorted({name for cell in cells.values() for name in cell})
     pairs = []
     for a, b in itertools.combinations(reviewers, 2):
@@ -145,15 +156,12 @@ def people_agreement(rows: list[HumanVerdictRow], intervals: bool = True) -> Peo
                 )
             )
     shared = [c for c in cells.values() if len(c) >= 2]
-    disagree = [
-        key for key, c in cells.items() if len(set(c.values())) > 1 and key not in adjudicated
-    ]
     return PeopleAgreement(
         reviewers,
         pairs,
         len(shared),
         krippendorff_alpha(shared),
         _interval(krippendorff_alpha, shared) if intervals else nan,
-        sorted(disagree),
-        len(adjudicated),
+        disputed(rows),
+        len(adjudicated_cells(rows)),
     )

@@ -42,8 +42,7 @@ def suggest_audit(prep: Prepared, size: int, seed: int = 0) -> SampledCells:
     draw's cells whole, so a draw's last cells may pass ``size``). ``revealed`` is False
     (people fill it)."""
     pops = populations(prep)
-    nobody = AuditCells(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
-    people = tuple(people_on_cells(p, nobody) for p in pops)
+    people = tuple(people_on_cells(p, AuditCells.empty()) for p in pops)
     by_metric = {p.metric: p for p in pops}
     pair: list[np.ndarray] = []
     trial: list[np.ndarray] = []

@@ -85,8 +85,7 @@ def reviewed(truth: Prepared, judged: Prepared, budget: int, seed: int) -> Audit
     """People's verdicts after reading ``budget`` cells in the audit's order, people being the
     truth: a Violation unit is read until its first revealed cell."""
     pops = populations(judged)
-    none = AuditCells(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
-    people = tuple(people_on_cells(p, none) for p in pops)
+    people = tuple(people_on_cells(p, AuditCells.empty()) for p in pops)
     by_metric = {p.metric: p for p in pops}
     bits = _bits(truth)
     pair: list[int] = []

@@ -33,7 +33,7 @@ from cimem.demo.simulate import build_demo_database
 from cimem.store import Store
 
 INTERVAL_DRAWS = 4000
-NOBODY = AuditCells(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
+NOBODY = AuditCells.empty()
 
 
 @pytest.fixture(scope="module")
