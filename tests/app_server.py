@@ -179,3 +179,19 @@ def chromium() -> Iterator:
             yield b
         finally:
             b.close()
+
+
+def click_until(target, effect, tries: int = 6, timeout: int = 10000) -> None:
+    """Click ``target`` until ``effect`` (a locator) is there: on a busy machine a click that
+    reaches a page still redrawing is lost without a word, and the test would go on as if it
+    had landed."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(tries):
+        target.click()
+        try:
+            effect.first.wait_for(timeout=timeout)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError(f"{tries} clicks on {target} never showed {effect}")

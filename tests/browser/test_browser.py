@@ -7,7 +7,7 @@ import csv
 import re
 
 import pytest
-from app_server import chromium, chromium_or_skip, running_app
+from app_server import chromium, chromium_or_skip, click_until, running_app
 from playwright.sync_api import expect
 
 from cimem.demo.reference import TABLE1
@@ -294,27 +294,10 @@ def test_audit_queue_next_and_a_saved_verdict_reach_overview(server, browser):
     page.get_by_text("Record your verdicts on this message", exact=True).click()
     save = page.get_by_role("button", name="Save my verdicts")
     save.wait_for(timeout=60000)  # the section drawn: its rows are there to click, none else
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     form = page.locator('[data-testid="stForm"]')
     chosen = form.locator("label:has(input:checked)").filter(has_text=re.compile(r"^revealed$"))
-    for _ in range(6):  # on a busy machine a click right after the form is drawn can be lost
-        form.get_by_text("revealed", exact=True).first.click()
-        try:
-            chosen.first.wait_for(timeout=10000)
-            break
-        except PlaywrightTimeout:
-            continue
-    assert chosen.count() == 1, "the verdict was never set: every click was lost"
-    stored = page.get_by_text("Stored 1 verdict as judge", exact=False).first
-    for _ in range(3):  # the Save click can be lost the same way on a busy machine
-        save.click()
-        try:
-            stored.wait_for(timeout=30000)
-            break
-        except PlaywrightTimeout:
-            continue
-    stored.wait_for(timeout=60000)
+    click_until(form.get_by_text("revealed", exact=True).first, chosen)
+    click_until(save, page.get_by_text("Stored 1 verdict as judge", exact=False), tries=3)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.goto(f"{base}/?runs=1")
     # one verdict corrects nothing yet: the section says so, and claims no correction

@@ -4,7 +4,7 @@ mode, and the keys named on the page. Its speed is bench/review.py's."""
 import re
 
 import pytest
-from app_server import chromium, chromium_or_skip, running_app
+from app_server import chromium, chromium_or_skip, click_until, running_app
 
 from cimem.demo.simulate import build_demo_database
 from cimem.store import Store
@@ -133,16 +133,25 @@ def test_two_reviewers_blind_overlap_agreement_adjudication(served):
         message, attr = next(p for p, said in by_pair.items() if len(said) == 2)
         key = next(v.key for v in rows if (v.message_id, v.attr_id) == (message, attr))
         audit.goto(f"{base}/audit?runs=1&qf=people_disagree&message={message}")
-        audit.get_by_text("Record your verdicts on this message").first.click()
+        opener = audit.get_by_text("Record your verdicts on this message").first
+        opener.wait_for(timeout=120000)
+        audit.wait_for_function(IDLE, timeout=60000)
+        opener.click()
         label = audit.locator('[data-testid="stWidgetLabel"]').filter(
             has_text=re.compile(rf"^{re.escape(key)} ·")
         )
         group = audit.locator('[data-testid="stRadio"]').filter(has=label).first
         group.wait_for(timeout=60000)
-        group.get_by_text("revealed", exact=True).click()
-        audit.get_by_text("Record as adjudications").first.click()
-        audit.get_by_role("button", name="Save my verdicts").click()
-        audit.get_by_text("Stored 1 verdict", exact=False).first.wait_for(timeout=60000)
+        chosen = group.locator("label:has(input:checked)").filter(
+            has_text=re.compile(r"^revealed$")
+        )
+        click_until(group.get_by_text("revealed", exact=True), chosen)
+        settle = audit.locator("label:has(input:checked)").filter(
+            has_text="Record as adjudications"
+        )
+        click_until(audit.get_by_text("Record as adjudications").first, settle)
+        save = audit.get_by_role("button", name="Save my verdicts")
+        click_until(save, audit.get_by_text("Stored 1 verdict", exact=False), tries=3)
         with Store.open(db, read_only=True) as store:
             assert store.settled_human_verdicts(human)[(message, attr)] is True
         assert audit.locator('[data-testid="stException"]').count() == 0
