@@ -18,6 +18,7 @@ PAGES = [
     st.Page("webapp/pages/growth.py", title="Growth", icon=":material/trending_up:"),
     st.Page("webapp/pages/audit.py", title="Audit", icon=":material/fact_check:"),
     st.Page("webapp/pages/review.py", title="Review", icon=":material/keyboard:"),
+    st.Page("webapp/pages/labels.py", title="Labels", icon=":material/label:"),
     st.Page("webapp/pages/explore.py", title="Explore", icon=":material/terminal:"),
     st.Page("webapp/pages/learn.py", title="Learn", icon=":material/school:"),
     st.Page("webapp/pages/data.py", title="Data", icon=":material/database:"),

@@ -138,3 +138,20 @@ def private_files() -> None:
     umask stays) and is idempotent; it is process-wide, so exports are private too."""
     current = os.umask(0o077)
     os.umask(current | 0o077)
+
+
+def write_whole(out: str | Path, text: str) -> None:
+    """Write ``text`` whole or not at all: a temporary file beside ``out``, then renamed, so a
+    reader never sees half a file and a failure leaves nothing behind."""
+    import tempfile
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

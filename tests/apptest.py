@@ -17,8 +17,9 @@ PAGES = [
     "webapp/pages/learn.py",
     "webapp/pages/data.py",
     "webapp/pages/review.py",
+    "webapp/pages/labels.py",
 ]
-TITLES = ["Overview", "Leaks", "Growth", "Audit", "Learn the metrics", "Data", "Review"]
+TITLES = ["Overview", "Leaks", "Growth", "Audit", "Learn the metrics", "Data", "Review", "Labels"]
 
 
 def open_page(db: str, page: str, monkeypatch, **params) -> AppTest:

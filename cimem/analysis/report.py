@@ -3,7 +3,10 @@ text cells a spreadsheet shows as text and never runs as a formula."""
 
 from __future__ import annotations
 
+import csv
+import io
 import math
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
@@ -60,6 +63,18 @@ def frame_to_csv(frame: pd.DataFrame) -> str:
             safe[col] = safe[col].map(lambda v: spreadsheet_text(v) if isinstance(v, str) else v)
     safe.columns = [spreadsheet_text(str(c)) for c in safe.columns]
     return safe.to_csv(index=False)
+
+
+def records_to_csv(records: Sequence[Mapping[str, object]], columns: Sequence[str]) -> str:
+    """Records as CSV with ``columns`` (a record may leave some out: empty), text cells made
+    safe to open in a spreadsheet (:func:`spreadsheet_text`)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(
+        {k: spreadsheet_text(v) if isinstance(v, str) else v for k, v in r.items()} for r in records
+    )
+    return buf.getvalue()
 
 
 def latex_escape(text: str) -> str:

@@ -4,10 +4,9 @@ review, in order), ``audit-plan`` (:mod:`.audit_plan`), ``human export|import`` 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cimem.cli.common import add_db, open_store, table
+from cimem.cli.common import add_db, open_store, read_text_file, table
 from cimem.errors import CimemError
 
 if TYPE_CHECKING:
@@ -194,16 +193,10 @@ def cmd_human_export(args: argparse.Namespace) -> int:
 def cmd_human_import(args: argparse.Namespace) -> int:
     from cimem.analysis.audit.verdict_csv import read_verdicts
 
-    path = Path(args.path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise CimemError(f"{path}: not UTF-8 text") from None
-    except IsADirectoryError:
-        raise CimemError(f"{path}: a folder, expected a CSV file") from None
+    text = read_text_file(args.path)
     with open_store(args) as store:
         run_id = store.resolve_run(args.run)
-        verdicts, unset = read_verdicts(store, run_id, text, str(path), args.reviewer)
+        verdicts, unset = read_verdicts(store, run_id, text, args.path, args.reviewer)
         judge = (
             store.get_or_create_human_judge(run_id) if verdicts else store.find_human_judge(run_id)
         )

@@ -196,3 +196,18 @@ def jsonable(obj: Any) -> Any:
 
 def pct(x: float | None) -> str:
     return "  n/a" if x is None or math.isnan(x) else f"{100 * x:5.2f}"
+
+
+def read_text_file(path: str, expected: str = "a CSV file") -> str:
+    """A file people filled in, read as UTF-8 (a spreadsheet's byte-order mark dropped), with a
+    one-line error naming the file when it is none."""
+    from pathlib import Path
+
+    try:
+        return Path(path).read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise CimemError(f"{path}: not UTF-8 text") from None
+    except IsADirectoryError:
+        raise CimemError(f"{path}: a folder, expected {expected}") from None
+    except FileNotFoundError:
+        raise CimemError(f"{path}: no such file") from None

@@ -4,14 +4,13 @@ install nothing; the numbers are the Overview's, Growth's and Leaks' own."""
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cimem.cli.common import open_store
 from cimem.cli.sources import add_metric_args, add_source_args, load_cubes, options_from
 from cimem.errors import CimemError
+from cimem.paths import write_whole
 
 if TYPE_CHECKING:
     from cimem.publish.content import Report
@@ -40,7 +39,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
         html_to_pdf(report_html(report), out)
     else:
-        _write_whole(out, _render(report, args.format))
+        write_whole(out, _render(report, args.format))
     print(f"wrote {out}: {len(cubes)} run{'s' if len(cubes) != 1 else ''} ({report.how})")
     return 0
 
@@ -53,19 +52,6 @@ def _render(report: Report, fmt: str) -> str:
     from cimem.publish.html_report import report_html
 
     return report_html(report)
-
-
-def _write_whole(out: Path, text: str) -> None:
-    """The file written whole or not at all (a temporary file beside it, then renamed)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def add_report_command(sub: argparse._SubParsersAction) -> None:

@@ -13,7 +13,14 @@ from cimem.store.database import (
     Store,
     default_wait,
 )
-from cimem.store.enums import JudgeKind, JudgmentStatus, Label, LabelCode, MessageStatus
+from cimem.store.enums import (
+    JudgeKind,
+    JudgmentStatus,
+    Label,
+    LabelCode,
+    MessageStatus,
+    PeopleLabel,
+)
 from cimem.store.rows import *  # noqa: F403  (the row types, listed once in rows.__all__)
 
 __all__ = [
@@ -25,6 +32,7 @@ __all__ = [
     "Label",
     "LabelCode",
     "MessageStatus",
+    "PeopleLabel",
     "Store",
     "default_wait",
 ]

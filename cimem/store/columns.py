@@ -24,6 +24,7 @@ __all__ = [
     "AgreementPairs",
     "LabelColumns",
     "LeakPairs",
+    "PersonaFractions",
     "QueueCells",
     "TrialMasks",
 ]
@@ -137,3 +138,16 @@ def plain_numpy(columns: dict[str, Any]) -> dict[str, Any]:
                 )
         out[name] = col
     return out
+
+
+@dataclass(frozen=True)
+class PersonaFractions(_Columns):
+    """Every single persona's fractions of a run's labelled pairs (the ``combined`` view is
+    :class:`LeakPairs`'s): one row per (pair, persona)."""
+
+    profile_id: np.ndarray
+    ctx_idx: np.ndarray
+    attr_id: np.ndarray
+    persona: np.ndarray  # object: the stored persona name
+    necessary: np.ndarray
+    private: np.ndarray

@@ -220,6 +220,7 @@ class Database:
                     self.con.execute(MIGRATE_3_TO_4)
                 if version < 5:
                     self.con.execute(MIGRATE_4_TO_5)
+                # 6 added a table only: SCHEMA_SQL above has made it
                 self.con.execute("UPDATE schema_info SET version = ?", [SCHEMA_VERSION])
         elif version > SCHEMA_VERSION:
             raise RuntimeError(

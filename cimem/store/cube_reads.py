@@ -3,7 +3,14 @@ labels, a review queue's cells and two judges' agreement pairs (see :mod:`cimem.
 
 from __future__ import annotations
 
-from cimem.store.columns import AgreementPairs, LabelColumns, LeakPairs, QueueCells, TrialMasks
+from cimem.store.columns import (
+    AgreementPairs,
+    LabelColumns,
+    LeakPairs,
+    PersonaFractions,
+    QueueCells,
+    TrialMasks,
+)
 from cimem.store.connection import Database
 from cimem.store.enums import LabelCode
 
@@ -99,6 +106,14 @@ class CubeReads(Database):
         """Every labelled pair of a run as columns (see :class:`LabelColumns`)."""
         params = [run_id, run_id]
         return LabelColumns.from_numpy(self.con.execute(_RUN_LABELS_SQL, params).fetchnumpy())
+
+    def persona_fractions(self, run_id: int) -> PersonaFractions:
+        """Each single persona's fractions of the run's pairs (label sensitivity reads them)."""
+        sql = (
+            "SELECT profile_id, ctx_idx, attr_id, persona, necessary, private FROM persona_labels"
+            " WHERE run_id = ? AND persona <> 'combined'"
+        )
+        return PersonaFractions.from_numpy(self.con.execute(sql, [run_id]).fetchnumpy())
 
     def queue_cells(
         self, run_id: int, judge_id: int, vs: int | None, evidence: bool = False

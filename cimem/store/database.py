@@ -6,7 +6,8 @@ No module outside :mod:`cimem.store` holds SQL. Every read and write is a small 
 
 - :mod:`~cimem.store.connection`: opening and checking the file, cursors, transactions, appends;
 - :mod:`~cimem.store.runs`, :mod:`~cimem.store.profiles`, :mod:`~cimem.store.messages`,
-  :mod:`~cimem.store.judges`, :mod:`~cimem.store.labels`, :mod:`~cimem.store.human`;
+  :mod:`~cimem.store.judges`, :mod:`~cimem.store.labels`, :mod:`~cimem.store.human`,
+  :mod:`~cimem.store.people_labels`;
 - :mod:`~cimem.store.cube_reads`: the whole-column reads the metrics compute from;
 - :mod:`~cimem.store.call_cache`: the LLM call cache and its journal.
 """
@@ -19,6 +20,7 @@ from cimem.store.cube_reads import CubeReads
 from cimem.store.human import HumanVerdicts
 from cimem.store.labels import Labels
 from cimem.store.messages import Messages
+from cimem.store.people_labels import PeopleLabels
 from cimem.store.profiles import Profiles
 from cimem.store.progress import RunProgressTable
 from cimem.store.runs import Runs
@@ -38,7 +40,15 @@ __all__ = [
 
 
 class Store(
-    Runs, Profiles, Messages, HumanVerdicts, Labels, CubeReads, RunProgressTable, CallCacheTable
+    Runs,
+    Profiles,
+    Messages,
+    HumanVerdicts,
+    Labels,
+    PeopleLabels,
+    CubeReads,
+    RunProgressTable,
+    CallCacheTable,
 ):
     """A cimem database. Open with :meth:`open`; use as a context manager to close it; take
     :meth:`cursor` for another thread or session."""

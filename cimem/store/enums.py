@@ -52,6 +52,14 @@ class Label(StrEnum):
     AMBIGUOUS = "ambiguous"  # labellers disagreed: out of both metrics
 
 
+class PeopleLabel(StrEnum):
+    """A person's label of an (attribute, task) pair (``people_labels.label``)."""
+
+    SHARE = "share"  # the task needs it
+    WITHHOLD = "withhold"  # the recipient must not learn it
+    UNSURE = "unsure"  # the person cannot say: out of both metrics
+
+
 class LabelCode(IntEnum):
     """A hard label as the small integer the metrics compute with (``int8`` arrays); the store
     turns the stored text into these codes with :meth:`sql_case`."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from cimem.store.enums import JudgeKind, JudgmentStatus, Label, MessageStatus
+from cimem.store.enums import JudgeKind, JudgmentStatus, Label, MessageStatus, PeopleLabel
 
 __all__ = [
     "AttributeKey",
@@ -44,6 +44,9 @@ __all__ = [
     "NewMessage",
     "PairLabel",
     "PairMessage",
+    "PeopleLabelEntry",
+    "PeopleLabelRow",
+    "PeoplePairLabel",
     "PersonaLabelRow",
     "ProfileRow",
     "RunLabel",
@@ -451,3 +454,42 @@ class CachedCall(NamedTuple):
             completion_tokens=self.completion_tokens,
             finish_reason=self.finish_reason,
         )
+
+
+class PeopleLabelEntry(NamedTuple):
+    """A person's label of one (person, task, attribute), named by text so it serves every run
+    of that person (profile name, the context's recipient and task, the attribute key)."""
+
+    profile: str
+    recipient: str
+    task: str
+    attr_key: str
+    label: PeopleLabel
+    reviewer: str | None
+    note: str | None = None
+    created_at: datetime | None = None  # set by the store when None
+
+
+class PeopleLabelRow(NamedTuple):
+    """A recorded label, with whether it is its reviewer's latest on the pair (``current``)."""
+
+    seq: int
+    profile: str
+    recipient: str
+    task: str
+    attr_key: str
+    label: PeopleLabel
+    reviewer: str | None
+    note: str | None
+    created_at: datetime
+    current: bool
+
+
+class PeoplePairLabel(NamedTuple):
+    """A reviewer's current label of a pair of one run, by the run's ids."""
+
+    profile_id: int
+    ctx_idx: int
+    attr_id: int
+    label: PeopleLabel
+    reviewer: str

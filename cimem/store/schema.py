@@ -19,8 +19,9 @@ from typing import Any
 import pyarrow as pa
 
 # 2: human_verdicts (people's verdicts with their history); 3: run_progress; 4: each message's
-# finish reason and token counts, and the call cache's finish reason; 5: people's adjudications
-SCHEMA_VERSION = 5
+# finish reason and token counts, and the call cache's finish reason; 5: people's adjudications;
+# 6: people's labels
+SCHEMA_VERSION = 6
 
 SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL);
@@ -104,6 +105,15 @@ CREATE TABLE IF NOT EXISTS human_verdicts (  -- append-only; verdicts holds each
     judge_id INTEGER NOT NULL, message_id BIGINT NOT NULL, attr_id INTEGER NOT NULL,
     revealed BOOLEAN NOT NULL, reviewer VARCHAR, note VARCHAR, created_at TIMESTAMP NOT NULL,
     adjudication BOOLEAN              -- settles reviewers' disagreement on the pair
+);
+CREATE TABLE IF NOT EXISTS people_labels (  -- append-only; a reviewer's latest on a pair is current
+    seq BIGINT NOT NULL,              -- order of recording
+    profile VARCHAR NOT NULL,         -- by text, so one label serves every run of the person:
+    recipient VARCHAR NOT NULL,       -- the profile's name, the context's recipient and task,
+    task VARCHAR NOT NULL,            -- and the attribute's key
+    attr_key VARCHAR NOT NULL,
+    label VARCHAR NOT NULL,           -- share, withhold, unsure
+    reviewer VARCHAR, note VARCHAR, created_at TIMESTAMP NOT NULL
 );
 CREATE TABLE IF NOT EXISTS run_progress (  -- a run being made by `cimem run`, one row per run
     run_id INTEGER PRIMARY KEY,

@@ -24,6 +24,7 @@ PAGES = {
     "leaks": "Leaks",
     "audit": "Audit",
     "review": "Review",
+    "labels": "Labels",
     "explore": "Explore",
     "learn": "Learn the metrics",
     "data": "Data",

@@ -21,6 +21,7 @@ PAGES = {
     "leaks": "Leaks",
     "growth": "Growth",
     "audit": "Audit",
+    "labels": "Labels",
     "learn": "Learn the metrics",
     "data": "Data",
 }

@@ -1,6 +1,6 @@
 """Schema migrations: version 3 -> 4 (a database made before messages kept their finish reason
 and token counts opens read-only as it is, for writing migrated, keeps its messages with NULL:
-not known, and takes new messages and calls with them) and 4 -> 5 (people's adjudications)."""
+not known, and takes new messages and calls with them) 4 -> 5 (people's adjudications) and 5 -> 6 (people's labels)."""
 
 import duckdb
 
@@ -47,7 +47,7 @@ def test_a_version_3_database_is_read_as_it_is_then_migrated(tmp_path):
         rows = store.health_messages(1)  # ... and the health scan reads it all the same
         assert len(rows) == 4 and {r.finish_reason for r in rows} == {None}
     with Store.open(db) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 5
+        assert store.schema_version() == SCHEMA_VERSION == 6
         assert NEW_COLUMNS <= columns(store)
         kept = store.con.execute(
             "SELECT count(*), count(finish_reason), count(prompt_tokens) FROM messages"
@@ -92,7 +92,7 @@ def test_a_migrated_database_takes_messages_and_calls_with_their_endings(tmp_pat
             cache.put("k" * 64, "m", "generate", "text", None, 812, 1024, "length")
         assert store.cache_get(["k" * 64])["k" * 64].finish_reason == "length"
     with Store.open(db) as store:  # opening again migrates nothing twice
-        assert store.schema_version() == 5
+        assert store.schema_version() == SCHEMA_VERSION
 
 
 def test_a_version_4_database_reads_its_people_then_takes_adjudications(tmp_path):
@@ -115,10 +115,36 @@ def test_a_version_4_database_reads_its_people_then_takes_adjudications(tmp_path
         (row,) = store.human_verdicts(human)
         assert store.schema_version() == 4 and not row.adjudication and row.revealed
     with Store.open(db) as store:
-        assert store.schema_version() == 5
+        assert store.schema_version() == SCHEMA_VERSION
         store.add_human_verdicts(human, [HumanVerdict(message, attr, False, "ben", None)])
         assert store.settled_human_verdicts(human) == {}  # they disagree
         store.add_human_verdicts(
             human, [HumanVerdict(message, attr, False, "cy", None, adjudication=True)]
         )
         assert store.settled_human_verdicts(human) == {(message, attr): False}
+
+
+def test_a_version_5_database_has_no_people_labels_then_takes_them(tmp_path):
+    """Version 5 -> 6: read-only, a file made before people's labels has none (and no error);
+    opened for writing it takes them."""
+    from cimem.store import PeopleLabel, PeopleLabelEntry
+
+    db = tmp_path / "v5.duckdb"
+    with Store.open(db) as store:
+        run = ingest_file(store, write_jsonl(tmp_path / "a.jsonl", [small_profile()])).run_id
+        context = store.contexts_of(run)[0]
+        key = store.attributes_of(run)[0].key
+    con = duckdb.connect(str(db))
+    con.execute("DROP TABLE people_labels")
+    con.execute("UPDATE schema_info SET version = 5")
+    con.close()
+    with Store.open(db, read_only=True) as store:
+        assert store.schema_version() == 5
+        assert store.people_labels() == [] and store.people_labels_of(run) == []
+    entry = PeopleLabelEntry(
+        "Ada Example", context.recipient, context.task, key, PeopleLabel.SHARE, "ana"
+    )
+    with Store.open(db) as store:
+        assert store.schema_version() == 6
+        assert store.add_people_labels([entry]) == 1
+        assert [r.label for r in store.people_labels_of(run)] == [PeopleLabel.SHARE]

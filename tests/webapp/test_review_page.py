@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import shutil
 
-from apptest import PAGES, no_exception, open_page
+from apptest import no_exception, open_page
 
 from cimem.store import Store
 
-REVIEW = PAGES[-1]
+REVIEW = "webapp/pages/review.py"
 
 
 def summary(at) -> str:

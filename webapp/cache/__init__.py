@@ -22,6 +22,13 @@ from webapp.cache.cubes import (
 )
 from webapp.cache.curves import CurveAsk, growth_slice, prefetch_growth
 from webapp.cache.health import health as message_health
+from webapp.cache.labels import (
+    agreement_of,
+    context_sheet,
+    contexts_by_profile,
+    people_labels,
+    sensitivity_of,
+)
 from webapp.cache.leaderboard import board_entries, board_metrics, board_metrics_known
 from webapp.cache.leak_views import (
     ONE_VALUE_PAGES,
@@ -69,12 +76,15 @@ __all__ = [
     "QueueFilter",
     "RunScope",
     "agreement",
+    "agreement_of",
     "attribute_view",
     "board_entries",
     "board_metrics",
     "board_metrics_known",
     "changed",
     "composition",
+    "context_sheet",
+    "contexts_by_profile",
     "corrected",
     "counterparts",
     "coverage_of",
@@ -99,6 +109,7 @@ __all__ = [
     "overview",
     "pair_messages",
     "pairs",
+    "people_labels",
     "report_html",
     "prefetch_growth",
     "prefetch_heat_cells",
@@ -113,6 +124,7 @@ __all__ = [
     "runs_frame",
     "sample_queue",
     "sample_rows",
+    "sensitivity_of",
     "audit_plan_sentence",
 ]
 

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from cimem.analysis.audit.sample import SampleRow
-from cimem.analysis.report import from_spreadsheet, spreadsheet_text
+from cimem.analysis.report import from_spreadsheet, records_to_csv
 from cimem.errors import CimemError
+from cimem.paths import write_whole
 from cimem.store import HumanVerdict, HumanVerdictRow, Store
 
 COLUMNS = (
@@ -92,26 +91,12 @@ def verdict_records(rows: Iterable[HumanVerdictRow]) -> list[dict[str, object]]:
 
 def to_csv(records: list[dict[str, object]]) -> str:
     """The records as CSV, text cells safe to open in a spreadsheet (no formula runs)."""
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(
-        {k: spreadsheet_text(v) if isinstance(v, str) else v for k, v in r.items()} for r in records
-    )
-    return buf.getvalue()
+    return records_to_csv(records, COLUMNS)
 
 
 def write_csv(path: str | Path, records: list[dict[str, object]]) -> None:
     """Write atomically: a reader never sees half a file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=".part")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(to_csv(records))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_whole(path, to_csv(records))
 
 
 def read_verdicts(
