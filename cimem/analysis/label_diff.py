@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from cimem.analysis.cube import LeakCube, context_keys
 from cimem.analysis.labels import LABEL_NAMES, LabelRule
 from cimem.analysis.options import labels_of
@@ -90,3 +92,71 @@ def label_diff(a: LeakCube, b: LeakCube, rule: LabelRule, examples: int = 20) ->
         dict(moves.most_common()),
         differing[:examples],
     )
+
+
+@dataclass(frozen=True)
+class RunPair:
+    """Two runs against each other: the contexts they share (the same person, recipient and
+    task) and how many of those each labels differently (any pair's label differs)."""
+
+    run_a: str
+    run_b: str
+    shared_contexts: int
+    contexts_labelled_differently: int
+
+    @property
+    def labels_agree(self) -> bool:
+        return self.contexts_labelled_differently == 0
+
+    def describe(self) -> str:
+        """How the two compare, in words (the Overview note and ``metrics`` say it).
+
+        >>> RunPair("1", "2", 49, 0).describe(), RunPair("1", "3", 0, 0).describe()
+        ('49 shared contexts, labelled alike', 'no shared context')
+        """
+        if not self.shared_contexts:
+            return "no shared context"
+        if self.labels_agree:
+            return f"{self.shared_contexts} shared contexts, labelled alike"
+        return (
+            f"{self.shared_contexts} shared contexts, {self.contexts_labelled_differently}"
+            " labelled differently"
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "run_a": self.run_a,
+            "run_b": self.run_b,
+            "shared_contexts": self.shared_contexts,
+            "contexts_labelled_differently": self.contexts_labelled_differently,
+            "labels_agree": self.labels_agree,
+        }
+
+
+def context_fingerprints(cube: LeakCube, rule: LabelRule) -> dict[tuple[str, str, str], int]:
+    """Each context's matching key -> a hash of its (attribute key, label) pairs under the rule:
+    two runs label a context alike exactly when the hashes match (up to hash collisions)."""
+    labels = labels_of(cube, rule)
+    keys = context_keys(cube)
+    order = np.lexsort((np.asarray(cube.pair_attr), np.asarray(cube.pair_ctx)))
+    per_ctx: dict[int, list[tuple[str, int]]] = {}
+    attr_key = cube.attr_key
+    for ctx, attr, label in zip(
+        cube.pair_ctx[order].tolist(), cube.pair_attr[order].tolist(), labels[order].tolist()
+    ):
+        per_ctx.setdefault(ctx, []).append((attr_key[attr], label))
+    return {k: hash(tuple(sorted(per_ctx.get(i, ())))) for i, k in enumerate(keys)}
+
+
+def run_pairs(cubes: list[LeakCube], rule: LabelRule) -> list[RunPair]:
+    """Every pair of runs: their shared contexts and how many of those they label differently
+    (`cimem labels diff` names the pairs)."""
+    prints = [context_fingerprints(c, rule) for c in cubes]
+    out = []
+    for i in range(len(cubes)):
+        for j in range(i + 1, len(cubes)):
+            a, b = prints[i], prints[j]
+            shared = a.keys() & b.keys()
+            differ = sum(1 for k in shared if a[k] != b[k])
+            out.append(RunPair(cubes[i].run, cubes[j].run, len(shared), differ))
+    return out

@@ -8,13 +8,15 @@ the note says why instead of printing empty columns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
 
 from cimem.analysis.cube import LeakCube, context_keys, restrict_contexts
 from cimem.analysis.joint import joint_outcomes
+from cimem.analysis.label_diff import RunPair, run_pairs
+from cimem.analysis.labels import LabelRule
 from cimem.analysis.metrics import NO_LABELS, MetricOptions, RunMetrics, compute
 from cimem.text import plural
 
@@ -54,6 +56,7 @@ class Overview:
     common_contexts: int
     note: str
     common: CommonColumns | None = None  # the common-k columns of ``table``, when it has them
+    pairs: list[RunPair] = field(default_factory=list)  # every two runs: shared contexts, labels
 
     @property
     def sentence(self) -> str:
@@ -115,12 +118,16 @@ def _common_cells(
     }
 
 
-def _note(runs: int, comparable: bool, ns: set[int], common: CommonColumns | None) -> str:
+def _note(
+    runs: int, comparable: bool, ns: set[int], common: CommonColumns | None, alike: bool = True
+) -> str:
     """What the rows say against each other."""
     if runs == 1:
         return "one run"
     if comparable:
-        return "all runs have the same n and contexts: rows compare directly"
+        return "all runs have the same n and contexts" + (
+            ": rows compare directly" if alike else ""
+        )
     differ = (
         f"runs differ in n ({', '.join(map(str, sorted(ns)))})"
         if len(ns) > 1
@@ -156,5 +163,26 @@ def overview(
         if common is not None:
             row |= _common_cells(cube, opts, shared, common)
         rows.append(row)
-    note = _note(len(rows), comparable, ns, common)
-    return Overview(pd.DataFrame(rows), results, comparable, common_k, len(shared), note, common)
+    pairs = run_pairs(cubes, LabelRule.parse(opts.label_rule)) if len(cubes) > 1 else []
+    alike = all(p.labels_agree for p in pairs)
+    note = _note(len(rows), comparable, ns, common, alike) + _labels_note(pairs, common)
+    table = pd.DataFrame(rows)
+    return Overview(table, results, comparable, common_k, len(shared), note, common, pairs)
+
+
+def _labels_note(pairs: list[RunPair], common: CommonColumns | None) -> str:
+    """What the runs' labels say about the shared contexts: nothing when no two runs share a
+    context; else whether every two runs label them alike, or which do not."""
+    sharing = [p for p in pairs if p.shared_contexts]
+    if not sharing:
+        return ""
+    differ = [p for p in sharing if not p.labels_agree]
+    if not differ:
+        return "; every two runs label the contexts they share alike"
+    named = "; ".join(f"{p.run_a} and {p.run_b}: {p.describe()}" for p in differ[:3])
+    more = f" (and {len(differ) - 3} more pairs)" if len(differ) > 3 else ""
+    where = " the common columns compare different labels there;" if common is not None else ""
+    return (
+        f"; runs label some shared contexts differently ({named}{more}):{where} see"
+        " `cimem labels diff`"
+    )

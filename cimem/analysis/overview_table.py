@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from cimem.analysis.label_diff import RunPair
 from cimem.analysis.metrics import NO_LABELS, RunMetrics
 from cimem.analysis.options import Mode
 from cimem.analysis.overview import Overview
@@ -181,3 +182,17 @@ def discard_table(shown: Sequence[RunMetrics], other: Sequence[RunMetrics]) -> p
 def dropped_contexts(m: RunMetrics) -> pd.DataFrame:
     """The contexts official mode left out of a run's numbers, one row each."""
     return pd.DataFrame([asdict(c) for c in m.discarded.contexts_dropped.contexts])
+
+
+def pairs_table(pairs: Sequence[RunPair]) -> pd.DataFrame:
+    """Every two runs: the contexts they share and how many of those they label differently."""
+    return pd.DataFrame(
+        {
+            "run A": [p.run_a for p in pairs],
+            "run B": [p.run_b for p in pairs],
+            "shared contexts": [p.shared_contexts for p in pairs],
+            "labelled differently": [
+                p.contexts_labelled_differently if p.shared_contexts else "-" for p in pairs
+            ],
+        }
+    )

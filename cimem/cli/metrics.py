@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from cimem.analysis.cube import LeakCube
 from cimem.analysis.discards import DiscardReport
 from cimem.analysis.joint import JointOutcomes, joint_outcomes
+from cimem.analysis.label_diff import run_pairs
+from cimem.analysis.labels import LabelRule
 from cimem.analysis.level_curves import cohort_note
 from cimem.analysis.metrics import (
     MODES,
@@ -209,6 +211,14 @@ def one_mode(
     if apart is not None:
         text.append(f"note: {apart}")
         doc["cohort_note"] = apart
+    if len(cubes) > 1:
+        pairs = run_pairs(cubes, LabelRule.parse(opts.label_rule))
+        doc["run_pairs"] = [p.as_dict() for p in pairs]
+        text += [
+            f"note: {p.run_a} and {p.run_b}: {p.describe()} (`cimem labels diff`)"
+            for p in pairs
+            if not p.labels_agree
+        ]
     if args.corrected_by is not None:
         c = corrected_for(args, cubes[0], mode)
         add_corrected(doc["runs"][0], c)

@@ -43,3 +43,23 @@ def test_reuses_given_metrics(tmp_path):
     opts = MetricOptions(mode="definition")
     given = [compute(a, opts)]
     assert overview([a], opts, given).metrics[0] is given[0]
+
+
+def test_runs_that_label_a_shared_context_differently_are_named(tmp_path):
+    """The same person and task, labelled otherwise by one run (as two real files label Jeffery
+    Day's loan task with 123 and 0 private attributes): the note names the pair, and the
+    comparison of every two runs counts the contexts labelled differently."""
+    a = cube_of(tmp_path, "A")
+    obj = small_profile("A")
+    labels = obj["contexts"][0]["labels_combined"]
+    statement = next(s for s, v in labels.items() if v["necessary"] == 1)
+    labels[statement] = {"necessary": 0.0, "private": 1.0, "unlabeled": 0.0}
+    b = cube_from_official(write_jsonl(tmp_path / "B.jsonl", [obj]))
+    ov = overview([a, b], MetricOptions())
+    (pair,) = ov.pairs
+    assert (pair.shared_contexts, pair.contexts_labelled_differently) == (2, 1)
+    assert not pair.labels_agree and "1 labelled differently" in ov.note
+    assert "rows compare directly" not in ov.note and "cimem labels diff" in ov.note
+    same = overview([a, cube_of(tmp_path, "C", person="A")], MetricOptions())
+    assert same.pairs[0].labels_agree and "label the contexts they share alike" in same.note
+    assert overview([a], MetricOptions()).pairs == []

@@ -56,11 +56,20 @@ more = overview_table.more_table(ov)
 render.static_table(headline, digits={"Violation@n %": 2, "Completeness %": 2})
 with st.expander(
     "More columns: level, judge, spread, per-message leak rate, joint outcomes"
+    + (", runs against each other" if ov.pairs else "")
     + (", common-k comparison" if ov.common is not None else "")
 ):
     render.static_table(more, digits={c: 2 for c in more.columns if more[c].dtype.kind == "f"})
     if ov.common is not None:
         st.caption(note + ".")
+    if ov.pairs:
+        render.static_table(overview_table.pairs_table(ov.pairs))
+        st.caption(
+            "Runs against each other: the contexts both have (the same person, recipient and"
+            " task) and how many of those they label differently under the label rule"
+            f" {render.escape_md(ch.opts.label_rule)}; runs that label a context differently"
+            " measure different things there (`cimem labels diff` names the pairs)."
+        )
 if ov.note_apart:
     st.info(note + ".")
 show = headline.merge(more, on="run")
