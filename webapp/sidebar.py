@@ -5,7 +5,7 @@ with labels, the simulated-data banner, the partial-judge note."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 import pandas as pd
@@ -20,7 +20,7 @@ from cimem.analysis.metrics import MODES, PARSE_FAILURES, MetricOptions, ParseFa
 from cimem.errors import CimemError
 from cimem.store import RunSummary
 from cimem.text import plural
-from webapp import cache
+from webapp import cache, judge_views
 from webapp.cache import DbScope, RunScope
 from webapp.connection import (
     db_path,
@@ -44,6 +44,18 @@ class Choices:
     judges: dict[int, int]  # a selected run -> the judge chosen for it (absent: its original)
     opts: MetricOptions
     allow_partial: bool = False  # use a judge that covers part of its run
+    # runs shown once more under another judge (Overview, Growth): a key below 0 -> (run, judge)
+    also: dict[int, tuple[int, int | None]] = field(default_factory=dict)
+    view_names: dict[int, str] = field(default_factory=dict)  # key -> which judge, when doubled
+
+    def views(self) -> list[int]:
+        """The keys of what Overview and Growth show: each selected run (its id), then each
+        run shown again under another judge (a key below 0)."""
+        return [*self.runs, *self.also]
+
+    def run_of(self, key: int) -> int:
+        """The run a view's key stands for."""
+        return self.also[key][0] if key in self.also else key
 
     @property
     def judge(self) -> int | None:
@@ -64,8 +76,12 @@ class Choices:
 
     def scope(self, run_id: int, opts: MetricOptions | None = None) -> RunScope:
         """A selected run under its judge (:func:`judge_for`) and the chosen options (or
-        ``opts``): the key of its cached reads."""
-        return self.at.run(run_id, judge_for(self, run_id), opts or self.opts)
+        ``opts``): the key of its cached reads; a view's key (:meth:`views`) gives its run
+        under its judge, named by it when the run is shown twice."""
+        run, judge = self.also.get(run_id, (run_id, judge_for(self, run_id)))
+        scope = self.at.run(run, judge, opts or self.opts)
+        view = self.view_names.get(run_id)
+        return scope if view is None else replace(scope, view=view)
 
     def describe(self, m: RunMetrics | None = None) -> str:
         """How the numbers on screen were computed."""
@@ -139,11 +155,13 @@ def sidebar() -> Choices:
     with st.sidebar:
         run_ids: list[int] = []
         judges: dict[int, int] = {}
+        also: dict[int, tuple[int, int | None]] = {}
         if with_messages.empty:
             st.info("No run with messages in this database yet. See the Data page.")
         else:
             run_ids = _run_picker(with_messages)
             judges = _judge_pickers(db, run_ids)
+            also = judge_views.picker(db, run_ids, judges)
         allow_partial = st.checkbox(
             PARTIAL_LABEL,
             value=_param("partial", "") == "1",
@@ -160,6 +178,7 @@ def sidebar() -> Choices:
             "model: `python -m cimem judge --run 1 --model M --base-url URL`."
         )
     _keep_in_url(run_ids, judges, allow_partial, opts)
+    judge_views.keep_in_url(also)
     return Choices(
         db=db.path,
         v=db.db_version,
@@ -168,6 +187,8 @@ def sidebar() -> Choices:
         judges=judges,
         opts=opts,
         allow_partial=allow_partial,
+        also=also,
+        view_names=judge_views.names(db, run_ids, judges, also),
     )
 
 
@@ -368,18 +389,18 @@ def labelled_run(no_labels: str) -> tuple[Choices, LeakCube]:
 
 
 def labelled_runs(choices: Choices) -> list[int]:
-    """The selected runs that have labels (pages comparing runs); a message when there is none
-    and a note naming the runs left out."""
+    """The views (:meth:`Choices.views`) whose runs have labels (pages comparing runs); a
+    message when there is none and a note naming the runs left out."""
     if not choices.runs:
         st.info(
             "Choose one or more runs with messages in the sidebar (or import one on the Data page)."
         )
         return []
-    cubes = {r: cache.cube(choices.scope(r)) for r in choices.runs}
+    cubes = {r: cache.cube(choices.scope(r)) for r in choices.views()}
     check_coverage(choices, list(cubes.values()))
-    out = [r for r in choices.runs if cubes[r].has_labels]
-    names = cache.run_names(choices.at)
-    left = [names.get(r, str(r)) for r in choices.runs if r not in out]
+    out = [r for r in choices.views() if cubes[r].has_labels]
+    names = view_names(choices)
+    left = [names.get(r, str(r)) for r in choices.views() if r not in out]
     if not out:
         st.warning(
             "No selected run has labels: nothing counts as a leak. Import a labelled results file"
@@ -388,6 +409,15 @@ def labelled_runs(choices: Choices) -> list[int]:
     elif left:
         st.caption("Left out (no labels): " + ", ".join(escape_md(x) for x in left))
     return out
+
+
+def view_names(ch: Choices) -> dict[int, str]:
+    """Each view's name as pages show it: the run's, and which judge when it is shown twice."""
+    runs = cache.run_names(ch.at)
+    out = {k: runs.get(ch.run_of(k), str(ch.run_of(k))) for k in ch.views()}
+    return {
+        k: f"{name} · {ch.view_names[k]}" if k in ch.view_names else name for k, name in out.items()
+    }
 
 
 def check_coverage(ch: Choices, cubes: list[LeakCube]) -> None:

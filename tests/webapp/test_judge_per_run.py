@@ -47,3 +47,33 @@ def test_a_run_named_twice_in_the_link_is_selected_once(demo_db, monkeypatch):
     no_exception(at)
     assert at.query_params["runs"] == "1,2"
     assert list(overview_tables(at)[0]["run"].str.split(":").str[0]) == ["1", "2"]
+
+
+def test_the_same_run_under_two_judges_is_two_named_rows(demo_db, monkeypatch):
+    """Run 1 under its simulator judge and, asked by the link, again under its original
+    verdicts: two rows, each named by its judge, each with that judge's numbers (those of
+    ``cimem metrics --judge``); Growth draws both; a link naming a judge of no selected run
+    shows nothing more."""
+    from cimem.analysis.cube import cube_from_store
+    from cimem.analysis.metrics import compute
+
+    sim = simulator_of(demo_db, 1)
+    at = open_page(demo_db, PAGES[0], monkeypatch, runs="1,2", judges=f"1:{sim}", also="1:0")
+    no_exception(at)
+    assert next(m for m in at.multiselect if m.key == "also").value == ["1:0"]
+    table = overview_tables(at)[0]
+    names = table["run"].tolist()
+    assert len(names) == 3 and names[0].endswith(f"· judge {sim}: simulator ground truth")
+    assert names[2].endswith("· original verdicts") and "·" not in names[1]
+    with Store.open(demo_db, read_only=True) as store:
+        want = [compute(cube_from_store(store, 1, j)).violation.mean for j in (sim, None)]
+    shown = [float(table["Violation@n %"][i]) for i in (0, 2)]
+    assert shown == [round(100 * w, 2) for w in want] and want[0] != want[1]
+    assert at.query_params["also"] == "1:0"
+    at.switch_page(PAGES[2]).run()  # Growth
+    no_exception(at)
+    assert "3 runs" in " ".join(c.value for c in at.caption)
+    for hostile in ("abc", "1:999", "3:1", "1:0:0,,"):
+        at = open_page(demo_db, PAGES[0], monkeypatch, runs="1,2", also=hostile)
+        no_exception(at)
+        assert len(overview_tables(at)[0]) == 2 and "also" not in at.query_params

@@ -8,7 +8,7 @@ unpickle a copy of millions of rows on every rerun. Read only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -47,7 +47,8 @@ def cube(scope: RunScope) -> LeakCube:
         content = f"file {scope.db_version}"
     key = CubeKey(scope.path, scope.run_id, scope.judge_id, content)
     warmed = warm.take_cube(scope.path, scope.db_version, scope.run_id, scope.judge_id)
-    return _cube(key, warmed)
+    made = _cube(key, warmed)
+    return made if scope.view is None else replace(made, run=f"{made.run} · {scope.view}")
 
 
 @st.cache_resource(show_spinner="Reading the run...", max_entries=16)

@@ -32,6 +32,7 @@ class RunScope:
     run_id: int
     judge_id: int | None = None
     opts: MetricOptions = MetricOptions()
+    view: str | None = None  # the run shown under two judges: which one this is (its name says)
 
     @property
     def db(self) -> DbScope:

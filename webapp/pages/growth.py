@@ -4,7 +4,7 @@ attribute's leak frequency per task and its hazards."""
 
 import streamlit as st
 
-from webapp import cache, sidebar
+from webapp import sidebar
 from webapp.panels import growth_sections, progress
 from webapp.panels.growth_attribute import one_attribute
 from webapp.panels.growth_composition import composition_section
@@ -15,9 +15,9 @@ ch: sidebar.Choices = st.session_state["choices"]
 runs = sidebar.labelled_runs(ch)
 if not runs:
     st.stop()
-sidebar.simulated_banner(runs)
-progress.making_banner(runs)
-names = cache.run_names(ch.at)
+sidebar.simulated_banner(ch.runs)
+progress.making_banner(ch.runs)
+names = sidebar.view_names(ch)
 st.markdown(
     "How Violation grows when an assistant writes more messages: over more **tasks T** (each"
     " task a recipient and a purpose) and more **samples k** of each task. A fact counts once"

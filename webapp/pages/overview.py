@@ -25,8 +25,9 @@ if not ch.runs:
     st.stop()
 sidebar.simulated_banner(ch.runs)
 progress.making_banner(ch.runs)
-sidebar.check_coverage(ch, [cache.cube(ch.scope(r)) for r in ch.runs])
-ov = cache.overview(tuple(ch.scope(r) for r in ch.runs))
+views = ch.views()  # the selected runs, then any shown again under another judge
+sidebar.check_coverage(ch, [cache.cube(ch.scope(r)) for r in views])
+ov = cache.overview(tuple(ch.scope(r) for r in views))
 shown_of = sum(e.messages > 0 for e in cache.board_entries(ch.at))
 st.subheader(f"Selected runs: {len(ch.runs)} of {shown_of}")
 note = render.escape_md(ov.sentence)
@@ -124,12 +125,12 @@ def tradeoff() -> None:
 
 
 tradeoff()
-level_curves.section(shown_cubes, ov.metrics, ch)
+level_curves.section(shown_cubes, ov.metrics[: len(ch.runs)], ch)
 
 st.subheader("Discard report and the two modes")
 other = replace(ch.opts, mode=overview_table.other_mode(ch.opts.mode))
 discards = overview_table.discard_table(
-    ov.metrics, [cache.metrics(ch.scope(r, other)) for r in ch.runs]
+    ov.metrics, [cache.metrics(ch.scope(r, other)) for r in views]
 )
 render.static_table(discards, digits={c: 2 for c in discards.columns if c.endswith(" %")})
 st.caption(

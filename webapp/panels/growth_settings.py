@@ -61,7 +61,7 @@ def settings(ch: sidebar.Choices, run_ids: list[int], names: Mapping[int, str]) 
         show_bound,
         show_paper,
         RunCurves(curves, names),
-        tuple(names.get(r, str(r)) for r in ch.runs),  # every run selected: colours as Overview's
+        tuple(names.get(r, str(r)) for r in ch.views()),  # every view: colours as Overview's
     )
 
 
