@@ -104,7 +104,9 @@ def _sensitivity_inputs(args: argparse.Namespace) -> tuple[list[RunLabels], list
 def _print_sensitivity(found: Sensitivity) -> None:
     names = {s.name: f"S{i}" for i, s in enumerate(found.schemes, start=1)}
     n = f"n = {found.options.k}" if found.options.k else "n = every sample"
-    print(f"label sensitivity, {found.options.mode} mode, {n}; each run's default judge")
+    print(f"label sensitivity, {found.options.mode} mode, {n}; each run's default judge:")
+    for run, judge in found.judges.items():
+        print(f"  {run}: {judge}")
     if found.cohort:
         print(f"note: {found.cohort}")
     rows = [

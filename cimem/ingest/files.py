@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import gzip
 import io
+import mmap
 import os
 import stat
 import threading
@@ -149,17 +150,20 @@ def spans(path: Path, parts: int) -> list[Span]:
 def iter_span_lines(path: Path, span: Span) -> Iterator[tuple[int, bytes, int]]:
     """(line number within the span, line, bytes of the file read so far) for the lines of
     ``span``; the lines before it are counted only when a number must name a line of the file
-    (:func:`lines_before`, on an error)."""
-    with path.open("rb") as f:
-        f.seek(span.start)
+    (:func:`lines_before`, on an error). The file is mapped, and each line found with one
+    ``memchr`` and copied once: a buffered ``readline`` grows its copy of a multi-megabyte
+    profile line a buffer at a time, about three times slower."""
+    if span.end <= span.start or not path.stat().st_size:
+        return  # nothing to map (an empty file cannot be)
+    with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        end = min(span.end, len(mapped))
         at, lineno = span.start, 0
-        while at < span.end:
-            line = f.readline()
-            if not line:
-                return
-            at += len(line)
+        while at < end:
+            stop = mapped.find(b"\n", at, end)
+            stop = end if stop < 0 else stop + 1
             lineno += 1
-            yield lineno, line, at
+            yield lineno, mapped[at:stop], stop
+            at = stop
 
 
 def lines_before(path: Path, offset: int) -> int:
