@@ -27,7 +27,12 @@ def profile_set(cube: LeakCube) -> str:
     return hashlib.sha256(names).hexdigest()[:12]
 
 
-def cohort_note(cubes: Sequence[LeakCube]) -> str | None:
+SHARED_REMEDY = (
+    "compare them on the contexts they share (the common-k columns) or on runs of one profile set"
+)
+
+
+def cohort_note(cubes: Sequence[LeakCube], remedy: str = SHARED_REMEDY) -> str | None:
     """What to say when runs shown together ran on different people: their means describe
     different people, so a ranking of them is no comparison of models (None when they share
     one profile set, or there is one run).
@@ -46,8 +51,7 @@ def cohort_note(cubes: Sequence[LeakCube]) -> str | None:
     )
     return (
         f"these runs ran on {len(sets)} different sets of people, so their means are not a"
-        f" ranking of models on the same people ({parts}); compare them on the contexts they"
-        " share (the common-k columns) or on runs of one profile set"
+        f" ranking of models on the same people ({parts}); {remedy}"
     )
 
 

@@ -30,6 +30,7 @@ from cimem.errors import CimemError
 from cimem.store import PeopleLabel, Store
 from cimem.store.columns import PersonaFractions
 from cimem.store.rows import PeopleLabelEntry, PeopleLabelRow, PeoplePairLabel
+from cimem.text import plural
 
 COLUMNS: tuple[str, ...] = ("profile", "recipient", "task", "attribute", "memory_statement")
 COLUMNS += ("domain", "label", "reviewer", "note")
@@ -215,38 +216,51 @@ def to_csv(records: Sequence[dict[str, object]], columns: Sequence[str] = COLUMN
 def read_labels(
     store: Store, text: str, source: str, reviewer: str | None = None
 ) -> tuple[list[PeopleLabelEntry], int]:
-    """Parse and check a filled sheet: (labels to record, rows left empty). A bad row, or one
-    naming a person, task and attribute no stored run has, stops everything with one line
-    naming the file, the line and what was expected."""
+    """Parse and check a filled sheet: (labels to record, rows left empty). A bad row, a row
+    without a reviewer (none given for them either), or one naming a person, task and
+    attribute no stored run has, stops everything with one line naming the file, the line and
+    what was expected."""
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    missing = {"profile", "recipient", "task", "attribute", "label"} - set(reader.fieldnames or ())
-    if missing:
-        raise CimemError(
-            f"{source}: line 1: expected the columns {', '.join(COLUMNS[:4])} and"
-            f" label; missing {', '.join(sorted(missing))}"
-        )
-    out: list[PeopleLabelEntry] = []
-    lines: list[int] = []
+    _check_columns(reader.fieldnames, text, source)
+    found: dict[tuple[str, str, str, str, str], tuple[int, PeopleLabelEntry]] = {}
     empty = 0
     try:
         for row in reader:
             entry = _entry(row, source, reader.line_num, reviewer)
             if entry is None:
                 empty += 1
-            else:
-                out.append(entry)
-                lines.append(reader.line_num)
+            else:  # a pair a reviewer labels twice in one file: the later row counts
+                key = (entry.profile, entry.recipient.casefold(), entry.task, entry.attr_key)
+                found[(*key, entry.reviewer or "")] = (reader.line_num, entry)
     except csv.Error as exc:
         raise CimemError(f"{source}: line {reader.line_num}: not valid CSV ({exc})") from None
+    lines = [line for line, _ in found.values()]
+    out = [entry for _, entry in found.values()]
     unmatched = store.unmatched_people_labels(out)
     if unmatched:
         first = out[unmatched[0]]
         raise CimemError(
             f"{source}: line {lines[unmatched[0]]}: no stored run has profile {first.profile!r}"
             f" with the task {first.recipient!r} / {first.task!r} and attribute"
-            f" {first.attr_key!r} ({len(unmatched)} such rows; nothing recorded)"
+            f" {first.attr_key!r} ({plural(len(unmatched), 'such row')}; nothing recorded)"
         )
     return out, empty
+
+
+def _check_columns(fields: Sequence[str] | None, text: str, source: str) -> None:
+    missing = {"profile", "recipient", "task", "attribute", "label"} - set(fields or ())
+    if missing:
+        first = text.split("\n", 1)[0]
+        hint = (
+            " (the header is separated by semicolons: save the sheet as CSV, comma-separated,"
+            " UTF-8)"
+            if ";" in first and "," not in first
+            else ""
+        )
+        raise CimemError(
+            f"{source}: line 1: expected the columns {', '.join(COLUMNS[:4])} and label;"
+            f" missing {', '.join(sorted(missing))}{hint}"
+        )
 
 
 def _entry(
@@ -266,6 +280,12 @@ def _entry(
     for column in ("profile", "recipient", "task", "attribute"):
         if not cells[column]:
             raise CimemError(f"{source}: line {line}: column {column}: expected text, found none")
+    if not (cells["reviewer"] or reviewer):
+        raise CimemError(
+            f"{source}: line {line}: column reviewer: expected the name of who labelled the row"
+            " (or give one reviewer for the rows without: --reviewer NAME); a label without"
+            " one could not be told apart from another person's"
+        )
     return PeopleLabelEntry(
         cells["profile"],
         cells["recipient"],

@@ -2,8 +2,9 @@
 scheme (:mod:`cimem.analysis.label_sources`), and the share of pairs each scheme leaves
 ambiguous (out of both metrics) per domain.
 
-Rankings are compared with the official scheme's by Kendall's tau-b over the runs both rank;
-a run a scheme gives no value (no eligible pair) is left out of that comparison.
+Rankings are compared with the official scheme's by Kendall's tau-b over the runs both rank,
+when there are at least three (two runs give only the sign of one comparison); a run a scheme
+gives no value (no eligible pair) is left out of that comparison.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from cimem.store.columns import PersonaFractions
 from cimem.store.rows import PeoplePairLabel
 
 NO_FRACTIONS = "the run has hard labels only (no persona fractions to re-weigh)"
+MIN_RANKED = 3  # fewer runs: no tau (two runs give the sign of one comparison)
 NO_PEOPLE = "people have labelled none of the run's pairs"
+COHORT_REMEDY = "compare the rankings of runs of one profile set"
 
 
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
@@ -143,7 +146,7 @@ def sensitivity(
         options=opts,
         judges={r.cube.run: r.cube.judge for r in runs},
         schemes=ordered,
-        cohort=cohort_note([r.cube for r in runs]),
+        cohort=cohort_note([r.cube for r in runs], remedy=COHORT_REMEDY),
     )
     domains: dict[tuple[str, str], list[int]] = {}
     for scheme in ordered:
@@ -215,7 +218,8 @@ def _rank_agreement(
                 and not np.isnan(getattr(base[r], metric))
                 and not np.isnan(getattr(mine[r], metric))
             ]
-            taus.append(kendall_tau_b([x for x, _ in both], [y for _, y in both]))
+            tau = kendall_tau_b([x for x, _ in both], [y for _, y in both])
+            taus.append(tau if len(both) >= MIN_RANKED else float("nan"))
         runs = sum(1 for r in base if r in mine)
         out.append(RankAgreement(scheme.name, runs, taus[0], taus[1]))
     return out

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from cimem.store.connection import Database, now
 from cimem.store.enums import PeopleLabel
 from cimem.store.rows import PeopleLabelEntry, PeopleLabelRow, PeoplePairLabel
+from cimem.store.schema import bulk_table
 
 _CURRENT = (
     "seq = max(seq) OVER (PARTITION BY profile, lower(recipient), task, attr_key,"
@@ -50,20 +51,20 @@ class PeopleLabels(Database):
 
     def add_people_labels(self, rows: Sequence[PeopleLabelEntry]) -> int:
         """Append people's labels in one transaction (none replaces another: a reviewer's latest
-        on a pair is current). Returns the number recorded."""
+        on a pair is current), as one bulk insert. Returns the number recorded."""
         if not rows:
             return 0
         recorded_at = now()
+        columns: dict[str, list[object]] = {
+            f: [getattr(r, f) for r in rows]
+            for f in ("profile", "recipient", "task", "attr_key", "reviewer", "note")
+        }
+        columns["label"] = [str(r.label) for r in rows]
+        columns["created_at"] = [r.created_at or recorded_at for r in rows]
         with self.transaction():
             seq = int(self._scalar("SELECT coalesce(max(seq), 0) FROM people_labels"))
-            self.con.executemany(
-                "INSERT INTO people_labels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    [seq + i, r.profile, r.recipient, r.task, r.attr_key, str(r.label)]
-                    + [r.reviewer, r.note, r.created_at or recorded_at]
-                    for i, r in enumerate(rows, start=1)
-                ],
-            )
+            columns["seq"] = list(range(seq + 1, seq + 1 + len(rows)))
+            self.append("people_labels", bulk_table("people_labels", columns))
         return len(rows)
 
     def people_labels(self, history: bool = False) -> list[PeopleLabelRow]:

@@ -205,6 +205,13 @@ BULK_SCHEMAS: dict[str, pa.Schema] = {
             *_texts("evidence"),
         ]
     ),
+    "people_labels": pa.schema(
+        [
+            pa.field("seq", pa.int64()),
+            *_texts("profile", "recipient", "task", "attr_key", "label", "reviewer", "note"),
+            pa.field("created_at", pa.timestamp("us")),
+        ]
+    ),
 }
 BULK_TABLES: dict[str, tuple[str, ...]] = {t: tuple(s.names) for t, s in BULK_SCHEMAS.items()}
 

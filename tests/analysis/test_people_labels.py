@@ -105,19 +105,34 @@ def test_a_bad_label_or_an_unknown_pair_names_the_line_and_records_nothing(db):
             match=r"s\.csv: line 3: column label: expected share, "
             r"withhold or unsure .* found 'maybe'",
         ):
-            read_labels(store, fill(sheet, ["share", "maybe"]), "s.csv")
+            read_labels(store, fill(sheet, ["share", "maybe"], "ana"), "s.csv")
         rows = list(csv.DictReader(io.StringIO(sheet)))
         broken = sheet.splitlines()
         broken[2] = broken[2].replace(rows[1]["attribute"], "no_such_key", 1)
         with pytest.raises(
             CimemError,
             match=r"s\.csv: line 3: no stored run has profile .*"
-            r"'no_such_key' \(1 such rows; nothing recorded\)",
+            r"'no_such_key' \(1 such row; nothing recorded\)",
         ):
-            read_labels(store, fill("\n".join(broken) + "\n", ["share"] * 3), "s.csv")
+            read_labels(store, fill("\n".join(broken) + "\n", ["share"] * 3, "ana"), "s.csv")
         with pytest.raises(CimemError, match="line 1: expected the columns"):
             read_labels(store, "profile,label\nA,share\n", "s.csv")
+        with pytest.raises(CimemError, match="separated by semicolons"):
+            read_labels(store, "profile;recipient;task;attribute;label\n", "s.csv")
+        with pytest.raises(CimemError, match=r"line 2: column reviewer: expected the name"):
+            read_labels(store, fill(sheet, ["share"]), "s.csv")
         assert store.people_labels() == []
+
+
+def test_a_pair_labelled_twice_in_one_file_counts_once_the_later(db):
+    with Store.open(db) as store:
+        sheet = to_csv(template_records(store, 1, SheetChoice(pairs=1)))
+        header, row = sheet.splitlines()
+        twice = "\n".join([header, row, row]) + "\n"
+        labels, _ = read_labels(store, fill(twice, ["share", "withhold"], "ana"), "s.csv")
+        assert [x.label for x in labels] == [PeopleLabel.WITHHOLD]
+        labels, _ = read_labels(store, fill(twice, ["share", "share"]), "s.csv", reviewer="bo")
+        assert len(labels) == 1 and labels[0].reviewer == "bo"
 
 
 def test_text_that_would_run_as_a_formula_is_written_safe_and_read_back(db):

@@ -84,7 +84,7 @@ def test_a_bad_sheet_stops_with_one_line_and_nothing_written(demo_db, tmp_path, 
     db = tmp_path / "lab.duckdb"
     shutil.copy(demo_db, db)
     bad = tmp_path / "bad.csv"
-    bad.write_text("profile,recipient,task,attribute,label\nNobody,A,B,c,share\n")
+    bad.write_text("profile,recipient,task,attribute,label,reviewer\nNobody,A,B,c,share,ana\n")
     assert main(["labels", "import", "--db", str(db), str(bad)]) == 2
     err = capsys.readouterr().err
     assert "bad.csv: line 2: no stored run has profile 'Nobody'" in err

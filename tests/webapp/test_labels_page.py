@@ -75,8 +75,14 @@ def test_people_labels_bring_their_schemes_and_agreement(demo_db, tmp_path, monk
     at.run()
     no_exception(at)
     assert at.selectbox(key="plab_profile").value == sheet["profile"].iloc[0]
-    assert at.button(key="plab_save").disabled  # nothing chosen yet
-    assert "0 of" in " ".join(c.value for c in at.caption)
+    assert "Name yourself as reviewer first" in " ".join(i.value for i in at.info)
+    at.text_input(key="plab_reviewer").input("ana").run()
+    no_exception(at)
+    said = " ".join(c.value for c in at.caption)
+    assert "5 of" in said and "0 new or changed (your saved labels are filled in)" in said
+    assert at.button(key="plab_save").disabled  # nothing new to save: nothing saved twice
+    at.text_input(key="plab_reviewer").input("ben").run()
+    assert "0 of" in " ".join(c.value for c in at.caption)  # ben has labelled nothing
 
 
 @pytest.mark.parametrize("name", ["results_sample.jsonl", "persistbench_llama33_jeffery_day.json"])

@@ -19,7 +19,9 @@ EXPLAINED = (
     " both metrics. Under unanimity the personas' weights change nothing; under a majority they"
     " do. Here each run is measured again under each scheme: a scheme is a rule (unanimous:"
     " every sample; majority: more than half of the weight) applied to a source (the combined"
-    " view, the personas weighted alike, one persona alone, or people's labels)."
+    " view, the personas weighted alike, one persona alone, or people's labels). A run that"
+    " ships hard labels only (the Hugging Face release, PersistBench) has no persona fractions:"
+    " only the rules of the combined view measure it, under its own labels."
 )
 
 
@@ -37,25 +39,49 @@ def section(ch: sidebar.Choices, has_people: bool) -> None:
     render.static_table(
         scheme_frame(found, names), digits={"ambiguous pairs %": 1, "tau V": 2, "tau C": 2}
     )
-    n = f"n = {ch.opts.k}" if ch.opts.k else "n = every sample"
     st.caption(
-        f"Mode **{ch.opts.mode}**, {n}, each run under the judge chosen in the sidebar."
-        " Ambiguous pairs: the share of the runs' labelled pairs the scheme leaves out of both"
-        " metrics. tau: Kendall's tau-b of the runs' ranking by Violation@n (V) and by"
-        " Completeness (C) against S1's, the official rule (1: the same order; - with fewer"
-        " than two runs or ties only)."
+        _how(ch) + " Each scheme sets its own label rule: the sidebar's applies to the"
+        " agreement below. Ambiguous pairs: the share of the labelled pairs of the runs a scheme"
+        " labels (runs) that it leaves out of both metrics. tau: Kendall's tau-b of the runs'"
+        " ranking by Violation@n (V) and by Completeness (C) against S1's, the official rule"
+        " (1: the same order); - with fewer than three runs ranked by both."
     )
     for metric, title in (("violation", "Violation@n %"), ("completeness", "Completeness %")):
         st.subheader(f"{title} per run")
         frame = per_run_frame(found, metric, names)
         render.static_table(frame, digits={c: 2 for c in names.values()})
+    st.caption(
+        "-: the scheme leaves the run no eligible pair (in official mode a context needs a"
+        " needed and a withheld attribute other than a name, address, sex or age), or cannot"
+        " label it (below)."
+    )
     st.subheader("Pairs left ambiguous per domain (%)")
     render.static_table(domain_frame(found, names), digits={c: 1 for c in names.values()})
+    _skipped(found, names)
+
+
+def _how(ch: sidebar.Choices) -> str:
+    """How the numbers were computed, as the other pages say it (without the label rule)."""
+    o = ch.opts
+    parts = [f"Mode **{o.mode}**", f"n = {o.k}" if o.k else "n = each run's own"]
+    if o.mode == "definition":
+        parts.append(
+            "parse failures "
+            + ("excluded" if o.parse_failures == "exclude" else "counted as nothing revealed")
+        )
+        if o.exclude:
+            parts.append("excluded keys " + render.escape_md(", ".join(o.exclude)))
+    return ", ".join(parts) + "; each run under the judge chosen in the sidebar."
+
+
+def _skipped(found: Sensitivity, names: dict[str, str]) -> None:
+    """One line per run a scheme could not label: which schemes, and why."""
+    by_run: dict[tuple[str, str], list[str]] = {}
     for scheme, why in found.skipped.items():
         for run, reason in why.items():
-            st.caption(
-                render.escape_md(f"{names[scheme]} ({scheme}) not computed for {run}: {reason}.")
-            )
+            by_run.setdefault((run, reason), []).append(names[scheme])
+    for (run, reason), schemes in by_run.items():
+        st.caption(f"{', '.join(schemes)} not computed for {render.escape_md(run)}: {reason}.")
 
 
 def scheme_frame(found: Sensitivity, names: dict[str, str]) -> pd.DataFrame:
@@ -64,6 +90,7 @@ def scheme_frame(found: Sensitivity, names: dict[str, str]) -> pd.DataFrame:
             "": [names[s.name] for s in found.schemes],
             "scheme": [s.name for s in found.schemes],
             "reads": [s.describe() for s in found.schemes],
+            "runs": [sum(r.scheme == s.name for r in found.results) for s in found.schemes],
             "ambiguous pairs %": [100 * found.ambiguous_share(s.name) for s in found.schemes],
             "tau V": [r.violation_tau for r in found.ranks],
             "tau C": [r.completeness_tau for r in found.ranks],

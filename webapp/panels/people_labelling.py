@@ -15,7 +15,7 @@ from cimem.analysis.people_labels import (
     to_csv,
 )
 from cimem.errors import CimemError
-from cimem.store import PeopleLabel, PeopleLabelEntry
+from cimem.store import PeopleLabel, PeopleLabelEntry, PeopleLabelRow
 from cimem.text import plural
 from webapp import cache, connection, render, sidebar
 
@@ -25,14 +25,20 @@ EXPLAINED = (
     " their reviewer and never overwritten (a reviewer's latest is current); a pair counts as"
     " people's when every reviewer's current label agrees. They serve every run of the same"
     " people and tasks; the schemes `people` and `unanimous@reviewed` above compare the metrics"
-    " under them with the official rule on the same pairs. Metrics need whole contexts labelled."
+    " under them with the official rule on the same pairs. Metrics need whole contexts labelled:"
+    " a context counts only with a needed and a withheld attribute in it."
 )
 CHOICES = [str(m) for m in PeopleLabel]
+NOTE = "plab_note"  # what the last save recorded, said after the page is drawn again
+EVERYONE = "(everyone)"
+VERSION = "plab_version"  # bumped by a save: a fresh table and uploader, nothing saved twice
 
 
 def section(ch: sidebar.Choices) -> None:
     st.header("People's labels")
     st.caption(EXPLAINED)
+    if note := st.session_state.pop(NOTE, None):
+        st.success(note)
     rows = cache.people_labels(ch.at)
     reviewers = {r.reviewer or "(unnamed)" for r in rows}
     st.markdown(
@@ -79,18 +85,23 @@ def _form(ch: sidebar.Choices) -> None:
     if not tasks:
         st.info("This run has no profiles.")
         return
-    c1, c2, c3 = st.columns([1, 2, 1])
-    profile = c1.selectbox("Person", list(tasks), key="plab_profile")
+    c1, c2, c3 = st.columns([1, 1, 2])
+    reviewer = c1.text_input("Reviewer", key="plab_reviewer").strip()
+    profile = c2.selectbox("Person", list(tasks), key="plab_profile")
     contexts = tasks[profile]
-    ctx = c2.selectbox(
+    ctx = c3.selectbox(
         "Task", list(contexts), format_func=lambda i: contexts[i], key="plab_context"
     )
-    reviewer = c3.text_input("Reviewer", key="plab_reviewer")
+    if not reviewer:
+        st.info("Name yourself as reviewer first: labels are kept per reviewer.")
+        return
     sheet = cache.context_sheet(ch.at, run_id, profile, int(ctx))
     if sheet.empty:
         st.info("This task has no labelled pair in this run.")
         return
-    sheet = sheet.assign(label=None)
+    saved = _saved(cache.people_labels(ch.at), sheet, reviewer)
+    labels = pd.Series([saved.get(k) for k in sheet["attribute"]], index=sheet.index, dtype=object)
+    sheet = sheet.assign(label=labels)  # text, never a float column of NaN: edits must fit it
     edited = st.data_editor(
         sheet[["attribute", "memory_statement", "domain", "label"]],
         column_config={
@@ -99,15 +110,38 @@ def _form(ch: sidebar.Choices) -> None:
         },
         disabled=["attribute", "memory_statement", "domain"],
         hide_index=True,
-        key=f"plab_{run_id}_{profile}_{ctx}",
+        key=f"plab_{run_id}_{profile}_{ctx}_{reviewer}_{st.session_state.get(VERSION, 0)}",
     )
-    chosen = edited[edited["label"].isin(CHOICES)]
-    st.caption(f"{len(chosen)} of {len(edited)} pairs labelled; the personas' labels stay hidden.")
-    if st.button("Save my labels", disabled=chosen.empty, key="plab_save"):
+    labelled = edited[edited["label"].isin(CHOICES)]
+    new = labelled[[saved.get(k) != v for k, v in zip(labelled["attribute"], labelled["label"])]]
+    st.caption(
+        f"{len(labelled)} of {len(edited)} pairs labelled, {len(new)} new or changed (your saved"
+        " labels are filled in); the personas' labels stay hidden."
+    )
+    if st.button("Save my labels", disabled=new.empty, key="plab_save"):
         with connection.writing() as store:
-            n = store.add_people_labels(entries(sheet, chosen, reviewer))
-        cache.changed()
-        st.success(f"Recorded {plural(n, 'label')}.")
+            n = store.add_people_labels(entries(sheet, new, reviewer))
+        _saved_and_redrawn(f"Recorded {plural(n, 'label')} by {reviewer}.")
+
+
+def _saved(rows: list[PeopleLabelRow], sheet: pd.DataFrame, reviewer: str) -> dict[str, str]:
+    """The reviewer's current labels of the sheet's context, by attribute key."""
+    first = sheet.iloc[0]
+    where = (str(first["profile"]), str(first["recipient"]).casefold(), str(first["task"]))
+    return {
+        r.attr_key: str(r.label)
+        for r in rows
+        if r.reviewer == reviewer and (r.profile, r.recipient.casefold(), r.task) == where
+    }
+
+
+def _saved_and_redrawn(note: str) -> None:
+    """After a save: forget the cached reads, keep the note for the redrawn page, and start a
+    fresh table and uploader (so nothing is saved twice), then draw the page again."""
+    cache.changed()
+    st.session_state[NOTE] = note
+    st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
+    st.rerun()
 
 
 def entries(sheet: pd.DataFrame, chosen: pd.DataFrame, reviewer: str) -> list[PeopleLabelEntry]:
@@ -128,25 +162,31 @@ def entries(sheet: pd.DataFrame, chosen: pd.DataFrame, reviewer: str) -> list[Pe
 
 def _sheet(ch: sidebar.Choices) -> None:
     run_id = ch.run_id
-    c1, c2 = st.columns([1, 3])
-    n = int(c1.number_input("Whole contexts", 1, 200, 3, key="plab_sheet_n"))
+    tasks = cache.contexts_by_profile(ch.at, run_id)
+    c1, c2, c3 = st.columns([2, 1, 1])
+    person = c1.selectbox("Person", [EVERYONE, *tasks], key="plab_sheet_person")
+    n = int(c2.number_input("Whole contexts", 1, 500, 3, key="plab_sheet_n"))
+    seed = int(c3.number_input("Sample seed", 0, 10**6, 0, key="plab_sheet_seed"))
+    choice = SheetChoice(None if person == EVERYONE else person, contexts=n, seed=seed)
     with connection.reading() as store:
-        text = to_csv(template_records(store, run_id, SheetChoice(contexts=n, seed=0)))
-    c2.download_button(
+        text = to_csv(template_records(store, run_id, choice))
+    st.download_button(
         "Download a sheet to fill", text, file_name=f"labels-run-{run_id}.csv", mime="text/csv"
     )
-    upload = st.file_uploader("Upload a filled sheet", type=["csv"], key="plab_upload")
+    version = st.session_state.get(VERSION, 0)
+    u1, u2 = st.columns([3, 1])
+    upload = u1.file_uploader("Upload a filled sheet", type=["csv"], key=f"plab_upload_{version}")
+    reviewer = u2.text_input("Reviewer of rows without one", key="plab_sheet_reviewer")
     if upload is not None and st.button("Record the sheet's labels", key="plab_import"):
         try:
             body = upload.getvalue().decode("utf-8-sig")
             with connection.writing() as store:
-                labels, empty = read_labels(store, body, upload.name)
+                labels, empty = read_labels(store, body, upload.name, reviewer.strip() or None)
                 recorded = store.add_people_labels(labels)
         except UnicodeDecodeError:
-            st.error(f"{render.escape_md(upload.name)}: not UTF-8 text")
+            st.error(f"{render.escape_md(upload.name)}: not UTF-8 text (save it as CSV UTF-8)")
             return
         except CimemError as exc:
             st.error(render.escape_md(str(exc)))
             return
-        cache.changed()
-        st.success(f"Recorded {plural(recorded, 'label')}; {empty} rows left empty.")
+        _saved_and_redrawn(f"Recorded {plural(recorded, 'label')}; {empty} rows left empty.")

@@ -1,0 +1,89 @@
+"""The Labels page in a real browser: a reviewer labels two pairs of a context in the table and
+saves; the page is drawn again at once with the new counts and the people's schemes, the saved
+labels fill the table, and Save has nothing left to store (nothing is written twice)."""
+
+import re
+
+import pytest
+from app_server import chromium, chromium_or_skip, running_app
+
+from cimem.demo.simulate import build_demo_database
+from cimem.store import Store
+
+pytestmark = chromium_or_skip()
+IDLE = (
+    "() => document.querySelector('[data-testid=\"stApp\"]')"
+    "?.getAttribute('data-test-script-state') === 'notRunning'"
+)
+ROW = 35  # the table's row height in pixels (its header row too)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    db = tmp_path_factory.mktemp("labels") / "labels.duckdb"
+    build_demo_database(db)
+    args = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
+    with running_app({"CIMEM_DB": str(db)}, *args) as base:
+        yield base, db
+
+
+def labelled_count(page) -> int:
+    text = page.get_by_text(re.compile(r"pairs labelled, \d+ new")).first.inner_text()
+    return int(text.split()[0])
+
+
+def set_label(page, row: int, value: str) -> None:
+    """Open the label cell of ``row`` and choose ``value``; a click lost while the page redraws
+    is made again until the caption counts one more labelled pair."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    before = labelled_count(page)
+    grid = page.locator('[data-testid="stDataFrame"]').last
+    for _ in range(4):
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(200)
+        box = grid.bounding_box()
+        x, y = box["x"] + box["width"] - 60, box["y"] + ROW + row * ROW + ROW // 2
+        page.mouse.dblclick(x, y)
+        page.wait_for_timeout(300)
+        page.keyboard.type(value)
+        page.keyboard.press("Enter")
+        try:  # the edit reruns the page: its caption then counts one more
+            page.wait_for_function(
+                "(n) => document.body.innerText.includes(`${n} of `)", arg=before + 1, timeout=15000
+            )
+        except PlaywrightTimeout:
+            continue
+        page.wait_for_function(IDLE, timeout=60000)
+        return
+    page.screenshot(path="/tmp/labels_grid_failed.png")
+    raise AssertionError(f"could not set row {row} to {value}")
+
+
+def test_a_reviewer_labels_a_context_and_the_page_follows(served):
+    base, db = served
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.goto(f"{base}/labels?runs=1")
+        page.get_by_text("0 current labels by 0 reviewers").first.wait_for(timeout=120000)
+        page.wait_for_function(IDLE, timeout=60000)
+        page.get_by_text("Label a context here").first.click()
+        reviewer = page.get_by_label("Reviewer", exact=True)
+        reviewer.wait_for(timeout=60000)
+        reviewer.fill("ana")
+        reviewer.press("Enter")
+        page.get_by_text(re.compile(r"pairs labelled, \d+ new")).first.wait_for(timeout=60000)
+        page.wait_for_function(IDLE, timeout=60000)
+        set_label(page, 0, "share")
+        set_label(page, 1, "withhold")
+        page.get_by_role("button", name="Save my labels").click()
+        page.get_by_text("Recorded 2 labels by ana.").first.wait_for(timeout=60000)
+        page.get_by_text("2 current labels by 1 reviewer").first.wait_for(timeout=60000)
+        page.wait_for_function(IDLE, timeout=60000)
+        assert page.get_by_text("unanimous@reviewed", exact=True).count() >= 1
+        assert page.get_by_text("2 of", exact=False).count() >= 1  # the saved labels filled in
+        assert page.get_by_role("button", name="Save my labels").is_disabled()
+        assert page.locator('[data-testid="stException"]').count() == 0
+    with Store.open(db, read_only=True) as store:
+        history = store.people_labels(history=True)
+    assert [(str(r.label), r.reviewer) for r in history] == [("share", "ana"), ("withhold", "ana")]
