@@ -44,10 +44,17 @@ def set_label(page, row: int, value: str) -> None:
         page.wait_for_timeout(200)
         box = grid.bounding_box()
         x, y = box["x"] + box["width"] - 60, box["y"] + ROW + row * ROW + ROW // 2
-        page.mouse.dblclick(x, y)
-        page.wait_for_timeout(300)
-        page.keyboard.type(value)
-        page.keyboard.press("Enter")
+        page.mouse.dblclick(x, y)  # opens the cell's editor, and at times its dropdown
+        option = page.locator('#portal [role="option"]', has_text=value).first
+        try:
+            option.wait_for(timeout=1500)
+        except PlaywrightTimeout:
+            page.mouse.click(x, y)  # the editor is open, its dropdown not yet
+            try:
+                option.wait_for(timeout=3000)
+            except PlaywrightTimeout:
+                continue
+        option.click()
         try:  # the edit reruns the page: its caption then counts one more
             page.wait_for_function(
                 "(n) => document.body.innerText.includes(`${n} of `)", arg=before + 1, timeout=15000
