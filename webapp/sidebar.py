@@ -203,6 +203,15 @@ def _run_picker(with_messages: pd.DataFrame) -> list[int]:
     said = [int(x) for x in _param("runs", "").split(",") if x.strip().isdigit()]
     wanted = list(dict.fromkeys(said))  # each run once, however often the link names it
     default = [r for r in wanted if r in labels] or _default_runs(with_messages)
+    unknown = [x.strip() for x in _param("runs", "").split(",") if x.strip()]
+    unknown = [x for x in unknown if not (x.isdigit() and int(x) in labels)]
+    if unknown and "runs" not in st.session_state:  # said once, when the link is opened
+        st.caption(
+            "The link names runs this database has no messages for ("
+            + escape_md(", ".join(unknown[:5]))
+            + ("..." if len(unknown) > 5 else "")
+            + "): left out."
+        )
     chosen = st.session_state.get("runs", default)
     picked = st.session_state.pop("runs_pick", None)
     if picked:  # runs picked in the leaderboard (Overview)

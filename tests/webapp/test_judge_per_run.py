@@ -77,3 +77,11 @@ def test_the_same_run_under_two_judges_is_two_named_rows(demo_db, monkeypatch):
         at = open_page(demo_db, PAGES[0], monkeypatch, runs="1,2", also=hostile)
         no_exception(at)
         assert len(overview_tables(at)[0]) == 2 and "also" not in at.query_params
+
+
+def test_a_link_naming_unknown_runs_says_so(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[0], monkeypatch, runs="2,999,abc")
+    no_exception(at)
+    said = " ".join(c.value for c in at.sidebar.caption)
+    assert "no messages for (999, abc): left out" in said
+    assert at.query_params["runs"] == "2"
