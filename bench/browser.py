@@ -426,6 +426,7 @@ PAGES = [
         "Learn the metrics",
         {"slider": slider("Samples per task", inside="Open the simulator")},
     ),
+    Page("labels", "Labels", "Labels", {"metric mode": radio(sidebar, "definition")}),
     # options 1, 2, 1, ...: never the first, the selected run (choosing it again runs nothing)
     Page("data", "Data", "Data", {"run select": choose("stSelectbox", "Run", lambda r: 1 + r % 2)}),
 ]

@@ -125,15 +125,78 @@ def pair_keys(cube: LeakCube) -> pd.DataFrame:
     )
 
 
+@dataclass(frozen=True)
+class PersonaColumns:
+    """Each persona's necessary and private mass per pair of a cube (NaN where the persona
+    gave none), aligned once so that every scheme of a run is an array operation."""
+
+    necessary: dict[Persona, np.ndarray]
+    private: dict[Persona, np.ndarray]
+
+    @property
+    def empty(self) -> bool:
+        return not self.necessary
+
+    def of(self, source: Source) -> tuple[np.ndarray, np.ndarray]:
+        """The source's mass per pair; the personas weighted alike need all three."""
+        if source is Source.EQUAL:
+            if len(self.necessary) < len(Persona):
+                nan = np.full(len(next(iter(self.necessary.values()), ())), np.nan)
+                return nan, nan
+            return (
+                np.mean([self.necessary[p] for p in Persona], axis=0),
+                np.mean([self.private[p] for p in Persona], axis=0),
+            )
+        persona = Persona(source.value)
+        if persona not in self.necessary:
+            n = len(next(iter(self.necessary.values()), ()))
+            return np.full(n, np.nan), np.full(n, np.nan)
+        return self.necessary[persona], self.private[persona]
+
+
+def _codes(profile: np.ndarray, ctx: np.ndarray, attr: np.ndarray) -> np.ndarray:
+    """One int64 per (profile_id, ctx_idx, attr_id): a pair found with a sorted search."""
+    profile, ctx, attr = (np.asarray(x, np.int64) for x in (profile, ctx, attr))
+    if len(ctx) and (ctx.max() >= 1 << 12 or attr.max() >= 1 << 32 or profile.max() >= 1 << 19):
+        raise ValueError("label sources handle up to 4,096 contexts per profile")
+    return (profile << 44) | (ctx << 32) | attr
+
+
+def persona_columns(cube: LeakCube, fractions: PersonaFractions) -> PersonaColumns:
+    """Each Westin persona's fractions aligned to the cube's pairs (other personas ignored)."""
+    keys = pair_keys(cube)
+    mine = _codes(*(keys[k].to_numpy() for k in _KEYS))
+    order = np.argsort(mine, kind="stable")
+    ordered = mine[order]
+    codes, names = pd.factorize(np.asarray(fractions.persona, dtype=object))
+    which = np.array([persona_of(str(n)) for n in names] + [None], dtype=object)[codes]
+    theirs = _codes(fractions.profile_id, fractions.ctx_idx, fractions.attr_id)
+    necessary: dict[Persona, np.ndarray] = {}
+    private: dict[Persona, np.ndarray] = {}
+    for persona in {p for p in which if p is not None}:
+        rows = which == persona
+        at = np.searchsorted(ordered, theirs[rows])
+        found = at < len(ordered)
+        found[found] = ordered[at[found]] == theirs[rows][found]
+        target = order[at[found]]
+        for out, column in ((necessary, fractions.necessary), (private, fractions.private)):
+            values = np.full(len(mine), np.nan)
+            values[target] = np.asarray(column, np.float64)[rows][found]
+            out[persona] = values
+    return PersonaColumns(necessary, private)
+
+
 def relabelled(
     cube: LeakCube,
     source: Source,
-    fractions: PersonaFractions | None = None,
+    personas: PersonaColumns | PersonaFractions | None = None,
     people: Sequence[PeoplePairLabel] = (),
 ) -> LeakCube:
-    """The cube with its pairs labelled from ``source``: persona fractions in place of the
-    combined ones (a pair the source has no fractions for is ambiguous), or people's hard
-    labels. Pairs of sources that ship only hard labels keep them, except under people's."""
+    """The cube with its pairs labelled from ``source``: a persona's (or the personas weighted
+    alike) fractions in place of the combined ones (a pair the source has no fractions for is
+    ambiguous), or people's hard labels. Pairs of sources that ship only hard labels keep
+    them, except under people's. Give :func:`persona_columns` when asking for several sources
+    of one run (fractions are aligned to the pairs each time they are given)."""
     if source is Source.COMBINED:
         return cube
     if source is Source.PEOPLE:
@@ -143,9 +206,11 @@ def relabelled(
         hard = cube.pair_hard.copy()
         hard[people_codes(cube, people, unlabelled=-9) == -9] = AMBIGUOUS
         return replace(cube, pair_hard=hard)
-    if fractions is None:
+    if personas is None:
         raise ValueError(f"source {source} needs the run's persona fractions")
-    necessary, private = _source_fractions(pair_keys(cube), fractions, source)
+    if isinstance(personas, PersonaFractions):
+        personas = persona_columns(cube, personas)
+    necessary, private = personas.of(source)
     hard = cube.pair_hard.copy()
     hard[(hard == HARD_FROM_FRACTIONS) & np.isnan(necessary)] = AMBIGUOUS
     return replace(
@@ -154,23 +219,6 @@ def relabelled(
         pair_private=np.nan_to_num(private),
         pair_hard=hard,
     )
-
-
-def _source_fractions(
-    keys: pd.DataFrame, fractions: PersonaFractions, source: Source
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair (in ``keys``' order), the source's necessary and private mass; NaN where the
-    source has none (equal weights need all three personas)."""
-    frame = pd.DataFrame({k: fractions[k] for k in (*_KEYS, "necessary", "private")})
-    frame["persona"] = [persona_of(str(p)) for p in fractions.persona]
-    if source is Source.EQUAL:
-        grouped = frame.dropna(subset=["persona"]).groupby(_KEYS)
-        means = grouped[["necessary", "private"]].mean()
-        means = means[grouped["persona"].nunique() == len(Persona)].reset_index()
-    else:
-        means = frame[frame["persona"] == Persona(source.value)][[*_KEYS, "necessary", "private"]]
-    merged = keys.merge(means, how="left", on=_KEYS)
-    return merged["necessary"].to_numpy(np.float64), merged["private"].to_numpy(np.float64)
 
 
 def people_codes(

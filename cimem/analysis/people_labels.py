@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from cimem.analysis.cube import LeakCube
-from cimem.analysis.label_sources import Source, people_codes, relabelled
+from cimem.analysis.label_sources import Source, people_codes, persona_columns, relabelled
 from cimem.analysis.labels import AMBIGUOUS, LabelRule
 from cimem.analysis.options import labels_of
 from cimem.analysis.report import from_spreadsheet, records_to_csv
@@ -99,9 +99,10 @@ def persona_agreement(
     sources = [Source.COMBINED, Source.FUNDAMENTALIST, Source.PRAGMATIC, Source.UNCONCERNED]
     if not len(fractions.persona):
         sources = [Source.COMBINED]
+    personas = persona_columns(cube, fractions)
     out = []
     for source in sources:
-        theirs = labels_of(relabelled(cube, source, fractions), rule)[settled]
+        theirs = labels_of(relabelled(cube, source, personas), rule)[settled]
         mine = said[settled]
         agree = int(np.sum(mine == theirs))
         out.append(

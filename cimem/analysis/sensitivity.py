@@ -14,10 +14,11 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from cimem.analysis.cube import LeakCube
-from cimem.analysis.label_sources import OFFICIAL, Scheme, Source, relabelled
-from cimem.analysis.labels import AMBIGUOUS, LabelRule
+from cimem.analysis.label_sources import OFFICIAL, Scheme, Source, persona_columns, relabelled
+from cimem.analysis.labels import AMBIGUOUS
 from cimem.analysis.level_curves import cohort_note
 from cimem.analysis.metrics import MetricOptions, compute
 from cimem.analysis.options import labels_of
@@ -149,15 +150,20 @@ def sensitivity(
         cohort=cohort_note([r.cube for r in runs], remedy=COHORT_REMEDY),
     )
     domains: dict[tuple[str, str], list[int]] = {}
-    for scheme in ordered:
-        for run in runs:
+    for run in runs:
+        personas = persona_columns(run.cube, run.fractions) if len(run.fractions.persona) else None
+        codes, names = pd.factorize(np.asarray(run.cube.attr_domain, dtype=object))
+        codes[codes < 0] = len(names)  # an attribute without a domain: the last slot
+        pair_domain = codes[run.cube.pair_attr]
+        for scheme in ordered:
             why = _cannot(run, scheme.source)
             if why:
                 out.skipped.setdefault(scheme.name, {})[run.cube.run] = why
                 continue
-            cube = relabelled(run.cube, scheme.source, run.fractions, run.people)
+            cube = relabelled(run.cube, scheme.source, personas, run.people)
             out.results.append(_under(cube, scheme, opts))
-            _count_domains(cube, scheme, domains)
+            label = labels_of(cube, scheme.rule)
+            _count_domains(pair_domain, list(names), label == AMBIGUOUS, scheme.name, domains)
     out.ranks = _rank_agreement(out.results, ordered)
     out.discards = [DomainDiscard(s, d, n, a) for (s, d), (n, a) in sorted(domains.items())]
     return out
@@ -187,15 +193,23 @@ def _under(cube: LeakCube, scheme: Scheme, opts: MetricOptions) -> RunUnderSchem
     )
 
 
-def _count_domains(cube: LeakCube, scheme: Scheme, into: dict[tuple[str, str], list[int]]) -> None:
-    """Add the cube's pairs and ambiguous pairs per attribute domain under the scheme."""
-    label = labels_of(cube, LabelRule.parse(scheme.rule.name))
-    domain = np.asarray([d or "(none)" for d in cube.attr_domain], dtype=object)[cube.pair_attr]
-    for name in np.unique(domain):
-        here = domain == name
-        counts = into.setdefault((scheme.name, str(name)), [0, 0])
-        counts[0] += int(here.sum())
-        counts[1] += int((label[here] == AMBIGUOUS).sum())
+def _count_domains(
+    pair_domain: np.ndarray,
+    names: list[str | None],
+    ambiguous: np.ndarray,
+    scheme: str,
+    into: dict[tuple[str, str], list[int]],
+) -> None:
+    """Add a run's pairs and ambiguous pairs per attribute domain (``pair_domain``: each pair's
+    index into ``names``, -1 for none) under the scheme."""
+    size = len(names) + 1  # the last slot: no domain
+    pairs = np.bincount(pair_domain, minlength=size)
+    left = np.bincount(pair_domain[ambiguous], minlength=size)
+    for i, name in enumerate([*names, None]):
+        if pairs[i]:
+            counts = into.setdefault((scheme, name or "(none)"), [0, 0])
+            counts[0] += int(pairs[i])
+            counts[1] += int(left[i])
 
 
 def _rank_agreement(
