@@ -53,7 +53,7 @@ def test_one_key_per_verdict(served):
         page = browser.new_page(viewport={"width": 1440, "height": 1000})
         page.goto(f"{base}/review?runs=1")
         page.get_by_text("Cell 1 of", exact=False).first.wait_for(timeout=120000)
-        assert page.get_by_text("Keys:", exact=False).first.is_visible()
+        page.get_by_text("Keys:", exact=False).first.wait_for(timeout=60000)  # named on the page
         page.wait_for_function(IDLE, timeout=60000)
         page.get_by_role("heading", name="Review").first.click()  # the page has the focus
         shown = [1]
