@@ -97,6 +97,8 @@ def persona_agreement(
     disputed = _disputed(cube, people)
     settled = labelled & ~disputed
     sources = [Source.COMBINED, Source.FUNDAMENTALIST, Source.PRAGMATIC, Source.UNCONCERNED]
+    if not settled.any():  # nothing to compare: no persona's labels are needed
+        return PeopleAgreement(cube.run, int(labelled.sum()), int(disputed.sum()), {}, [])
     if not len(fractions.persona):
         sources = [Source.COMBINED]
     personas = persona_columns(cube, fractions)

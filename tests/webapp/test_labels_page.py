@@ -23,10 +23,19 @@ from fixtures import shown_tables
 LABELS = "webapp/pages/labels.py"
 
 
+def opened(at):
+    """The sensitivity section opened, as a click on it does."""
+    at.session_state["labels_sensitivity"] = True
+    at.run()
+    no_exception(at)
+    return at
+
+
 def test_the_page_shows_each_schemes_numbers(demo_db, monkeypatch):
     at = open_page(demo_db, LABELS, monkeypatch, runs="1,2")
     no_exception(at)
-    tables = shown_tables(at)
+    assert not [t for t in shown_tables(at) if "reads" in t.columns]  # folded: nothing computed
+    tables = shown_tables(opened(at))
     schemes = next(t for t in tables if "reads" in t.columns)
     assert schemes["scheme"].tolist() == list(DEFAULT_SCHEMES)  # no people's labels yet
     with Store.open(demo_db, read_only=True) as store:
@@ -57,8 +66,7 @@ def test_people_labels_bring_their_schemes_and_agreement(demo_db, tmp_path, monk
             PeopleLabel.SHARE,
             PeopleLabel.WITHHOLD,
         ]
-    at = open_page(str(db), LABELS, monkeypatch, runs="1")
-    no_exception(at)
+    at = opened(open_page(str(db), LABELS, monkeypatch, runs="1"))
     tables = shown_tables(at)
     schemes = next(t for t in tables if "reads" in t.columns)
     assert {"people", "unanimous@reviewed"} <= set(schemes["scheme"])
@@ -90,8 +98,7 @@ def test_each_real_file(tmp_path, monkeypatch, name):
     db = tmp_path / "real.duckdb"
     with Store.open(db) as store:
         ingest_file(store, shared_file(name))
-    at = open_page(str(db), LABELS, monkeypatch, runs="1")
-    no_exception(at)
+    at = opened(open_page(str(db), LABELS, monkeypatch, runs="1"))
     schemes = next(t for t in shown_tables(at) if "reads" in t.columns)
     captions = " ".join(c.value for c in at.caption)
     if name.startswith("persistbench"):
