@@ -135,17 +135,27 @@ class RunPair:
 
 def context_fingerprints(cube: LeakCube, rule: LabelRule) -> dict[tuple[str, str, str], int]:
     """Each context's matching key -> a hash of its (attribute key, label) pairs under the rule:
-    two runs label a context alike exactly when the hashes match (up to hash collisions)."""
-    labels = labels_of(cube, rule)
-    keys = context_keys(cube)
-    order = np.lexsort((np.asarray(cube.pair_attr), np.asarray(cube.pair_ctx)))
-    per_ctx: dict[int, list[tuple[str, int]]] = {}
-    attr_key = cube.attr_key
-    for ctx, attr, label in zip(
-        cube.pair_ctx[order].tolist(), cube.pair_attr[order].tolist(), labels[order].tolist()
-    ):
-        per_ctx.setdefault(ctx, []).append((attr_key[attr], label))
-    return {k: hash(tuple(sorted(per_ctx.get(i, ())))) for i, k in enumerate(keys)}
+    two runs label a context alike exactly when the hashes match (up to hash collisions). The
+    hash of a context is the sum of its pairs' mixed (key, label) codes, whatever their order,
+    so every context is hashed at once (valid within one process: keys use Python's hash)."""
+    mask = (1 << 64) - 1
+    key_code = np.array([hash(k) & mask for k in cube.attr_key], np.uint64)
+    label = (labels_of(cube, rule).astype(np.int64) + 1).astype(np.uint64)  # 0, 1, 2
+    value = _mixed(key_code[cube.pair_attr] * np.uint64(4) + label)
+    sums = np.zeros(len(cube.ctx_profile), np.uint64)
+    np.add.at(sums, cube.pair_ctx, value)  # wraps around at 2**64, as a hash may
+    return dict(zip(context_keys(cube), sums.tolist()))
+
+
+def _mixed(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: near codes become unrelated, so their sums do not collide.
+
+    >>> _mixed(np.array([1, 2], np.uint64)).tolist() != [1, 2]
+    True
+    """
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
 
 
 def run_pairs(cubes: list[LeakCube], rule: LabelRule) -> list[RunPair]:
