@@ -222,10 +222,14 @@ def relabelled(
 
 
 def people_codes(
-    cube: LeakCube, people: Sequence[PeoplePairLabel], unlabelled: int = AMBIGUOUS
+    cube: LeakCube,
+    people: Sequence[PeoplePairLabel],
+    unlabelled: int = AMBIGUOUS,
+    disputed: int = AMBIGUOUS,
 ) -> np.ndarray:
     """Per pair, people's label code: share or withhold where every reviewer's current label
-    agrees, ambiguous where they say unsure or disagree, ``unlabelled`` where nobody labelled."""
+    agrees, ambiguous where they say unsure, ``disputed`` where they disagree, ``unlabelled``
+    where nobody labelled."""
     said: dict[tuple[int, int, int], set[PeopleLabel]] = {}
     for row in people:
         said.setdefault((row.profile_id, row.ctx_idx, row.attr_id), set()).add(row.label)
@@ -233,7 +237,7 @@ def people_codes(
         return np.full(len(cube.pair_ctx), unlabelled, np.int8)
     table = pd.DataFrame(
         [
-            (*key, PEOPLE_CODES[labels.pop()] if len(labels) == 1 else AMBIGUOUS)
+            (*key, PEOPLE_CODES[labels.pop()] if len(labels) == 1 else disputed)
             for key, labels in said.items()
         ],
         columns=[*_KEYS, "code"],

@@ -13,8 +13,6 @@ agreement and Cohen's kappa.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -25,7 +23,7 @@ from cimem.analysis.cube import LeakCube
 from cimem.analysis.label_sources import Source, people_codes, persona_columns, relabelled
 from cimem.analysis.labels import AMBIGUOUS, LabelRule
 from cimem.analysis.options import labels_of
-from cimem.analysis.report import from_spreadsheet, records_to_csv
+from cimem.analysis.report import BadCell, from_spreadsheet, records_to_csv, sheet_rows
 from cimem.errors import CimemError
 from cimem.store import PeopleLabel, Store
 from cimem.store.columns import PersonaFractions
@@ -36,6 +34,7 @@ COLUMNS: tuple[str, ...] = ("profile", "recipient", "task", "attribute", "memory
 COLUMNS += ("domain", "label", "reviewer", "note")
 HISTORY_COLUMNS = (*COLUMNS[:4], "label", "reviewer", "note", "created_at", "current")
 DISPUTED = -9  # reviewers' current labels differ: no people's label
+UNLABELLED = -10  # nobody labelled the pair
 SYNONYMS = {"needed": PeopleLabel.SHARE, "private": PeopleLabel.WITHHOLD, "?": PeopleLabel.UNSURE}
 
 
@@ -92,9 +91,8 @@ def persona_agreement(
     rule: LabelRule,
 ) -> PeopleAgreement:
     """People's settled labels against the combined label and each persona's, under ``rule``."""
-    said = people_codes(cube, people, unlabelled=DISPUTED - 1)
-    labelled = said != DISPUTED - 1
-    disputed = _disputed(cube, people)
+    said = people_codes(cube, people, unlabelled=UNLABELLED, disputed=DISPUTED)
+    labelled, disputed = said != UNLABELLED, said == DISPUTED
     settled = labelled & ~disputed
     sources = [Source.COMBINED, Source.FUNDAMENTALIST, Source.PRAGMATIC, Source.UNCONCERNED]
     if not settled.any():  # nothing to compare: no persona's labels are needed
@@ -121,15 +119,6 @@ def persona_agreement(
         by_label={names[int(c)]: int(n) for c, n in zip(codes, counts)},
         sources=out,
     )
-
-
-def _disputed(cube: LeakCube, people: Sequence[PeoplePairLabel]) -> np.ndarray:
-    """Per pair: whether reviewers' current labels differ."""
-    labels: dict[tuple[int, int, int], set[PeopleLabel]] = {}
-    for row in people:
-        labels.setdefault((row.profile_id, row.ctx_idx, row.attr_id), set()).add(row.label)
-    split = [PeoplePairLabel(*k, PeopleLabel.UNSURE, "") for k, v in labels.items() if len(v) > 1]
-    return people_codes(cube, split, unlabelled=0) != 0
 
 
 # --------------------------------------------------------------------------- CSV
@@ -223,20 +212,17 @@ def read_labels(
     without a reviewer (none given for them either), or one naming a person, task and
     attribute no stored run has, stops everything with one line naming the file, the line and
     what was expected."""
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    _check_columns(reader.fieldnames, text, source)
+    fields, rows = sheet_rows(text, source)
+    _check_columns(fields, text, source)
     found: dict[tuple[str, str, str, str, str], tuple[int, PeopleLabelEntry]] = {}
     empty = 0
-    try:
-        for row in reader:
-            entry = _entry(row, source, reader.line_num, reviewer)
-            if entry is None:
-                empty += 1
-            else:  # a pair a reviewer labels twice in one file: the later row counts
-                key = (entry.profile, entry.recipient.casefold(), entry.task, entry.attr_key)
-                found[(*key, entry.reviewer or "")] = (reader.line_num, entry)
-    except csv.Error as exc:
-        raise CimemError(f"{source}: line {reader.line_num}: not valid CSV ({exc})") from None
+    for line, row in rows:
+        entry = _entry(row, BadCell(source, line, row), reviewer)
+        if entry is None:
+            empty += 1
+        else:  # a pair a reviewer labels twice in one file: the later row counts
+            key = (entry.profile, entry.recipient.casefold(), entry.task, entry.attr_key)
+            found[(*key, entry.reviewer or "")] = (line, entry)
     lines = [line for line, _ in found.values()]
     out = [entry for _, entry in found.values()]
     unmatched = store.unmatched_people_labels(out)
@@ -266,28 +252,24 @@ def _check_columns(fields: Sequence[str] | None, text: str, source: str) -> None
         )
 
 
-def _entry(
-    row: dict[str, str], source: str, line: int, reviewer: str | None
-) -> PeopleLabelEntry | None:
+def _entry(row: dict[str, str], bad: BadCell, reviewer: str | None) -> PeopleLabelEntry | None:
     """One row's label; None when its ``label`` is empty."""
     value = (row.get("label") or "").strip().lower()
     if not value:
         return None
     label = SYNONYMS.get(value) or next((m for m in PeopleLabel if m.value == value), None)
     if label is None:
-        raise CimemError(
-            f"{source}: line {line}: column label: expected share, withhold or unsure"
-            f" (or empty to skip the row), found {row.get('label')!r}"
-        )
+        raise bad("label", "share, withhold or unsure (or empty to skip the row)")
     cells = {c: from_spreadsheet((row.get(c) or "").strip()) for c in COLUMNS}
     for column in ("profile", "recipient", "task", "attribute"):
         if not cells[column]:
-            raise CimemError(f"{source}: line {line}: column {column}: expected text, found none")
+            raise bad(column, "text")
     if not (cells["reviewer"] or reviewer):
-        raise CimemError(
-            f"{source}: line {line}: column reviewer: expected the name of who labelled the row"
-            " (or give one reviewer for the rows without: --reviewer NAME); a label without"
-            " one could not be told apart from another person's"
+        raise bad(
+            "reviewer",
+            "the name of who labelled the row (or give one reviewer for the rows without:"
+            " --reviewer NAME); a label without one could not be told apart from another"
+            " person's",
         )
     return PeopleLabelEntry(
         cells["profile"],

@@ -1,4 +1,5 @@
 """Tables for papers: the Table-1-style rows as CSV and LaTeX (booktabs), and the Pareto front;
+sheets people fill read back row by row, with one-line errors naming the cell;
 text cells a spreadsheet shows as text and never runs as a formula."""
 
 from __future__ import annotations
@@ -6,9 +7,12 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import pandas as pd
+
+from cimem.errors import CimemError
 
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -75,6 +79,37 @@ def records_to_csv(records: Sequence[Mapping[str, object]], columns: Sequence[st
         {k: spreadsheet_text(v) if isinstance(v, str) else v for k, v in r.items()} for r in records
     )
     return buf.getvalue()
+
+
+def sheet_rows(text: str, source: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """A filled sheet's header, and its rows with their line numbers; text that is no CSV
+    stops the iteration with one line naming the file and the line."""
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    fields = list(reader.fieldnames or ())
+
+    def rows() -> Iterator[tuple[int, dict[str, str]]]:
+        try:
+            for row in reader:
+                yield reader.line_num, row
+        except csv.Error as exc:
+            raise CimemError(f"{source}: line {reader.line_num}: not valid CSV ({exc})") from None
+
+    return fields, rows()
+
+
+@dataclass(frozen=True)
+class BadCell:
+    """Makes the one-line error for a cell of a sheet's row."""
+
+    source: str
+    line: int
+    row: dict[str, str]
+
+    def __call__(self, column: str, expected: str) -> CimemError:
+        return CimemError(
+            f"{self.source}: line {self.line}: column {column}: expected {expected},"
+            f" found {self.row.get(column)!r}"
+        )
 
 
 def latex_escape(text: str) -> str:

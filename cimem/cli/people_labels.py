@@ -48,6 +48,7 @@ def cmd_labels_export(args: argparse.Namespace) -> int:
 
 
 def cmd_labels_agreement(args: argparse.Namespace) -> int:
+    from cimem.analysis.agreement import format_kappa
     from cimem.analysis.cube import cube_from_store
     from cimem.analysis.labels import LabelRule
     from cimem.analysis.people_labels import persona_agreement
@@ -72,16 +73,12 @@ def cmd_labels_agreement(args: argparse.Namespace) -> int:
         print("nothing to compare yet: label pairs with `cimem labels template` and `import`")
         return 0
     rows = [
-        (s.source, s.rule, str(s.pairs), f"{100 * s.share:.1f}%", _kappa(s.kappa))
+        (s.source, s.rule, str(s.pairs), f"{100 * s.share:.1f}%", format_kappa(s.kappa))
         for s in found.sources
     ]
     print(table(("labels of", "rule", "pairs", "agree", "kappa"), rows))
     print("classes: share, withhold, and unsure against ambiguous (out of both metrics)")
     return 0
-
-
-def _kappa(value: float) -> str:
-    return "undefined" if value != value else f"{value:.3f}"
 
 
 def add_people_label_commands(lsub: argparse._SubParsersAction) -> None:

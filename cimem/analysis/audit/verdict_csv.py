@@ -12,14 +12,12 @@ come from data and people), and read back without it.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from cimem.analysis.audit.sample import SampleRow
-from cimem.analysis.report import from_spreadsheet, records_to_csv
+from cimem.analysis.report import BadCell, from_spreadsheet, records_to_csv, sheet_rows
 from cimem.errors import CimemError
 from cimem.paths import write_whole
 from cimem.store import HumanVerdict, HumanVerdictRow, Store
@@ -104,20 +102,17 @@ def read_verdicts(
 ) -> tuple[list[HumanVerdict], int]:
     """Parse and check a filled CSV against the run: (verdicts to record, rows left unset).
     Any bad row stops everything with one line naming the file, line, column and value."""
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    _check_columns(set(reader.fieldnames or ()), source)
+    fields, rows = sheet_rows(text, source)
+    _check_columns(set(fields), source)
     run = _RunAttributes.of(store, run_id)
     out: list[HumanVerdict] = []
     unset = 0
-    try:
-        for row in reader:
-            verdict = _verdict(row, _BadCell(source, reader.line_num, row), run, reviewer)
-            if verdict is None:
-                unset += 1
-            else:
-                out.append(verdict)
-    except csv.Error as exc:
-        raise CimemError(f"{source}: line {reader.line_num}: not valid CSV ({exc})") from None
+    for line, row in rows:
+        verdict = _verdict(row, BadCell(source, line, row), run, reviewer)
+        if verdict is None:
+            unset += 1
+        else:
+            out.append(verdict)
     return out, unset
 
 
@@ -151,23 +146,8 @@ class _RunAttributes:
         return cls(run_id, profile_of, keys, ids)
 
 
-@dataclass(frozen=True)
-class _BadCell:
-    """Makes the one-line error for a cell of a row."""
-
-    source: str
-    line: int
-    row: dict[str, str]
-
-    def __call__(self, column: str, expected: str) -> CimemError:
-        return CimemError(
-            f"{self.source}: line {self.line}: column {column}: expected {expected},"
-            f" found {self.row.get(column)!r}"
-        )
-
-
 def _verdict(
-    row: dict[str, str], bad: _BadCell, run: _RunAttributes, reviewer: str | None
+    row: dict[str, str], bad: BadCell, run: _RunAttributes, reviewer: str | None
 ) -> HumanVerdict | None:
     """The verdict of one row; None when its ``revealed`` is empty (left unset)."""
     value = (row.get("revealed") or "").strip().lower()
