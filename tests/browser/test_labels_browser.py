@@ -97,3 +97,26 @@ def test_a_reviewer_labels_a_context_and_the_page_follows(served):
     with Store.open(db, read_only=True) as store:
         history = store.people_labels(history=True)
     assert [(str(r.label), r.reviewer) for r in history] == [("share", "ana"), ("withhold", "ana")]
+
+
+def test_the_sheet_to_fill_downloads_whole_contexts(served):
+    """The sheet is made when its button is clicked: three whole contexts, blind to the
+    personas."""
+    import csv
+    import io
+
+    base, _ = served
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
+        page.goto(f"{base}/labels?runs=1")
+        page.get_by_text("current label").first.wait_for(timeout=120000)
+        page.wait_for_function(IDLE, timeout=60000)
+        page.get_by_text("Label in a spreadsheet").first.click()
+        button = page.get_by_role("button", name="Download a sheet to fill")
+        button.wait_for(timeout=60000)
+        with page.expect_download() as made:
+            button.click()
+        text = open(made.value.path(), encoding="utf-8").read()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len({(r["profile"], r["recipient"], r["task"]) for r in rows}) == 3
+    assert "necessary" not in text and rows[0]["label"] == ""

@@ -168,10 +168,17 @@ def _sheet(ch: sidebar.Choices) -> None:
     n = int(c2.number_input("Whole contexts", 1, 500, 3, key="plab_sheet_n"))
     seed = int(c3.number_input("Sample seed", 0, 10**6, 0, key="plab_sheet_seed"))
     choice = SheetChoice(None if person == EVERYONE else person, contexts=n, seed=seed)
-    with connection.reading() as store:
-        text = to_csv(template_records(store, run_id, choice))
+
+    def sheet() -> str:  # made when the button is clicked, not on every rerun
+        with connection.reading() as store:
+            return to_csv(template_records(store, run_id, choice))
+
     st.download_button(
-        "Download a sheet to fill", text, file_name=f"labels-run-{run_id}.csv", mime="text/csv"
+        "Download a sheet to fill",
+        sheet,
+        file_name=f"labels-run-{run_id}.csv",
+        mime="text/csv",
+        on_click="ignore",
     )
     version = st.session_state.get(VERSION, 0)
     u1, u2 = st.columns([3, 1])
