@@ -200,11 +200,10 @@ def _run_picker(with_messages: pd.DataFrame) -> list[int]:
     just imported joins them; runs picked in the leaderboard replace them). With many runs the
     list folds under a count, so the sidebar stays short."""
     labels = {int(cast(int, r.run_id)): f"{r.run_id}: {r.name}" for r in with_messages.itertuples()}
-    said = [int(x) for x in _param("runs", "").split(",") if x.strip().isdigit()]
-    wanted = list(dict.fromkeys(said))  # each run once, however often the link names it
+    parts = [x.strip() for x in _param("runs", "").split(",") if x.strip()]
+    wanted = list(dict.fromkeys(int(x) for x in parts if x.isdigit()))  # each run once
     default = [r for r in wanted if r in labels] or _default_runs(with_messages)
-    unknown = [x.strip() for x in _param("runs", "").split(",") if x.strip()]
-    unknown = [x for x in unknown if not (x.isdigit() and int(x) in labels)]
+    unknown = [x for x in parts if not (x.isdigit() and int(x) in labels)]
     if unknown and "runs" not in st.session_state:  # said once, when the link is opened
         st.caption(
             "The link names runs this database has no messages for ("

@@ -13,7 +13,14 @@ from cimem.publish import palette
 from fixtures import twelve_runs
 
 pytestmark = chromium_or_skip()
-PAGES = {"": "Overview", "leaks": "Leaks", "growth": "Growth", "audit": "Audit", "data": "Data"}
+PAGES = {
+    "": "Overview",
+    "leaks": "Leaks",
+    "growth": "Growth",
+    "audit": "Audit",
+    "labels": "Labels",
+    "data": "Data",
+}
 
 
 @pytest.fixture(scope="module")

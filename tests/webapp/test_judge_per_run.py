@@ -1,10 +1,12 @@
 """A judge per selected run: the link names each run's judge, the sidebar offers a picker for
 every run with several judges, and Overview computes each run under its own."""
 
+import pytest
 from apptest import PAGES, no_exception, open_page
 
 from cimem.store import Store
 
+from conftest import shared_file
 from fixtures import overview_tables
 
 
@@ -85,3 +87,23 @@ def test_a_link_naming_unknown_runs_says_so(demo_db, monkeypatch):
     said = " ".join(c.value for c in at.sidebar.caption)
     assert "no messages for (999, abc): left out" in said
     assert at.query_params["runs"] == "2"
+
+
+@pytest.mark.parametrize("name", ["results_sample.jsonl", "persistbench_llama33_jeffery_day.json"])
+def test_a_real_run_under_two_judges(tmp_path, monkeypatch, name):
+    """Each real file, re-judged offline, shown under both judges: two named rows on Overview,
+    and Growth draws both (PersistBench: n = 1, one profile)."""
+    from cimem.ingest import ingest_file
+    from cimem.judges.base import OfflineJudge, rejudge
+
+    db = tmp_path / "real.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, shared_file(name))
+        again = rejudge(store, 1, OfflineJudge()).judge_id
+    at = open_page(str(db), PAGES[0], monkeypatch, runs="1", also=f"1:{again}")
+    no_exception(at)
+    names = overview_tables(at)[0]["run"].tolist()
+    assert len(names) == 2 and names[0].endswith("· original verdicts")
+    assert f"· judge {again}:" in names[1]
+    at.switch_page(PAGES[2]).run()
+    no_exception(at)

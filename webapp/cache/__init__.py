@@ -27,6 +27,7 @@ from webapp.cache.labels import (
     context_sheet,
     contexts_by_profile,
     people_labels,
+    saved_labels,
     sensitivity_of,
 )
 from webapp.cache.leaderboard import board_entries, board_metrics, board_metrics_known
@@ -124,6 +125,7 @@ __all__ = [
     "runs_frame",
     "sample_queue",
     "sample_rows",
+    "saved_labels",
     "sensitivity_of",
     "audit_plan_sentence",
 ]

@@ -42,6 +42,19 @@ def people_labels(db: DbScope) -> list[PeopleLabelRow]:
         return store.people_labels()
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def saved_labels(
+    db: DbScope, reviewer: str, profile: str, recipient: str, task: str
+) -> dict[str, str]:
+    """A reviewer's current labels of one context, by attribute key (the table fills them in)."""
+    where = (profile, recipient.casefold(), task)
+    return {
+        r.attr_key: str(r.label)
+        for r in people_labels(db)
+        if r.reviewer == reviewer and (r.profile, r.recipient.casefold(), r.task) == where
+    }
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def agreement_of(scope: RunScope) -> PeopleAgreement:
     """People against the personas on the run's pairs, under the scope's label rule."""

@@ -15,7 +15,7 @@ from cimem.analysis.people_labels import (
     to_csv,
 )
 from cimem.errors import CimemError
-from cimem.store import PeopleLabel, PeopleLabelEntry, PeopleLabelRow
+from cimem.store import PeopleLabel, PeopleLabelEntry
 from cimem.text import plural
 from webapp import cache, connection, render, sidebar
 
@@ -99,7 +99,10 @@ def _form(ch: sidebar.Choices) -> None:
     if sheet.empty:
         st.info("This task has no labelled pair in this run.")
         return
-    saved = _saved(cache.people_labels(ch.at), sheet, reviewer)
+    first = sheet.iloc[0]
+    saved = cache.saved_labels(
+        ch.at, reviewer, str(first["profile"]), str(first["recipient"]), str(first["task"])
+    )
     labels = pd.Series([saved.get(k) for k in sheet["attribute"]], index=sheet.index, dtype=object)
     sheet = sheet.assign(label=labels)  # text, never a float column of NaN: edits must fit it
     edited = st.data_editor(
@@ -122,17 +125,6 @@ def _form(ch: sidebar.Choices) -> None:
         with connection.writing() as store:
             n = store.add_people_labels(entries(sheet, new, reviewer))
         _saved_and_redrawn(f"Recorded {plural(n, 'label')} by {reviewer}.")
-
-
-def _saved(rows: list[PeopleLabelRow], sheet: pd.DataFrame, reviewer: str) -> dict[str, str]:
-    """The reviewer's current labels of the sheet's context, by attribute key."""
-    first = sheet.iloc[0]
-    where = (str(first["profile"]), str(first["recipient"]).casefold(), str(first["task"]))
-    return {
-        r.attr_key: str(r.label)
-        for r in rows
-        if r.reviewer == reviewer and (r.profile, r.recipient.casefold(), r.task) == where
-    }
 
 
 def _saved_and_redrawn(note: str) -> None:
