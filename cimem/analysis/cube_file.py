@@ -149,7 +149,9 @@ class _FileCubeParts:
         pl = rec.persona_labels
         if not pl:
             return
-        combined = np.array([q == LABELS_COMBINED for q in pl["persona"]], np.bool_)
+        if LABELS_COMBINED not in pl["personas"]:
+            return
+        combined = pl["persona_code"] == pl["personas"].index(LABELS_COMBINED)
         ci, ai = pl["ctx_idx"][combined], pl["attr_idx"][combined]
         self.pair_ctx.append(ci + self.n_ctx)
         self.pair_attr.append(ai + self.n_attr)

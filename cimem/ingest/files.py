@@ -147,23 +147,32 @@ def spans(path: Path, parts: int) -> list[Span]:
     return [Span(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
-def iter_span_lines(path: Path, span: Span) -> Iterator[tuple[int, bytes, int]]:
-    """(line number within the span, line, bytes of the file read so far) for the lines of
-    ``span``; the lines before it are counted only when a number must name a line of the file
-    (:func:`lines_before`, on an error). The file is mapped, and each line found with one
-    ``memchr`` and copied once: a buffered ``readline`` grows its copy of a multi-megabyte
-    profile line a buffer at a time, about three times slower."""
+def iter_span_lines(
+    path: Path, span: Span, marker: bytes
+) -> Iterator[tuple[int, memoryview, int, bool]]:
+    """(line number within the span, line, bytes of the file read so far, whether the line holds
+    ``marker``) for the lines of ``span``; the lines before it are counted only when a number
+    must name a line of the file (:func:`lines_before`, on an error). The file is mapped, each
+    line found with one ``memchr`` and given as a view of the mapping, valid until the next is
+    asked for: no copy (a buffered ``readline`` grows its copy of a multi-megabyte profile line a
+    buffer at a time, about three times slower than one copy, itself about 0.1 s slower over the
+    60-profile file than none)."""
     if span.end <= span.start or not path.stat().st_size:
         return  # nothing to map (an empty file cannot be)
     with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        whole = memoryview(mapped)
         end = min(span.end, len(mapped))
         at, lineno = span.start, 0
-        while at < end:
-            stop = mapped.find(b"\n", at, end)
-            stop = end if stop < 0 else stop + 1
-            lineno += 1
-            yield lineno, mapped[at:stop], stop
-            at = stop
+        try:
+            while at < end:
+                stop = mapped.find(b"\n", at, end)
+                stop = end if stop < 0 else stop + 1
+                lineno += 1
+                with whole[at:stop] as line:
+                    yield lineno, line, stop, mapped.rfind(marker, at, stop) >= 0
+                at = stop
+        finally:
+            whole.release()  # the mapping closes only once no view of it is left
 
 
 def lines_before(path: Path, offset: int) -> int:

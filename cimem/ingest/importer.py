@@ -111,7 +111,7 @@ def _write_records(
     """Every record's tables appended, read here or (an official file read from the middle) by
     several processes."""
     readers = readers_for(path) if readers is None else readers
-    with store.bulk_appender() as appender:
+    with store.bulk_appender(threads=1 if readers > 1 else None) as appender:
         if readers > 1:
             _write_in_parallel(appender, writer, path, readers, progress)
             return

@@ -28,7 +28,7 @@ from cimem.ingest.files import (
 )
 from cimem.ingest.official_profile import ProfileReader
 from cimem.ingest.records import ProfileRecord, Progress
-from cimem.ingest.validate import has_escaped_nul, nul_error
+from cimem.ingest.validate import ESCAPED_NUL, has_escaped_nul, nul_error
 
 
 def iter_json_lines(
@@ -38,9 +38,8 @@ def iter_json_lines(
     bad line raises InputError."""
     require_file(path)
     total = path.stat().st_size
-    lines = iter_lines(path) if span is None else iter_span_lines(path, span)
-    for lineno, line, done in lines:
-        if not line or line.isspace():  # not strip(): it would copy every line
+    for lineno, line, done, nul in _lines(path, span):
+        if not line or (line[0] in WHITESPACE and bytes(line).isspace()):  # no copy of the rest
             continue
         try:
             obj = orjson.loads(line)
@@ -50,15 +49,25 @@ def iter_json_lines(
                 f"line {lineno}",
                 "(the line)",
                 "one complete JSON object per line (UTF-8)",
-                got=json_error_in_line(exc, line),
+                got=json_error_in_line(exc, bytes(line)),
             ) from None
-        if has_escaped_nul(line):  # one scan of the bytes; the object is walked only then
-            nul = nul_error(str(path), obj, f"line {lineno}")
-            if nul is not None:
-                raise nul
+        if nul:  # one scan of the bytes; the object is walked only then
+            error = nul_error(str(path), obj, f"line {lineno}")
+            if error is not None:
+                raise error
         yield lineno, obj
         if progress:
             progress(done, total)
+
+
+WHITESPACE = b" \t\r\n\x0b\x0c"
+
+
+def _lines(path: Path, span: Span | None) -> Iterator[tuple[int, bytes | memoryview, int, bool]]:
+    """The file's lines (or the span's), each with whether it may hold a NUL character."""
+    if span is not None:
+        return iter_span_lines(path, span, ESCAPED_NUL)
+    return ((n, line, done, has_escaped_nul(line)) for n, line, done in iter_lines(path))
 
 
 def json_error_in_line(exc: orjson.JSONDecodeError, line: bytes) -> str:

@@ -107,10 +107,15 @@ class _Payloads:
         lab = self.lab
         if lab["attr_idx"]:
             fractions = check_fractions(self.flat, bad_labels).reshape(-1, 3)
+            names: dict[str, int] = {}
+            codes = [names.setdefault(persona, len(names)) for persona, _ in lab["persona"]]
             rec.persona_labels = {
                 "ctx_idx": np.concatenate(lab["ctx_idx"]),
                 "attr_idx": np.concatenate(lab["attr_idx"]),
-                "persona": [p for p, n in lab["persona"] for _ in range(n)],
+                "persona_code": np.repeat(
+                    np.array(codes, np.int32), [n for _, n in lab["persona"]]
+                ),
+                "personas": list(names),
                 "fractions": fractions,
             }
         if self.ver_rev:

@@ -82,7 +82,8 @@ class ProfileRecord:
     contexts: list[tuple[str, str, str | None]] = field(
         default_factory=list
     )  # recipient, task, prompt
-    # persona label columns: ctx_idx, attr_idx, persona, necessary, private, unlabeled
+    # persona label columns: ctx_idx, attr_idx, persona_code (an index into personas, the
+    # labellers' names), fractions (necessary, private, unlabeled: one row of three per label)
     persona_labels: dict[str, Any] = field(default_factory=dict)
     # hard label columns: ctx_idx, attr_idx, label
     hard_labels: dict[str, Any] = field(default_factory=dict)

@@ -186,7 +186,9 @@ class RunWriter:
                 **self._owner(len(pl["attr_idx"])),
                 "ctx_idx": pl["ctx_idx"],
                 "attr_id": pl["attr_idx"] + a0,
-                "persona": pa.array(pl["persona"], pa.string()).dictionary_encode(),
+                "persona": pa.DictionaryArray.from_arrays(
+                    pl["persona_code"], pa.array(pl["personas"], pa.string())
+                ),
                 "necessary": fr[:, 0],
                 "private": fr[:, 1],
                 "unlabeled": fr[:, 2],

@@ -42,6 +42,10 @@ from cimem.store.waiting import (
 
 R = TypeVar("R")
 
+_THREADS_SQL = {
+    "get": "SELECT current_setting('threads')",
+    "set": "SET threads = ?",
+}
 _COUNTER_SQL = {
     "get": "SELECT last FROM id_counters WHERE name = ?",
     "set": "UPDATE id_counters SET last = ? WHERE name = ?",
@@ -289,16 +293,33 @@ class Database:
             self.con.unregister("_bulk")
 
     @contextmanager
-    def bulk_appender(self, depth: int = 4) -> Iterator[BulkAppender]:
+    def bulk_appender(
+        self, depth: int = 4, *, threads: int | None = None
+    ) -> Iterator[BulkAppender]:
         """Appends run on a background thread (DuckDB releases the GIL), so parsing the next
-        record overlaps with writing this one. Errors surface at the next put or at exit."""
-        appender = BulkAppender(self, depth)
+        record overlaps with writing this one. Errors surface at the next put or at exit.
+        ``threads``: DuckDB's own threads meanwhile (when other processes parse for the appends,
+        more threads only take cores from them), the setting restored after."""
+        with self._threads(threads):
+            appender = BulkAppender(self, depth)
+            try:
+                yield appender
+            except BaseException:
+                appender.close(raise_error=False)
+                raise
+            appender.close()
+
+    @contextmanager
+    def _threads(self, threads: int | None) -> Iterator[None]:
+        if threads is None:
+            yield
+            return
+        before = self.con.execute(_THREADS_SQL["get"]).fetchall()[0][0]
+        self.con.execute(_THREADS_SQL["set"], [threads])
         try:
-            yield appender
-        except BaseException:
-            appender.close(raise_error=False)
-            raise
-        appender.close()
+            yield
+        finally:
+            self.con.execute(_THREADS_SQL["set"], [before])
 
     def _next_id(self, name: str) -> int:
         """The next run or judge id, counted in a table rather than a sequence: a sequence is not

@@ -52,7 +52,7 @@ def test_spans_cut_on_line_boundaries_and_count_their_lines(seven):
     numbers = [
         lines_before(seven, span.start) + n
         for span in cut
-        for n, _line, _at in iter_span_lines(seven, span)
+        for n, _line, _at, _nul in iter_span_lines(seven, span, b"\\u0000")
     ]
     assert numbers == list(range(1, 8))
     gz = seven.with_suffix(".jsonl.gz")

@@ -63,6 +63,37 @@ def test_several_readers_write_what_one_writes(nine, tmp_path, readers):
     assert len(b["messages"]) == len({r[0] for r in b["messages"]})  # ids stay unique
 
 
+def _personas_vary(profiles: list[dict]) -> list[dict]:
+    """Profiles whose labellers differ: one without a persona, one with a new one first, one
+    with its labels in another order (each profile's persona names differ from the others')."""
+    for i, obj in enumerate(profiles):
+        for ctx in obj["contexts"]:
+            labels = [k for k in ctx if k.startswith("labels_")]
+            if i % 3 == 0:
+                del ctx[labels[0]]
+            elif i % 3 == 1:
+                ctx_items = list(ctx.items())
+                ctx.clear()
+                ctx["labels_someone_new"] = ctx_items[2][1]
+                ctx.update(reversed(ctx_items))
+    return profiles
+
+
+def test_profiles_with_different_labellers_read_apart_write_what_one_writes(tmp_path, monkeypatch):
+    monkeypatch.setattr("cimem.ingest.parallel.SPANS_PER_READER", 1)  # profiles share a span
+    varied = write_jsonl(
+        tmp_path / "varied.jsonl", _personas_vary([small_profile(f"P{i}") for i in range(9)])
+    )
+    one, many = tmp_path / "one.duckdb", tmp_path / "many.duckdb"
+    for db, readers in ((one, 1), (many, 2)):
+        with Store.open(db) as store:
+            ingest_file(store, varied, readers=readers)
+    a, b = contents(one), contents(many)
+    assert a == b
+    personas = {r[4] for r in a["persona_labels"]}
+    assert "someone_new" in personas and len(personas) == 5
+
+
 def test_an_error_in_a_later_span_names_its_line_and_writes_nothing(nine, tmp_path):
     lines = nine.read_bytes().splitlines(keepends=True)
     lines[7] = b'{"bio": {"name": 3}}\n'
