@@ -124,12 +124,11 @@ def _write_in_parallel(
 ) -> None:
     """An official file's spans read by ``readers`` processes (:mod:`cimem.ingest.parallel`),
     appended in file order with their ids moved past the spans before them."""
-    from cimem.ingest.parallel import shifted, span_tables
+    from cimem.ingest.parallel import span_tables
 
     total = path.stat().st_size
     for part in span_tables(path, writer.run_id, writer.judge_id, readers):
-        offsets = writer.offsets()
-        appender.put([(name, shifted(table, offsets)) for name, table in part.tables])
+        appender.put(part.tables, shift=writer.offsets())
         writer.absorb(part.counts)
         if progress:
             progress(part.end, total)

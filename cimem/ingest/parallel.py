@@ -1,8 +1,9 @@
 """A large official run-output file imported by several processes: each reads a span of its
 lines with the one reader (:func:`cimem.ingest.official.read_official`) and turns its profiles
 into Arrow tables with the one writer's code (:class:`cimem.ingest.writer.RunWriter`), numbering
-profiles, attributes and messages from zero; this process moves each span's numbers past the
-spans before it and appends the tables in file order, while the readers go on with later spans.
+profiles, attributes and messages from zero; this process appends the tables in file order,
+each span's numbers moved past the spans before it as they are inserted, while the readers go on
+with later spans.
 
 A reader hands its tables over as Arrow IPC files in a temporary folder, which this process maps
 without copying: pickled through a pipe, the same tables were copied four times (about 0.4 s of
@@ -12,7 +13,9 @@ CPU for the 60-profile file, on cores the readers need).
 from __future__ import annotations
 
 import gc
+import importlib.abc
 import multiprocessing
+import sys
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -21,7 +24,6 @@ from functools import partial
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from cimem.ingest.files import Span, spans
 from cimem.ingest.official import read_official
@@ -56,11 +58,10 @@ def span_tables(
     InputError of any span is raised here. Nothing is left in the temporary folder, whatever
     happens."""
     cut = spans(path, readers * SPANS_PER_READER)
-    _load_what_readers_share()
     context = multiprocessing.get_context("fork")
     with (
         tempfile.TemporaryDirectory(prefix="cimem-ingest-") as folder,
-        ProcessPoolExecutor(readers, mp_context=context) as pool,
+        ProcessPoolExecutor(readers, mp_context=context, initializer=_start_reader) as pool,
     ):
         read = partial(_read_span, path, Path(folder), run_id, judge_id)
         for part in pool.map(read, cut):
@@ -68,11 +69,19 @@ def span_tables(
             yield SpanTables(tables, part.counts, part.end)
 
 
-def _load_what_readers_share() -> None:
-    """pyarrow loads pandas the first time it builds an array (to ask whether the values are a
-    pandas object): loaded here, before the fork, the readers share it instead of each spending
-    about 0.2 s of CPU loading it again."""
-    import pandas  # noqa: F401
+class _WithoutPandas(importlib.abc.MetaPathFinder):
+    """A reader's imports, refusing pandas: pyarrow imports pandas the first time it builds an
+    array, only to ask whether the values are a pandas object, which a reader's never are (it
+    builds them from lists and numpy arrays); each reader would spend about 0.2 s of CPU on it."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError("a reading process does not use pandas")
+        return None
+
+
+def _start_reader() -> None:
+    sys.meta_path.insert(0, _WithoutPandas())
 
 
 def _read_span(
@@ -115,21 +124,4 @@ def mapped(file: Path) -> pa.Table:
     """
     table = pa.ipc.open_stream(pa.memory_map(str(file))).read_all()
     file.unlink()
-    return table
-
-
-def shifted(table: pa.Table, offsets: dict[str, int]) -> pa.Table:
-    """The table with each of its id columns moved by its offset (a span's numbers placed after
-    the spans before it).
-
-    >>> t = pa.table({"profile_id": pa.array([0, 1], pa.int32()), "key": ["a", "b"]})
-    >>> shifted(t, {"profile_id": 3, "attr_id": 9}).column("profile_id").to_pylist()
-    [3, 4]
-    """
-    for name, offset in offsets.items():
-        i = table.schema.get_field_index(name)
-        if i >= 0 and offset:
-            column = table.column(i)
-            moved = pc.add(column, pa.scalar(offset, column.type))
-            table = table.set_column(i, table.schema.field(i), moved)
     return table

@@ -31,6 +31,7 @@ from cimem.store.schema import (
     MIGRATE_4_TO_5,
     SCHEMA_SQL,
     SCHEMA_VERSION,
+    SHIFTED_INSERT_SQL,
 )
 from cimem.store.waiting import (
     DatabaseRefused,
@@ -282,13 +283,19 @@ class Database:
         """Row count of every table (tests use it to prove a failed import changed nothing)."""
         return {t: int(self.con.execute(sql).fetchall()[0][0]) for t, sql in COUNT_SQL.items()}
 
-    def append(self, table: str, data: pa.Table) -> None:
-        """Bulk-insert an Arrow table whose columns carry the target table's column names."""
+    def append(self, table: str, data: pa.Table, shift: Mapping[str, int] | None = None) -> None:
+        """Bulk-insert an Arrow table whose columns carry the target table's column names;
+        ``shift``: how far to move each id column (:data:`ID_COLUMNS`) of a part of a file that
+        was numbered from zero."""
         if table not in INSERT_SQL:
             raise ValueError(f"not a bulk table: {table}")
         self.con.register("_bulk", data)
         try:
-            self.con.execute(INSERT_SQL[table])
+            if shift is None:
+                self.con.execute(INSERT_SQL[table])
+            else:
+                sql, columns = SHIFTED_INSERT_SQL[table]
+                self.con.execute(sql, [shift[c] for c in columns])
         finally:
             self.con.unregister("_bulk")
 
@@ -381,12 +388,15 @@ def _converted(row: tuple, at: list[tuple[int, Callable[[Any], Any]]]) -> tuple:
     return tuple(values)
 
 
+_Batch = tuple[list[tuple[str, pa.Table]], Mapping[str, int] | None]
+
+
 class BulkAppender:
     """A bounded queue of (table, Arrow data) drained by one writer thread."""
 
     def __init__(self, store: Database, depth: int):
         self._store = store
-        self._queue: queue.Queue[list[tuple[str, pa.Table]] | None] = queue.Queue(maxsize=depth)
+        self._queue: queue.Queue[_Batch | None] = queue.Queue(maxsize=depth)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._drain, daemon=True)
         self._thread.start()
@@ -397,16 +407,20 @@ class BulkAppender:
             if item is None:
                 return
             if self._error is None:
+                batch, shift = item
                 try:
-                    for table, data in item:
-                        self._store.append(table, data)
+                    for table, data in batch:
+                        self._store.append(table, data, shift)
                 except BaseException as exc:  # surfaced in the caller's thread
                     self._error = exc
 
-    def put(self, batch: list[tuple[str, pa.Table]]) -> None:
+    def put(
+        self, batch: list[tuple[str, pa.Table]], shift: Mapping[str, int] | None = None
+    ) -> None:
+        """Append the tables (their id columns moved by ``shift``, see :meth:`Database.append`)."""
         if self._error is not None:
             raise self._error
-        self._queue.put(batch)
+        self._queue.put((batch, shift))
 
     def close(self, raise_error: bool = True) -> None:
         if self._thread.is_alive():

@@ -228,6 +228,23 @@ INSERT_SQL = {
     table: f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _bulk"
     for table, cols in BULK_TABLES.items()
 }
+ID_COLUMNS = ("profile_id", "attr_id", "message_id")
+"""The ids an import numbers within its run, which a part of a file read apart numbers from zero."""
+SHIFTED_INSERT_SQL = {
+    table: (
+        f"INSERT INTO {table} ({', '.join(cols)}) SELECT "
+        + ", ".join(f"{c} + ?" if c in ID_COLUMNS else c for c in cols)
+        + " FROM _bulk",
+        tuple(c for c in cols if c in ID_COLUMNS),
+    )
+    for table, cols in BULK_TABLES.items()
+}
+"""Each bulk table's insert with its id columns moved by parameters, and those columns in order.
+
+>>> SHIFTED_INSERT_SQL["judgments"]
+('INSERT INTO judgments (judge_id, message_id, status, raw) SELECT judge_id, message_id + ?, \
+status, raw FROM _bulk', ('message_id',))
+"""
 COUNT_SQL = {t: f"SELECT count(*) FROM {t}" for t in ("runs", "judges", "llm_cache", *BULK_TABLES)}
 
 

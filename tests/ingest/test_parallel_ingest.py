@@ -4,6 +4,11 @@ nothing."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from cimem.errors import InputError
@@ -94,7 +99,10 @@ def test_profiles_with_different_labellers_read_apart_write_what_one_writes(tmp_
     assert "someone_new" in personas and len(personas) == 5
 
 
-def test_an_error_in_a_later_span_names_its_line_and_writes_nothing(nine, tmp_path):
+def test_an_error_in_a_later_span_names_its_line_and_writes_nothing(nine, tmp_path, monkeypatch):
+    handed = tmp_path / "handed"  # where the readers leave their tables for this process
+    handed.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(handed))
     lines = nine.read_bytes().splitlines(keepends=True)
     lines[7] = b'{"bio": {"name": 3}}\n'
     nine.write_bytes(b"".join(lines))
@@ -104,6 +112,36 @@ def test_an_error_in_a_later_span_names_its_line_and_writes_nothing(nine, tmp_pa
         with pytest.raises(InputError, match=r"nine\.jsonl: line 8: "):
             ingest_file(store, nine, readers=3)
         assert store.table_counts() == before
+    assert list(handed.iterdir()) == []
+    with Store.open(tmp_path / "good.duckdb") as store:
+        write_jsonl(nine, [small_profile(f"P{i}") for i in range(9)])
+        assert ingest_file(store, nine, readers=3).profiles == 9
+    assert list(handed.iterdir()) == []
+
+
+def test_a_reader_builds_its_tables_without_importing_pandas(tmp_path):
+    """pyarrow would import pandas in each reader only to ask whether its values are pandas
+    objects; the readers refuse the import and still build every table."""
+    code = (
+        "import sys\n"
+        "from cimem.ingest.parallel import _start_reader\n"
+        "from cimem.ingest.official import read_official\n"
+        "from cimem.ingest.writer import RunWriter\n"
+        "_start_reader()\n"
+        "writer = RunWriter.detached(1, 1)\n"
+        f"tables = [t for r in read_official(__import__('pathlib').Path({str(tmp_path / 'p.jsonl')!r}))"
+        " for t in writer.tables(r)]\n"
+        "try:\n"
+        "    import pandas\n"
+        "except ImportError:\n"
+        "    print(len(tables), 'pandas' in sys.modules)\n"
+    )
+    write_jsonl(tmp_path / "p.jsonl", [small_profile("P")])
+    repo = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=repo
+    )
+    assert out.stdout.split() == ["7", "False"]  # no hard labels in the official format
 
 
 def test_only_a_programs_main_thread_reads_with_several_processes(tmp_path, monkeypatch):

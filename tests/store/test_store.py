@@ -46,6 +46,29 @@ def test_bulk_append_rejects_unknown_tables(store: Store):
         store.append("runs; DROP TABLE runs", pa.table({"a": [1]}))
 
 
+def _threads(store: Store) -> int:
+    return store.con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+
+
+def test_an_appender_limits_duckdbs_threads_only_while_it_appends(store: Store):
+    store.con.execute("SET threads = 3")
+    with store.transaction(), store.bulk_appender(threads=1):
+        assert _threads(store) == 1
+    assert _threads(store) == 3
+    with pytest.raises(ValueError), store.transaction(), store.bulk_appender(threads=1) as app:
+        app.put([("runs; DROP TABLE runs", pa.table({"a": [1]}))])
+        app.close()
+    assert _threads(store) == 3
+
+
+def test_an_append_moves_the_id_columns_it_is_told_to(store: Store):
+    row = {"judge_id": [1], "message_id": [5], "attr_id": [2], "revealed": [True]}
+    data = pa.table(row | {"evidence": pa.array([None], pa.string())})
+    store.append("verdicts", data, shift={"message_id": 10, "attr_id": 100, "profile_id": 7})
+    got = store.con.execute("SELECT judge_id, message_id, attr_id FROM verdicts").fetchall()
+    assert got == [(1, 15, 102)]
+
+
 def test_resolve_run_by_id_and_name_and_delete(store: Store, tmp_path):
     a = ingest_file(store, write_jsonl(tmp_path / "a.jsonl", [small_profile("A")]), name="first")
     b = ingest_file(store, write_jsonl(tmp_path / "b.jsonl", [small_profile("B")]), name="second")
