@@ -78,6 +78,11 @@ class PeopleAgreement:
     by_label: dict[str, int]  # settled pairs by people's label
     sources: list[SourceAgreement]
 
+    @classmethod
+    def unlabelled(cls, run: str) -> PeopleAgreement:
+        """A run of which people labelled no pair: nothing to compare, no persona to read."""
+        return cls(run, 0, 0, {}, [])
+
     def as_dict(self) -> dict[str, object]:
         out = asdict(self)
         out["sources"] = [asdict(s) | {"share": s.share} for s in self.sources]

@@ -49,6 +49,35 @@ def test_the_page_shows_each_schemes_numbers(demo_db, monkeypatch):
     assert "0 current labels by 0 reviewers" in " ".join(m.value for m in at.markdown)
 
 
+def test_a_run_nobody_labelled_reads_no_personas_and_a_mode_change_asks_the_same(
+    demo_db, monkeypatch
+):
+    """The personas' fractions (a million rows for a 60-profile run) are read only to compare
+    people's labels with them; the agreement is asked with the same key under either metric
+    mode, which changes nothing in it (so a mode change finds it cached)."""
+    from webapp import cache
+
+    def refused(self, run_id):
+        raise AssertionError("the personas' fractions were read")
+
+    monkeypatch.setattr(Store, "persona_fractions", refused)
+    asked = []
+    real = cache.agreement_of
+
+    def spy(*key):
+        asked.append(key)
+        return real(*key)
+
+    monkeypatch.setattr(cache, "agreement_of", spy)
+    at = open_page(demo_db, LABELS, monkeypatch, runs="1,2")
+    no_exception(at)
+    assert "people labelled 0 pairs" in " ".join(m.value for m in at.markdown)
+    at.session_state["mode"] = "definition"
+    at.run()
+    no_exception(at)
+    assert len(asked) == 2 and asked[0] == asked[1]
+
+
 def test_people_labels_bring_their_schemes_and_agreement(demo_db, tmp_path, monkeypatch):
     db = tmp_path / "people.duckdb"
     shutil.copy(demo_db, db)

@@ -56,16 +56,21 @@ def saved_labels(
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def agreement_of(scope: RunScope) -> PeopleAgreement:
-    """People against the personas on the run's pairs, under the scope's label rule."""
+def agreement_of(scope: RunScope, rule: str) -> PeopleAgreement:
+    """People against the personas on the run's pairs, under the label ``rule``. Keyed by the
+    run and judge alone (``scope.verdicts()``): the metric options change nothing here. The
+    personas' fractions (a million rows for a 60-profile run, 0.15 s) are read only when people
+    labelled a pair of the run."""
     from cimem.analysis.labels import LabelRule
-    from cimem.analysis.people_labels import persona_agreement
+    from cimem.analysis.people_labels import PeopleAgreement, persona_agreement
 
     mine = cube(scope)
     with reading_at(scope.path) as store:
-        fractions = store.persona_fractions(scope.run_id)
         people = store.people_labels_of(scope.run_id)
-    return persona_agreement(mine, fractions, people, LabelRule.parse(scope.opts.label_rule))
+        if not people:
+            return PeopleAgreement.unlabelled(mine.run)
+        fractions = store.persona_fractions(scope.run_id)
+    return persona_agreement(mine, fractions, people, LabelRule.parse(rule))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

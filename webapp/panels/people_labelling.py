@@ -53,7 +53,8 @@ def section(ch: sidebar.Choices) -> None:
 
 
 def _agreement(ch: sidebar.Choices) -> None:
-    found = cache.agreement_of(ch.scope(ch.run_id))
+    scope = ch.scope(ch.run_id)
+    found = cache.agreement_of(scope.verdicts(), scope.opts.label_rule)
     settled = found.labelled - found.disputed
     st.markdown(
         f"**Run {render.escape_md(found.run)}**: people labelled"
