@@ -15,6 +15,8 @@ from __future__ import annotations
 import gc
 import importlib.abc
 import multiprocessing
+import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -30,6 +32,7 @@ from cimem.ingest.official import read_official
 from cimem.ingest.writer import RunWriter, WriterCounts
 
 SPANS_PER_READER = 4  # this process appends a span while the readers read later ones
+HANDOVER = "cimem-ingest-"  # the temporary folder's name: this prefix, the process id, a dash
 
 
 @dataclass
@@ -59,14 +62,34 @@ def span_tables(
     happens."""
     cut = spans(path, readers * SPANS_PER_READER)
     context = multiprocessing.get_context("fork")
+    _remove_folders_of_ended_imports()
     with (
-        tempfile.TemporaryDirectory(prefix="cimem-ingest-") as folder,
+        tempfile.TemporaryDirectory(prefix=f"{HANDOVER}{os.getpid()}-") as folder,
         ProcessPoolExecutor(readers, mp_context=context, initializer=_start_reader) as pool,
     ):
         read = partial(_read_span, path, Path(folder), run_id, judge_id)
         for part in pool.map(read, cut):
             tables = [(name, mapped(file)) for name, file in part.files]
             yield SpanTables(tables, part.counts, part.end)
+
+
+def _remove_folders_of_ended_imports() -> None:
+    """The temporary folders of imports whose process is gone (killed before it could remove
+    its own): each is named after its process."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{HANDOVER}*-*"):
+        pid = folder.name.removeprefix(HANDOVER).split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)) and not folder.is_symlink():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 class _WithoutPandas(importlib.abc.MetaPathFinder):

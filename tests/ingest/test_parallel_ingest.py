@@ -4,6 +4,7 @@ nothing."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -117,6 +118,26 @@ def test_an_error_in_a_later_span_names_its_line_and_writes_nothing(nine, tmp_pa
         write_jsonl(nine, [small_profile(f"P{i}") for i in range(9)])
         assert ingest_file(store, nine, readers=3).profiles == 9
     assert list(handed.iterdir()) == []
+
+
+def test_an_import_removes_the_folders_of_imports_that_were_killed(nine, tmp_path, monkeypatch):
+    handed = tmp_path / "handed"
+    handed.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(handed))
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    killed = handed / f"cimem-ingest-{int(ended.stdout)}-x1"  # its process is gone
+    running = handed / f"cimem-ingest-{os.getpid()}-x2"  # another import of a live process
+    for folder in (killed, running):
+        folder.mkdir()
+        (folder / "0-verdicts.arrow").write_bytes(b"left")
+    with Store.open(tmp_path / "db.duckdb") as store:
+        assert ingest_file(store, nine, readers=2).profiles == 9
+    assert sorted(handed.iterdir()) == [running]
 
 
 def test_a_reader_builds_its_tables_without_importing_pandas(tmp_path):
