@@ -58,8 +58,8 @@ def span_tables(
     path: Path, run_id: int, judge_id: int | None, readers: int
 ) -> Iterator[SpanTables]:
     """The file's tables a span at a time, in file order, read by ``readers`` processes; an
-    InputError of any span is raised here. Nothing is left in the temporary folder, whatever
-    happens."""
+    InputError of any span is raised here. The temporary folder is removed however the import
+    ends, unless its process is killed outright: the next import removes that one."""
     cut = spans(path, readers * SPANS_PER_READER)
     context = multiprocessing.get_context("fork")
     _remove_folders_of_ended_imports()
