@@ -44,12 +44,21 @@ def running_app(env: dict[str, str], *args: str) -> Iterator[str]:
         yield base
 
 
+LOCAL_ONLY = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
+
+
+@contextmanager
+def serving(db: Path | str) -> Iterator[str]:
+    """The app serving the database ``db`` on this machine only; yields the base URL."""
+    with running_app({"CIMEM_DB": str(db)}, *LOCAL_ONLY) as base:
+        yield base
+
+
 @contextmanager
 def running_script(script: Path) -> Iterator[str]:
     """``streamlit run script`` from the repository (so its ``webapp`` is imported) on a free
     local port; yields the base URL."""
-    command = ["-m", "streamlit", "run", str(script), "--server.headless", "true"]
-    command += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    command = ["-m", "streamlit", "run", str(script), "--server.headless", "true", *LOCAL_ONLY]
     with _serving(command, {"PYTHONPATH": str(REPO)}) as base:
         yield base
 

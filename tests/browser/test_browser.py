@@ -7,7 +7,7 @@ import csv
 import re
 
 import pytest
-from app_server import chromium, chromium_or_skip, click_until, running_app
+from app_server import chromium, chromium_or_skip, click_until, running_app, serving
 from playwright.sync_api import expect
 
 from cimem.demo.reference import TABLE1
@@ -47,8 +47,7 @@ def server(tmp_path_factory):
         xss_message = s.con.execute(
             "SELECT min(message_id) FROM messages WHERE run_id = ?", [run]
         ).fetchone()[0]
-    args = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
-    with running_app({"CIMEM_DB": str(db)}, *args) as base:
+    with serving(db) as base:
         yield base, xss_message
 
 

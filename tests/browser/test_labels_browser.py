@@ -5,7 +5,7 @@ labels fill the table, and Save has nothing left to store (nothing is written tw
 import re
 
 import pytest
-from app_server import chromium, chromium_or_skip, running_app
+from app_server import chromium, chromium_or_skip, serving
 
 from cimem.demo.simulate import build_demo_database
 from cimem.store import Store
@@ -22,8 +22,7 @@ ROW = 35  # the table's row height in pixels (its header row too)
 def served(tmp_path_factory):
     db = tmp_path_factory.mktemp("labels") / "labels.duckdb"
     build_demo_database(db)
-    args = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
-    with running_app({"CIMEM_DB": str(db)}, *args) as base:
+    with serving(db) as base:
         yield base, db
 
 

@@ -5,7 +5,7 @@ Growth chart draws more than eight runs."""
 from __future__ import annotations
 
 import pytest
-from app_server import chromium, chromium_or_skip, running_app
+from app_server import chromium, chromium_or_skip, serving
 from playwright.sync_api import expect
 
 from cimem.publish import palette
@@ -26,8 +26,7 @@ PAGES = {
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     db = twelve_runs(tmp_path_factory.mktemp("many"))
-    args = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
-    with running_app({"CIMEM_DB": str(db)}, *args) as base, chromium() as browser:
+    with serving(db) as base, chromium() as browser:
         yield base, browser
 
 

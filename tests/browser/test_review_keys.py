@@ -4,7 +4,7 @@ mode, and the keys named on the page. Its speed is bench/review.py's."""
 import re
 
 import pytest
-from app_server import chromium, chromium_or_skip, click_until, running_app
+from app_server import chromium, chromium_or_skip, click_until, serving
 
 from cimem.demo.simulate import build_demo_database
 from cimem.store import Store
@@ -16,8 +16,7 @@ pytestmark = chromium_or_skip()
 def served(tmp_path_factory):
     db = tmp_path_factory.mktemp("review") / "review.duckdb"
     build_demo_database(db)
-    args = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
-    with running_app({"CIMEM_DB": str(db)}, *args) as base:
+    with serving(db) as base:
         yield base, db
 
 

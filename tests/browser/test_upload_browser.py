@@ -1,7 +1,7 @@
 """A file uploaded on the Data page, in a real browser: the run keeps the name it was uploaded
 under (not the server's temporary copy), on the page and in the store."""
 
-from app_server import chromium, chromium_or_skip, running_app
+from app_server import chromium, chromium_or_skip, serving
 
 from cimem.store import Store
 
@@ -14,8 +14,7 @@ def test_an_uploaded_file_is_recorded_under_its_own_name(tmp_path):
     db = tmp_path / "up.duckdb"
     Store.open(db).close()
     upload = write_jsonl(tmp_path / "Llama 3.3 results.jsonl", [small_profile("Ada")])
-    args = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
-    with running_app({"CIMEM_DB": str(db)}, *args) as base, chromium() as browser:
+    with serving(db) as base, chromium() as browser:
         page = browser.new_page(viewport={"width": 1440, "height": 1000})
         page.goto(f"{base}/data")
         page.get_by_role("heading", name="Data", exact=True).first.wait_for(timeout=60000)
