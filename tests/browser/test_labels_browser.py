@@ -7,7 +7,6 @@ import re
 import pytest
 from app_server import chromium, chromium_or_skip, serving
 
-from cimem.demo.simulate import build_demo_database
 from cimem.store import Store
 
 pytestmark = chromium_or_skip()
@@ -19,11 +18,10 @@ ROW = 35  # the table's row height in pixels (its header row too)
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    db = tmp_path_factory.mktemp("labels") / "labels.duckdb"
-    build_demo_database(db)
-    with serving(db) as base:
-        yield base, db
+def served(demo_db):
+    """The demo database (this module's own copy) served to a browser."""
+    with serving(demo_db) as base:
+        yield base, demo_db
 
 
 def labelled_count(page) -> int:

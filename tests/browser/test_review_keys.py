@@ -6,18 +6,16 @@ import re
 import pytest
 from app_server import chromium, chromium_or_skip, click_until, serving
 
-from cimem.demo.simulate import build_demo_database
 from cimem.store import Store
 
 pytestmark = chromium_or_skip()
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    db = tmp_path_factory.mktemp("review") / "review.duckdb"
-    build_demo_database(db)
-    with serving(db) as base:
-        yield base, db
+def served(demo_db):
+    """The demo database (this module's own copy) served to a browser."""
+    with serving(demo_db) as base:
+        yield base, demo_db
 
 
 def cell_shown(page) -> int:
