@@ -44,6 +44,16 @@ def running_app(env: dict[str, str], *args: str) -> Iterator[str]:
         yield base
 
 
+PAGES = {
+    "": "Overview",
+    "leaks": "Leaks",
+    "growth": "Growth",
+    "audit": "Audit",
+    "labels": "Labels",
+    "learn": "Learn the metrics",
+    "data": "Data",
+}
+"""The app's pages a browser test opens: path -> heading (Review needs a reviewer first)."""
 LOCAL_ONLY = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
 
 

@@ -5,7 +5,7 @@ Growth chart draws more than eight runs."""
 from __future__ import annotations
 
 import pytest
-from app_server import chromium, chromium_or_skip, serving
+from app_server import PAGES, chromium, chromium_or_skip, serving
 from playwright.sync_api import expect
 
 from cimem.publish import palette
@@ -13,14 +13,6 @@ from cimem.publish import palette
 from fixtures import twelve_runs
 
 pytestmark = chromium_or_skip()
-PAGES = {
-    "": "Overview",
-    "leaks": "Leaks",
-    "growth": "Growth",
-    "audit": "Audit",
-    "labels": "Labels",
-    "data": "Data",
-}
 
 
 @pytest.fixture(scope="module")

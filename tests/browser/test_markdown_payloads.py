@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-from app_server import chromium, chromium_or_skip, logging_server, running_app
+from app_server import PAGES, chromium, chromium_or_skip, logging_server, running_app
 
 from cimem.ingest import ingest_file
 from cimem.judges.base import OfflineJudge, rejudge
@@ -16,15 +16,6 @@ from cimem.store import Store
 from fixtures import small_profile, write_jsonl
 
 pytestmark = chromium_or_skip()
-PAGES = {
-    "": "Overview",
-    "leaks": "Leaks",
-    "growth": "Growth",
-    "audit": "Audit",
-    "labels": "Labels",
-    "learn": "Learn the metrics",
-    "data": "Data",
-}
 
 
 def shown(page) -> str:
