@@ -16,6 +16,7 @@ from cimem.errors import InputError
 from cimem.ingest import ingest_file
 from cimem.store import Store
 
+from conftest import shared_file
 from fixtures import small_profile, write_jsonl
 
 TABLES = {
@@ -98,6 +99,17 @@ def test_profiles_with_different_labellers_read_apart_write_what_one_writes(tmp_
     assert a == b
     personas = {r[4] for r in a["persona_labels"]}
     assert "someone_new" in personas and len(personas) == 5
+
+
+def test_the_real_run_output_read_apart_writes_what_one_process_writes(tmp_path):
+    """results_sample.jsonl: two profiles with three trials, each profile's line a span."""
+    sample = shared_file("results_sample.jsonl")
+    one, many = tmp_path / "one.duckdb", tmp_path / "many.duckdb"
+    for db, readers in ((one, 1), (many, 2)):
+        with Store.open(db) as store:
+            ingest_file(store, sample, readers=readers)
+    a, b = contents(one), contents(many)
+    assert a == b and len(a["profiles"]) == 2 and a["runs"] == [("results", 3)]
 
 
 def test_an_error_in_a_later_span_names_its_line_and_writes_nothing(nine, tmp_path, monkeypatch):
