@@ -65,3 +65,15 @@ def empty_db(tmp_path):
     path = tmp_path / "empty.duckdb"
     Store.open(path).close()
     return str(path)
+
+
+@pytest.fixture(scope="session")
+def full_run(tmp_path_factory):
+    """A full-size run made once per test session (see :mod:`full_size`): ``truth`` (the
+    fabricator's 10 profiles x 5 trials, its verdicts the truth), ``judged`` (the same run as a
+    judge missing 20% of reveals and adding 2% would have written it) and ``db``, a database
+    holding ``judged`` as run 1. Tests that write copy ``db`` first."""
+    from full_size import FullRun, make_full_run
+
+    made: FullRun = make_full_run(tmp_path_factory.mktemp("full_run"))
+    return made

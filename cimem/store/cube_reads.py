@@ -36,6 +36,7 @@ lab AS ({_RUN_LABELS_SQL})
 SELECT lab.profile_id, lab.ctx_idx, lab.attr_id, lab.necessary, lab.private, lab.hard,
        coalesce(rev.mask, 0::UBIGINT) AS mask
 FROM lab LEFT JOIN rev USING (profile_id, ctx_idx, attr_id)
+ORDER BY lab.profile_id, lab.ctx_idx, lab.attr_id
 """
 
 _TRIAL_MASKS_SQL = """
@@ -53,6 +54,7 @@ SELECT m.profile_id, m.ctx_idx,
 FROM messages m LEFT JOIN judgments j ON j.message_id = m.message_id AND j.judge_id = ?
 WHERE m.run_id = ? AND m.shared_json IS NULL
 GROUP BY ALL
+ORDER BY m.profile_id, m.ctx_idx
 """
 
 _AGREEMENT_SQL = f"""
@@ -85,6 +87,7 @@ def _queue_cells_sql(evidence: bool) -> str:
         " LEFT JOIN verdicts o ON o.judge_id = ? AND o.message_id = v.message_id"
         "  AND o.attr_id = v.attr_id"
         " WHERE v.judge_id = ? AND (v.revealed OR o.revealed <> v.revealed)"
+        " ORDER BY v.message_id, v.attr_id"
     )
 
 
@@ -105,13 +108,14 @@ class CubeReads(Database):
     def label_columns(self, run_id: int) -> LabelColumns:
         """Every labelled pair of a run as columns (see :class:`LabelColumns`)."""
         params = [run_id, run_id]
-        return LabelColumns.from_numpy(self.con.execute(_RUN_LABELS_SQL, params).fetchnumpy())
+        sql = f"SELECT * FROM ({_RUN_LABELS_SQL}) ORDER BY profile_id, ctx_idx, attr_id"
+        return LabelColumns.from_numpy(self.con.execute(sql, params).fetchnumpy())
 
     def persona_fractions(self, run_id: int) -> PersonaFractions:
         """Each single persona's fractions of the run's pairs (label sensitivity reads them)."""
         sql = (
             "SELECT profile_id, ctx_idx, attr_id, persona, necessary, private FROM persona_labels"
-            " WHERE run_id = ? AND persona <> 'combined'"
+            " WHERE run_id = ? AND persona <> 'combined' ORDER BY profile_id, ctx_idx, attr_id, persona"
         )
         return PersonaFractions.from_numpy(self.con.execute(sql, [run_id]).fetchnumpy())
 

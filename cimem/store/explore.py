@@ -42,6 +42,7 @@ class View:
     name: str
     row: str
     sql: str
+    order: str  # the columns whose order ``view`` gives its rows in (the documented order)
     of_run: str = "run_id = ?"
     older: str | None = None  # the SQL for a database made before some of the columns existed
 
@@ -54,6 +55,7 @@ def _v(
     row: str,
     columns: str,
     source: str,
+    order: str,
     of_run: str = "run_id = ?",
     newer: dict[str, str] | None = None,
 ) -> View:
@@ -64,7 +66,7 @@ def _v(
     sql = f"SELECT {columns}{', ' + added if added else ''} FROM {ATTACHED}.{source}"
     nulls = ", ".join(f"NULL::{t} AS {n}" for n, t in (newer or {}).items())
     older = f"SELECT {columns}, {nulls} FROM {ATTACHED}.{source}" if newer else None
-    return View(name, row, sql, of_run, older)
+    return View(name, row, sql, order, of_run, older)
 
 
 VIEWS: tuple[View, ...] = (
@@ -75,25 +77,35 @@ VIEWS: tuple[View, ...] = (
         " AS source_file, content_hash AS sha256, model, prompt_set, level, memory_format,"
         " n_trials, simulated, created_at",
         "runs",
+        "run_id",
     ),
-    _v("profiles", "a person of a run", "run_id, profile_id, name, sex, address, age", "profiles"),
+    _v(
+        "profiles",
+        "a person of a run",
+        "run_id, profile_id, name, sex, address, age",
+        "profiles",
+        "run_id, profile_id",
+    ),
     _v(
         "attributes",
         "a memory of a person",
         "run_id, profile_id, attr_id, key, value_json, domain, event, memory_statement",
         "attributes",
+        "run_id, profile_id, attr_id",
     ),
     _v(
         "contexts",
         "a task of a person: recipient and purpose",
         "run_id, profile_id, ctx_idx, recipient, task",
         "contexts",
+        "run_id, profile_id, ctx_idx",
     ),
     _v(
         "messages",
         "a message the model wrote for one task, one sample (trial)",
         "message_id, run_id, profile_id, ctx_idx, trial, prompt, text, status, error",
         "messages",
+        "message_id",
         newer={
             "finish_reason": "VARCHAR",
             "prompt_tokens": "INTEGER",
@@ -105,12 +117,14 @@ VIEWS: tuple[View, ...] = (
         "a judge of a run (imported verdicts, an LLM, the offline judge, people)",
         "judge_id, run_id, name, kind, model, prompt_hash, created_at",
         "judges",
+        "judge_id",
     ),
     _v(
         "judgments",
         "a judge's reply on a message: ok, parse_failure or error",
         "judge_id, message_id, status",
         "judgments",
+        "judge_id, message_id",
         _OF_RUN_BY_JUDGE,
     ),
     _v(
@@ -118,6 +132,7 @@ VIEWS: tuple[View, ...] = (
         "a judge's yes/no on one (message, attribute), with its evidence",
         "judge_id, message_id, attr_id, revealed, evidence",
         "verdicts",
+        "judge_id, message_id, attr_id",
         _OF_RUN_BY_JUDGE,
     ),
     _v(
@@ -125,12 +140,14 @@ VIEWS: tuple[View, ...] = (
         "one persona's fractions for a (task, attribute): necessary, private, unlabeled",
         "run_id, profile_id, ctx_idx, attr_id, persona, necessary, private, unlabeled",
         "persona_labels",
+        "run_id, profile_id, ctx_idx, attr_id, persona",
     ),
     _v(
         "hard_labels",
         "a source's own label for a (task, attribute): share, private or ambiguous",
         "run_id, profile_id, ctx_idx, attr_id, label",
         "hard_labels",
+        "run_id, profile_id, ctx_idx, attr_id",
     ),
     _v(
         "human_verdicts",
@@ -138,6 +155,7 @@ VIEWS: tuple[View, ...] = (
         " adjudication: it settles reviewers' disagreement",
         "seq, judge_id, message_id, attr_id, revealed, reviewer, note, created_at",
         "human_verdicts",
+        "seq",
         _OF_RUN_BY_JUDGE,
         newer={"adjudication": "BOOLEAN"},
     ),
@@ -283,13 +301,13 @@ class Sandbox:
         }
 
     def view(self, name: str, run_id: int | None = None) -> pd.DataFrame:
-        """A whole view, or its rows of one run."""
+        """A whole view, or its rows of one run, in the view's documented order."""
         view = next((v for v in VIEWS if v.name == name), None)
         if view is None:
             raise QueryRefused(f"no view {name!r}: the views are {', '.join(sorted(self.tables))}")
-        if run_id is None:
-            return self.con.execute(f"SELECT * FROM {view.name}").df()
-        return self.con.execute(f"SELECT * FROM {view.name} WHERE {view.of_run}", [run_id]).df()
+        where = "" if run_id is None else f" WHERE {view.of_run}"
+        sql = f"SELECT * FROM {view.name}{where} ORDER BY {view.order}"
+        return self.con.execute(sql, [] if run_id is None else [run_id]).df()
 
     def query(
         self,

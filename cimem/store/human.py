@@ -35,7 +35,10 @@ _PAIRS_SQL = """
     JOIN (SELECT unnest(?) AS message_id, unnest(?) AS attr_id) t
       ON t.message_id = h.message_id AND t.attr_id = h.attr_id
     WHERE h.judge_id = ? ORDER BY h.seq"""
-_SETTLED_SQL = "SELECT message_id, attr_id, revealed FROM verdicts WHERE judge_id = ?"
+_SETTLED_SQL = (
+    "SELECT message_id, attr_id, revealed FROM verdicts WHERE judge_id = ?"
+    " ORDER BY message_id, attr_id"
+)
 
 
 def settled(verdicts: list[tuple[bool, str, bool]]) -> bool | None:

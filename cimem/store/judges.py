@@ -132,14 +132,16 @@ class Judges(Database):
     def judgments_of(self, judge_id: int) -> dict[int, Judgment]:
         """{message_id: judgment} of one judge."""
         rows = self.con.execute(
-            "SELECT message_id, status, raw FROM judgments WHERE judge_id = ?", [judge_id]
+            "SELECT message_id, status, raw FROM judgments WHERE judge_id = ? ORDER BY message_id",
+            [judge_id],
         ).fetchall()
         return {int(m): Judgment(status=JUDGMENT_STATUS[s], raw=r) for m, s, r in rows}
 
     def message_judgments(self, message_id: int) -> dict[int, Judgment]:
         """{judge_id: judgment} of every judge of this message."""
         rows = self.con.execute(
-            "SELECT judge_id, status, raw FROM judgments WHERE message_id = ?", [message_id]
+            "SELECT judge_id, status, raw FROM judgments WHERE message_id = ? ORDER BY judge_id",
+            [message_id],
         ).fetchall()
         return {int(j): Judgment(status=JUDGMENT_STATUS[s], raw=r) for j, s, r in rows}
 

@@ -68,13 +68,15 @@ class Labels(Database):
         fractions = self._rows(
             PairLabel,
             "SELECT attr_id, persona, necessary, private, unlabeled, NULL AS hard_label"
-            " FROM persona_labels" + where,
+            " FROM persona_labels" + where + " ORDER BY attr_id, persona",
             params,
         )
         hard = self._rows(
             PairLabel,
             "SELECT attr_id, NULL AS persona, NULL AS necessary, NULL AS private,"
-            " NULL AS unlabeled, label AS hard_label FROM hard_labels" + where,
+            " NULL AS unlabeled, label AS hard_label FROM hard_labels"
+            + where
+            + " ORDER BY attr_id",
             params,
             convert={"hard_label": LABELS.__getitem__},
         )
@@ -87,7 +89,7 @@ class Labels(Database):
             "SELECT profile_id, ctx_idx, attr_id, necessary, private, NULL::VARCHAR AS hard_label"
             " FROM persona_labels WHERE run_id = ? AND persona = 'combined' UNION ALL"
             " SELECT profile_id, ctx_idx, attr_id, NULL, NULL, label FROM hard_labels"
-            " WHERE run_id = ?",
+            " WHERE run_id = ? ORDER BY profile_id, ctx_idx, attr_id",
             [run_id, run_id],
             convert={"hard_label": _label_or_none},
         )

@@ -39,7 +39,7 @@ _COUNTERPARTS_SQL = """
 
 _COMPOSITION_SQL = """
     SELECT m.num_not_to_share, m.shared_json,
-           coalesce(list(a.key) FILTER (WHERE v.revealed), []) AS revealed_keys
+           coalesce(list(a.key ORDER BY a.attr_id) FILTER (WHERE v.revealed), []) AS revealed_keys
     FROM messages m
     JOIN judgments j ON j.message_id = m.message_id AND j.judge_id = ? AND j.status = 'ok'
     LEFT JOIN verdicts v ON v.message_id = m.message_id AND v.judge_id = j.judge_id
@@ -118,7 +118,8 @@ class Messages(Database):
         """{(profile name, ctx_idx, trial): message_id} of full-memory messages."""
         rows = self.con.execute(
             "SELECT p.name, m.ctx_idx, m.trial, m.message_id FROM messages m JOIN profiles p"
-            " USING (run_id, profile_id) WHERE m.run_id = ? AND m.shared_json IS NULL",
+            " USING (run_id, profile_id) WHERE m.run_id = ? AND m.shared_json IS NULL"
+            " ORDER BY m.message_id",
             [run_id],
         ).fetchall()
         return {(name, ctx, trial): int(mid) for name, ctx, trial, mid in rows}
@@ -192,7 +193,7 @@ class Messages(Database):
         rows = self.con.execute(
             "SELECT profile_id, ctx_idx, trial,"
             " CASE WHEN shared_json IS NULL THEN NULL ELSE num_not_to_share END, message_id, status"
-            " FROM messages WHERE run_id = ?",
+            " FROM messages WHERE run_id = ? ORDER BY message_id",
             [run_id],
         ).fetchall()
         return {

@@ -53,7 +53,8 @@ class Profiles(Database):
         """{(profile name, attribute key): value JSON} of a run (e.g. an imported profiles file)."""
         rows = self.con.execute(
             "SELECT p.name, a.key, a.value_json FROM attributes a JOIN profiles p"
-            " USING (run_id, profile_id) WHERE a.run_id = ? AND a.value_json IS NOT NULL",
+            " USING (run_id, profile_id) WHERE a.run_id = ? AND a.value_json IS NOT NULL"
+            " ORDER BY a.attr_id",
             [run_id],
         ).fetchall()
         return {(name, key): value for name, key, value in rows}

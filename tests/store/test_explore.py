@@ -150,3 +150,16 @@ def test_a_result_stops_at_its_byte_limit(box):
     with pytest.raises(QueryRefused, match="passes 1 MB"):
         box.query("SELECT repeat('x', 10000) AS s FROM range(1000)", max_bytes=1_000_000)
     assert len(box.query("SELECT repeat('x', 100) AS s FROM range(1000)").frame) == 1000
+
+
+def test_every_view_gives_its_rows_in_its_documented_order(demo_db):
+    db = cimem.open(demo_db)
+    for v in VIEWS:
+        frame = getattr(db, v.name)()
+        keys = [c.strip() for c in v.order.split(",")]
+        assert frame[keys].equals(frame[keys].sort_values(keys, kind="stable")), v.name
+        if v.name != "runs":
+            one = getattr(db, v.name)(1)
+            assert one[keys].equals(one[keys].sort_values(keys, kind="stable")), v.name
+    cells = db.leak_cells(1)
+    assert cells[["ctx", "attr"]].equals(cells[["ctx", "attr"]].sort_values(["ctx", "attr"]))

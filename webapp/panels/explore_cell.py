@@ -116,7 +116,12 @@ def views_table() -> None:
     with connection.sandbox({}) as box:
         columns = box.columns()
     rows = [
-        {"view": v.name, "a row is": v.row, "columns": ", ".join(c for c, _ in columns[v.name])}
+        {
+            "view": v.name,
+            "a row is": v.row,
+            "columns": ", ".join(c for c, _ in columns[v.name]),
+            "rows in the order of": v.order,
+        }
         for v in VIEWS
     ]
     render.static_table(pd.DataFrame(rows), breakable=("columns",))
