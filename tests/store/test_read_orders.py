@@ -83,7 +83,9 @@ def busy_db(full_run, tmp_path_factory) -> tuple[Path, dict[str, int]]:
     folder = tmp_path_factory.mktemp("orders")
     db = full_run.copy_db(folder / "busy.duckdb")
     _cli("judge", "--db", str(db), "--run", "1", "--offline", cwd=folder)
-    _cli("audit-sample", "--db", str(db), "--run", "1", "--size", "120", "--out", "s.csv", cwd=folder)
+    _cli(
+        "audit-sample", "--db", str(db), "--run", "1", "--size", "120", "--out", "s.csv", cwd=folder
+    )
     fill_sheet(folder / "s.csv", truth_table(full_run.truth), {"ana": folder / "ana.csv"})
     _cli("human", "import", "ana.csv", "--db", str(db), "--run", "1", cwd=folder)
     with Store.open(db) as store:
