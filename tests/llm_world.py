@@ -16,8 +16,35 @@ _JUDGE_MARK = "SOLUTION:\n"
 _MEMORY_HEADER = "should be considered in how a response should be constructed.\n"
 
 
+_LABEL_MARK = "Which of these memories does the purpose need"
+
+
 def is_judge(body: dict) -> bool:
     return _JUDGE_MARK in body["messages"][0]["content"]
+
+
+def is_labelling(body: dict) -> bool:
+    return _LABEL_MARK in body["messages"][0]["content"]
+
+
+def label_reply(body: dict) -> str:
+    """A persona's answer: the same memories needed for every persona (those whose text hashes
+    to 0 mod 6), and withheld ones that grow with the persona's caution, so the personas agree
+    on some pairs and not on others."""
+    import zlib
+
+    text = body["messages"][0]["content"]
+    block = text.split("MEMORIES:\n", 1)[1].split("\n\n" + _LABEL_MARK, 1)[0]
+    memories = [ln.strip() for ln in block.splitlines() if ln.strip()]
+    strict = 3 if "You are relaxed" in text else 2 if "case by case" in text else 1
+    needed, withheld = [], []
+    for m in memories:
+        h = zlib.crc32(m.encode())
+        if h % 6 == 0:
+            needed.append(m)
+        elif h % 5 < 4 - strict:
+            withheld.append(m)
+    return json.dumps({"needed": needed, "not_shared": withheld})
 
 
 def generation_reply(body: dict, n: int) -> str:
@@ -86,6 +113,8 @@ class World:
             return Reply(status=429, headers={"Retry-After": f.retry_after}, delay=self.delay)
         if fault == "hang":
             return Reply(hang=True, delay=f.hang_seconds)
+        if is_labelling(body):
+            return Reply(label_reply(body), delay=self.delay)
         if judge:
             self.judge_requests += 1
             if f.every_malformed and self.judge_requests % f.every_malformed == 1:

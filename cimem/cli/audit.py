@@ -101,6 +101,7 @@ def _print_queue(
 
 def _sample_queue(store: Store, run_id: int, args: argparse.Namespace) -> Queue:
     """The suggested audit sample (as ``audit-sample`` draws it) as a queue."""
+    from cimem.analysis.audit.correction import audit_seed
     from cimem.analysis.audit.queue import sample_queue
     from cimem.analysis.audit.sample import audit_sample
     from cimem.analysis.metrics import MetricOptions, prepare
@@ -108,6 +109,7 @@ def _sample_queue(store: Store, run_id: int, args: argparse.Namespace) -> Queue:
     cube = labelled_cube(store, run_id, args)
     assert cube.info.judge_id is not None
     prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
+    args.seed = audit_seed(store, cube, prep.opts, args.seed)
     rows = audit_sample(store, prep, args.size, args.seed)
     return sample_queue(store, run_id, cube.info.judge_id, rows)
 
@@ -129,6 +131,7 @@ def labelled_cube(store: Store, run_id: int, args: argparse.Namespace) -> LeakCu
 
 
 def cmd_audit_sample(args: argparse.Namespace) -> int:
+    from cimem.analysis.audit.correction import audit_seed, audited_spec
     from cimem.analysis.audit.sample import audit_sample
     from cimem.analysis.audit.verdict_csv import sample_records, write_csv
     from cimem.analysis.metrics import MetricOptions, prepare
@@ -137,15 +140,19 @@ def cmd_audit_sample(args: argparse.Namespace) -> int:
         run_id = store.resolve_run(args.run)
         cube = labelled_cube(store, run_id, args)
         prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
+        args.seed = audit_seed(store, cube, prep.opts, args.seed)
         rows = audit_sample(store, prep, args.size, args.seed)
     if not rows:
         print(f"run {run_id}: no judged cell of a labelled pair to audit")
         return 0
     if args.out:
-        write_csv(args.out, sample_records(rows))
+        spec = audited_spec(cube, prep.opts, args.seed)
+        assert spec is not None  # labelled_cube refuses a run without a judge
+        write_csv(args.out, sample_records(rows, spec))
         print(
             f"wrote {len(rows)} cells of run {run_id} (judge {cube.judge}, seed {args.seed}) to"
-            f" {args.out}: fill the revealed column, then `python -m cimem human import`"
+            f" {args.out}: fill the revealed column, then `python -m cimem human import`; each"
+            f" row names its sample ({spec.text()}), which the corrected metrics follow"
         )
         return 0
     counts: dict[str, int] = {}
@@ -196,15 +203,25 @@ def cmd_human_import(args: argparse.Namespace) -> int:
     text = read_text_file(args.path)
     with open_store(args) as store:
         run_id = store.resolve_run(args.run)
-        verdicts, unset = read_verdicts(store, run_id, text, args.path, args.reviewer)
-        judge = (
-            store.get_or_create_human_judge(run_id) if verdicts else store.find_human_judge(run_id)
-        )
-        n = store.add_human_verdicts(judge, verdicts) if judge is not None else 0
+        sheet = read_verdicts(store, run_id, text, args.path, args.reviewer)
+        judge = store.find_human_judge(run_id)
+        n = 0
+        if sheet.verdicts:
+            with store.transaction():
+                judge = store.get_or_create_human_judge(run_id)
+                n = store.add_human_verdicts(judge, sheet.verdicts)
+                store.record_audit_samples(
+                    judge, [spec.noted(judge, rows) for spec, rows in sheet.samples.items()]
+                )
     print(
         f"recorded {n} human verdicts on run {run_id}"
-        + (f" as judge {judge}" if judge is not None else "")
-        + f"; {unset} rows left unset (empty revealed)"
+        + (
+            f" as judge {judge} (metrics --corrected-by people reads them)"
+            if judge is not None
+            else ""
+        )
+        + f"; {sheet.unset} rows left unset (empty revealed)"
+        + "".join(f"; {rows} rows of {spec.text()}" for spec, rows in sheet.samples.items())
     )
     return 0
 
@@ -244,7 +261,12 @@ def _add_queue_command(sub: argparse._SubParsersAction) -> None:
         help="what needs a look (sample: the messages of audit-sample's cells, with progress)",
     )
     p.add_argument("--size", type=int, default=200, help="--filter sample: cells (default 200)")
-    p.add_argument("--seed", type=int, default=0, help="--filter sample: seed (default 0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="--filter sample: seed (default: the sample people decided, else 0)",
+    )
     p.add_argument("--profile", help="profile name contains this")
     p.add_argument("--task", help="task contains this")
     p.add_argument("--recipient", help="recipient contains this")
@@ -269,7 +291,10 @@ def _add_sample_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--judge", type=int, default=None, help="judge to audit (default: original)")
     p.add_argument("--size", type=int, default=200, help="cells to list (default 200)")
     p.add_argument(
-        "--seed", type=int, default=0, help="the draws' seed (default 0, as the app and metrics)"
+        "--seed",
+        type=int,
+        default=None,
+        help="the draws' seed (default: the sample people decided on this run, else 0, as the app)",
     )
     p.add_argument("--label-rule", default="unanimous")
     p.add_argument("--out", metavar="CSV", help="write the sample as CSV instead of printing it")

@@ -10,6 +10,7 @@ from cimem.cli.common import add_db, open_store, table
 
 def cmd_audit_plan(args: argparse.Namespace) -> int:
 
+    from cimem.analysis.audit.correction import audit_seed
     from cimem.analysis.audit.plan import run_plan
     from cimem.analysis.metrics import MetricOptions, prepare
     from cimem.cli.audit import labelled_cube
@@ -18,6 +19,7 @@ def cmd_audit_plan(args: argparse.Namespace) -> int:
         run_id = store.resolve_run(args.run)
         cube = labelled_cube(store, run_id, args)
         prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
+        args.seed = audit_seed(store, cube, prep.opts, args.seed)
         plans = run_plan(store, prep, args.margin / 100, args.seed)
     if not plans and not args.json:
         print(f"run {run_id}: nothing to plan (no judged cell of a labelled pair is undecided)")
@@ -69,7 +71,12 @@ def add_plan_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run", required=True, help="run id or name")
     p.add_argument("--judge", type=int, default=None, help="judge audited (default: original)")
     p.add_argument("--margin", type=float, default=3.0, help="points either side (default 3)")
-    p.add_argument("--seed", type=int, default=0, help="the draws' seed (default 0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="the draws' seed (default: the sample people decided, else 0)",
+    )
     p.add_argument("--label-rule", default="unanimous")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_audit_plan)

@@ -119,7 +119,15 @@ def progress_bar(
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    """Columns padded to their widest cell, the header first (a table of no rows is its header).
+
+    >>> print(table(("a", "bb"), [("xyz", "1")]))
+    a    bb
+    xyz  1
+    >>> table(("a",), [])
+    'a'
+    """
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
     return "\n".join(lines)

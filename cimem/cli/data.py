@@ -46,8 +46,19 @@ def cmd_runs(args: argparse.Namespace) -> int:
         raise CimemError("--sort orders the leaderboard: give --leaderboard with it")
     with open_store(args, read_only=True) as store:
         runs = store.list_runs()
+        judges = {r.run_id: store.judges(r.run_id) for r in runs} if args.json else {}
     if args.json:
-        docs = [asdict(r) | {"created_at": r.created_at.isoformat()} for r in runs]
+        docs = [
+            asdict(r)
+            | {
+                "created_at": r.created_at.isoformat(),
+                "judge_list": [
+                    {"judge_id": j.judge_id, "kind": str(j.kind), "name": j.name, "model": j.model}
+                    for j in judges[r.run_id]
+                ],
+            }
+            for r in runs
+        ]
         print(json.dumps(docs, indent=2))
         return 0
     if not runs:

@@ -29,6 +29,15 @@ def cmd_human_agreement(args: argparse.Namespace) -> int:
         )
         return 0
 
+    if not ag.shared_cells:
+        print(
+            f"run {run_id}: {len(ag.reviewers)} reviewers ({', '.join(ag.reviewers)}), no cell"
+            " decided by two of them yet: agreement needs cells both decided (the Review page"
+            " asks a second reviewer for every fifth draw; in a split sheet, give every fifth"
+            " draw to two reviewers)"
+        )
+        return 0
+
     def ci(pair: tuple[float, float]) -> str:
         return "-" if pair[0] != pair[0] else f"[{pair[0]:.2f}, {pair[1]:.2f}]"
 

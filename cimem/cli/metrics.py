@@ -155,11 +155,7 @@ def corrected_lines(m: RunMetrics, c: Corrected, mode: str) -> list[str]:
             f" {pct(v.ci95[1]).strip()}]  {draws}"
         )
     if r.violation.miss_rate is not None:
-        f, high = r.violation.miss_rate
-        out.append(
-            f"    the judge's miss rate on needed attributes: {pct(f).strip()}% (at most"
-            f" {pct(high).strip()}%), which bounds the leaks it missed in every cell"
-        )
+        out.append(f"    {r.violation.miss_rate.sentence()}, for the leaks it missed in every cell")
     if c.verdicts_outside:
         out.append(f"    {c.verdicts_outside} people's verdicts fall outside the labelled pairs")
     return out
@@ -172,18 +168,35 @@ def add_corrected(doc: dict[str, Any], c: Corrected) -> None:
     doc["judge_error"] = c.as_dict()
 
 
+PEOPLE = "people"  # --corrected-by people: the run's human judge, whatever its id
+
+
+def human_judge_arg(text: str) -> int | str:
+    """--corrected-by takes a judge id or ``people`` (the run's human judge)."""
+    if text.strip().lower() in (PEOPLE, "human"):
+        return PEOPLE
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(
+            f"expected the human judge's id or 'people' (the run's human judge), got {text!r}"
+        )
+    return int(text)
+
+
 def corrected_for(args: argparse.Namespace, cube: LeakCube, mode: Mode) -> Corrected:
     """--corrected-by: the run's metrics corrected from the human judge's verdicts."""
     from cimem.analysis.audit.correction import corrected
 
     with open_store(args, read_only=True) as store:
-        return corrected(
-            store,
-            cube,
-            options_from(args, mode, args.k),
-            args.corrected_by,
-            seed=args.seed,
-        )
+        human = args.corrected_by
+        if human == PEOPLE:
+            assert cube.info.run_id is not None
+            human = store.find_human_judge(cube.info.run_id)
+            if human is None:
+                raise CimemError(
+                    f"run {cube.info.run_id} has no people's verdicts yet (`human import` or"
+                    " the Review page records them)"
+                )
+        return corrected(store, cube, options_from(args, mode, args.k), human, seed=args.seed)
 
 
 def paired_line(pc: PairedComparison, a: str, b: str) -> str:
@@ -277,17 +290,19 @@ def add_metrics_command(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--corrected-by",
-        type=int,
+        type=human_judge_arg,
         metavar="HUMAN_JUDGE",
         default=None,
         help="also give Violation and Completeness corrected for the judge's errors, estimated"
-        " from this human judge's verdicts on the run (see audit-sample and human import)",
+        " from people's verdicts on the run: `people` (the run's human judge) or its id (see"
+        " audit-sample and human import)",
     )
     p.add_argument(
         "--seed",
         type=int,
-        default=0,
-        help="--corrected-by: the audit sample's seed, whose draws people decided (default 0)",
+        default=None,
+        help="--corrected-by: the audit sample to follow when people decided several (default:"
+        " the sample noted with their verdicts)",
     )
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of text")
     p.set_defaults(func=cmd_metrics)

@@ -90,20 +90,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     import cimem.generate.runner as runner
 
     _check_run_args(args)
+    rehearsal = args.dry_run and args.resume is None
     with open_store(args) as store:
         if args.resume is not None:
             run_id = store.resolve_run(args.resume)
             settings = runner.settings_of(store, run_id)
             if not args.dry_run:
                 _announce_resume(store, run_id, args.retry_failed)
+            summary = _run_with_progress(store, run_id, settings, args)
+        elif rehearsal:
+            with store.rolled_back():  # a dry run leaves nothing behind, not even a run id
+                run_id, settings = _new_run(store, args)
+                summary = _run_with_progress(store, run_id, settings, args)
         else:
             run_id, settings = _new_run(store, args)
-        summary = _run_with_progress(store, run_id, settings, args)
+            summary = _run_with_progress(store, run_id, settings, args)
         if summary is None:
             return EXIT_INTERRUPTED
-        if args.dry_run and args.resume is None:
-            store.delete_run(run_id)  # a dry run leaves nothing behind
-    print(describe(summary, kept=not (args.dry_run and args.resume is None)))
+    print(describe(summary, kept=not rehearsal))
     # failures left over make a non-zero exit, so scripts notice them
     return 1 if summary.failed or summary.judge_errors else 0
 

@@ -29,18 +29,21 @@ def cmd_label(args: argparse.Namespace) -> int:
 
     if (args.resume is None) == (args.profiles is None):
         raise CimemError("give --profiles PATH for a new labelling run, or --resume RUN")
+    rehearsal = args.dry_run and args.resume is None
     with open_store(args) as store:
         if args.resume is not None:
             run_id, settings = _resumed_label_run(store, args.resume)
+            summary = _label_with_progress(store, run_id, settings, args.dry_run)
+        elif rehearsal:
+            with store.rolled_back():  # a dry run leaves nothing behind, not even a run id
+                run_id, settings = _new_label_run(store, args)
+                summary = _label_with_progress(store, run_id, settings, args.dry_run)
         else:
             run_id, settings = _new_label_run(store, args)
-        summary = _label_with_progress(store, run_id, settings, args.dry_run)
+            summary = _label_with_progress(store, run_id, settings, args.dry_run)
         if summary is None:
             return EXIT_INTERRUPTED
-        if args.dry_run and args.resume is None:
-            store.delete_run(run_id)
-    kept = not (args.dry_run and args.resume is None)
-    print(describe_labels(summary, settings.trials, kept))
+    print(describe_labels(summary, settings.trials, not rehearsal))
     if summary.estimated:
         return 0
     return 1 if summary.failed else 0

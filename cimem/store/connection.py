@@ -225,7 +225,7 @@ class Database:
                     self.con.execute(MIGRATE_3_TO_4)
                 if version < 5:
                     self.con.execute(MIGRATE_4_TO_5)
-                # 6 added a table only: SCHEMA_SQL above has made it
+                # 6 and 7 added tables only: SCHEMA_SQL above has made them
                 self.con.execute("UPDATE schema_info SET version = ?", [SCHEMA_VERSION])
         elif version > SCHEMA_VERSION:
             raise RuntimeError(
@@ -278,6 +278,21 @@ class Database:
                 raise
             self._depth = 0
             self.con.execute("COMMIT")
+
+    @contextmanager
+    def rolled_back(self) -> Iterator[Self]:
+        """A transaction undone at its end, whatever happens inside: what a dry run writes to
+        find out what it would do (a run, its id) leaves no trace, not even a used-up id."""
+        with self._lock:
+            if self._depth:
+                raise RuntimeError("a rolled-back transaction cannot run inside another")
+            self.con.execute("BEGIN TRANSACTION")
+            self._depth = 1
+            try:
+                yield self
+            finally:
+                self._depth = 0
+                self.con.execute("ROLLBACK")
 
     def table_counts(self) -> dict[str, int]:
         """Row count of every table (tests use it to prove a failed import changed nothing)."""

@@ -7,13 +7,14 @@ No module outside :mod:`cimem.store` holds SQL. Every read and write is a small 
 - :mod:`~cimem.store.connection`: opening and checking the file, cursors, transactions, appends;
 - :mod:`~cimem.store.runs`, :mod:`~cimem.store.profiles`, :mod:`~cimem.store.messages`,
   :mod:`~cimem.store.judges`, :mod:`~cimem.store.labels`, :mod:`~cimem.store.human`,
-  :mod:`~cimem.store.people_labels`;
+  :mod:`~cimem.store.people_labels`, :mod:`~cimem.store.audits`;
 - :mod:`~cimem.store.cube_reads`: the whole-column reads the metrics compute from;
 - :mod:`~cimem.store.call_cache`: the LLM call cache and its journal.
 """
 
 from __future__ import annotations
 
+from cimem.store.audits import AuditSamples
 from cimem.store.call_cache import CallCacheTable
 from cimem.store.connection import BulkAppender
 from cimem.store.cube_reads import CubeReads
@@ -44,6 +45,7 @@ class Store(
     Profiles,
     Messages,
     HumanVerdicts,
+    AuditSamples,
     Labels,
     PeopleLabels,
     CubeReads,

@@ -10,6 +10,8 @@ from cimem.store.connection import Database, now
 from cimem.store.rows import LeaderboardFacts, RunRef, RunSummary
 
 _DELETE_RUN_SQL = [
+    "DELETE FROM audit_samples"
+    " WHERE human_judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
     "DELETE FROM human_verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
     "DELETE FROM verdicts WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",
     "DELETE FROM judgments WHERE judge_id IN (SELECT judge_id FROM judges WHERE run_id = ?)",

@@ -20,8 +20,8 @@ import pyarrow as pa
 
 # 2: human_verdicts (people's verdicts with their history); 3: run_progress; 4: each message's
 # finish reason and token counts, and the call cache's finish reason; 5: people's adjudications;
-# 6: people's labels
-SCHEMA_VERSION = 6
+# 6: people's labels; 7: the audit samples people decided
+SCHEMA_VERSION = 7
 
 SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL);
@@ -114,6 +114,14 @@ CREATE TABLE IF NOT EXISTS people_labels (  -- append-only; a reviewer's latest 
     attr_key VARCHAR NOT NULL,
     label VARCHAR NOT NULL,           -- share, withhold, unsure
     reviewer VARCHAR, note VARCHAR, created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit_samples (  -- the samples people decided cells of
+    human_judge_id INTEGER NOT NULL,  -- the run's human judge holding people's verdicts
+    judge_id INTEGER NOT NULL,        -- the judge whose decisions the sample audits
+    seed INTEGER NOT NULL,            -- the seed of its draws
+    options VARCHAR NOT NULL,         -- the metric options it was drawn under (mode, label rule, ...)
+    cells INTEGER,                    -- the largest size asked for
+    created_at TIMESTAMP NOT NULL
 );
 CREATE TABLE IF NOT EXISTS run_progress (  -- a run being made by `cimem run`, one row per run
     run_id INTEGER PRIMARY KEY,

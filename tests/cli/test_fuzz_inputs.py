@@ -20,7 +20,17 @@ from fixtures import small_profile, write_jsonl
 def snapshot(db) -> tuple[dict, list]:
     """Row counts and what `runs --json` prints, from one read-only connection."""
     with Store.open(db, read_only=True) as store:
-        runs = [asdict(r) | {"created_at": r.created_at.isoformat()} for r in store.list_runs()]
+        runs = [
+            asdict(r)
+            | {
+                "created_at": r.created_at.isoformat(),
+                "judge_list": [
+                    {"judge_id": j.judge_id, "kind": str(j.kind), "name": j.name, "model": j.model}
+                    for j in store.judges(r.run_id)
+                ],
+            }
+            for r in store.list_runs()
+        ]
         return store.table_counts(), json.loads(json.dumps(runs))
 
 

@@ -467,3 +467,23 @@ def test_a_run_without_labels_says_so_before_it_starts(tmp_path):
     )
     _, err = labelled.communicate(timeout=120)
     assert "no labels" not in err
+
+
+def test_a_dry_run_leaves_nothing_behind_not_even_a_run_id(tmp_path, profiles):
+    """`run --dry-run` and `label --dry-run` store nothing: the run made next gets the id the
+    dry run would have had (the docs' tour numbers its runs so)."""
+    from cimem.cli.main import main
+
+    db = str(tmp_path / "dry.duckdb")
+    with Store.open(db) as store:
+        before = store.table_counts()
+    base = ["--db", db, "--profiles", str(profiles), "--model", "m", "--base-url", "http://x/v1"]
+    assert main(["run", *base, "--dry-run"]) == 0
+    assert main(["label", *base, "--dry-run"]) == 0
+    with Store.open(db) as store:
+        assert store.table_counts() == before
+    with FakeLLM(World()) as server:
+        base[base.index("http://x/v1")] = server.base_url
+        assert main(["run", *base, "--trials", "1"]) == 0
+    with Store.open(db, read_only=True) as store:
+        assert store.run_ids() == [1]

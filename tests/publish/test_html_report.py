@@ -173,7 +173,8 @@ def test_an_audited_run_shows_the_corrected_numbers_of_metrics(demo_db, tmp_path
     html = report(db, tmp_path, "--runs", "1")
     assert f"{100 * fixed['mean']:.2f}" in html
     assert f"[{100 * fixed['ci95'][0]:.2f}, {100 * fixed['ci95'][1]:.2f}]" in html
-    assert f"judge {human}) on {cells} audited cells of the pairs" in html
+    said = f"judge {human}), following the audit sample of seed 0, on {cells} audited cells"
+    assert said in html
 
 
 def test_a_stored_runs_report_holds_its_message_health(tmp_path):

@@ -51,6 +51,7 @@ def reads(store: Store, ids: dict[str, int]) -> dict[str, Callable[[], Any]]:
     return {
         "agreement_pairs": lambda: store.agreement_pairs(judge, other),
         "attribute_keys_by_profile": lambda: store.attribute_keys_by_profile(run),
+        "audit_samples": lambda: store.audit_samples(human),
         "attributes_of": lambda: store.attributes_of(run),
         "composition_messages": lambda: store.composition_messages(run, judge),
         "contexts_of": lambda: store.contexts_of(run),

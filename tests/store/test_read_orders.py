@@ -54,6 +54,7 @@ NOT_ORDERED_READS = {
     "message_detail",
     "next_message_id",
     "open",
+    "record_audit_samples",
     "record_progress",
     "released",
     "rename_judge",

@@ -47,7 +47,7 @@ def test_a_version_3_database_is_read_as_it_is_then_migrated(tmp_path):
         rows = store.health_messages(1)  # ... and the health scan reads it all the same
         assert len(rows) == 4 and {r.finish_reason for r in rows} == {None}
     with Store.open(db) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 6
+        assert store.schema_version() == SCHEMA_VERSION == 7
         assert NEW_COLUMNS <= columns(store)
         kept = store.con.execute(
             "SELECT count(*), count(finish_reason), count(prompt_tokens) FROM messages"
@@ -145,6 +145,30 @@ def test_a_version_5_database_has_no_people_labels_then_takes_them(tmp_path):
         "Ada Example", context.recipient, context.task, key, PeopleLabel.SHARE, "ana"
     )
     with Store.open(db) as store:
-        assert store.schema_version() == 6
+        assert store.schema_version() == SCHEMA_VERSION
         assert store.add_people_labels([entry]) == 1
         assert [r.label for r in store.people_labels_of(run)] == [PeopleLabel.SHARE]
+
+
+def test_a_version_6_database_has_no_audit_samples_then_takes_them(tmp_path):
+    """Version 6 -> 7: read-only, a file made before audit samples were noted has none (and no
+    error); opened for writing it notes them."""
+    from cimem.store import AuditSample
+
+    db = tmp_path / "v6.duckdb"
+    with Store.open(db) as store:
+        run = ingest_file(store, write_jsonl(tmp_path / "a.jsonl", [small_profile()])).run_id
+        human = store.get_or_create_human_judge(run)
+    con = duckdb.connect(str(db))
+    con.execute("DROP TABLE audit_samples")
+    con.execute("UPDATE schema_info SET version = 6")
+    con.close()
+    with Store.open(db, read_only=True) as store:
+        assert store.schema_version() == 6 and store.audit_samples(human) == []
+    with Store.open(db) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 7
+        sample = AuditSample(human, 1, 3, "official, rule unanimous", 200)
+        store.record_audit_samples(human, [sample, sample._replace(cells=400)])
+        store.record_audit_samples(human, [sample._replace(cells=100)])
+        (kept,) = store.audit_samples(human)
+        assert (kept.judge_id, kept.seed, kept.options, kept.cells) == (1, 3, sample.options, 400)

@@ -238,7 +238,7 @@ def test_a_version_1_database_is_migrated_with_its_human_verdicts(tmp_path):
     con.execute("UPDATE schema_info SET version = 1")
     con.close()
     with Store.open(db) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 6
+        assert store.schema_version() == SCHEMA_VERSION == 7
         rows = store.human_verdicts(human)
         assert [(r.message_id, r.attr_id, r.revealed, r.note) for r in rows] == [
             (7, 3, True, "old note")

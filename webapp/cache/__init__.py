@@ -48,6 +48,7 @@ from webapp.cache.leak_views import (
 from webapp.cache.queues import (
     QueueFilter,
     audit_plan_sentence,
+    audit_seed,
     review_queue,
     sample_queue,
     sample_rows,
@@ -79,6 +80,7 @@ __all__ = [
     "agreement",
     "agreement_of",
     "attribute_view",
+    "audit_seed",
     "board_entries",
     "board_metrics",
     "board_metrics_known",

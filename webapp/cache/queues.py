@@ -54,6 +54,16 @@ def _review_queue(scope: RunScope, ask: QueueFilter) -> Queue:
     )
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def audit_seed(scope: RunScope) -> int:
+    """The seed of the audit sample people decided on the run under the scope's judge and
+    options (noted with their verdicts), else 0: the sample the pages go on with."""
+    from cimem.analysis.audit.correction import audit_seed as noted
+
+    with reading_at(scope.path) as store:
+        return noted(store, cube(scope), scope.opts, None)
+
+
 @st.cache_resource(show_spinner="Drawing the audit sample...", max_entries=16)
 def sample_rows(scope: RunScope, size: int, seed: int) -> list[SampleRow]:
     """The suggested audit sample's cells of a run under a judge, in review order."""

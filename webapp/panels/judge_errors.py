@@ -79,10 +79,8 @@ def _miss_rate_sentence(c: Corrected) -> str:
     rate = c.result.violation.miss_rate
     if rate is None:
         return ""
-    return (
-        f" The judge misses {100 * rate[0]:.1f}% of stated needed attributes (at most"
-        f" {100 * rate[1]:.1f}%); Violation@n's upper end allows for leaks it missed that often."
-    )
+    said = rate.sentence()
+    return f" {said[0].upper()}{said[1:]}, for the leaks it missed in every cell."
 
 
 CORRECTION_TEXT = """
@@ -106,17 +104,22 @@ share over the whole group, with an exact binomial interval; the groups' weights
 from the judge's verdicts, so no model of the judge is needed. Completeness is that weighted sum.
 Violation@n is the share of leaks people confirmed, plus the leaks the judge missed in *every*
 cell of an attribute: each such leak was missed at least once, so there are at most as many as
-the judge's miss rate (measured on needed attributes) times Violation@n. The 95% interval
-runs from the confirmed share's lower limit to its upper limit enlarged by the miss rate's upper
-limit; the point is the middle of that range.
+the judge's miss rate on withheld facts times Violation@n. That rate cannot be measured cheaply
+(a missed withheld fact hides among thousands of cells the judge called "no"), so it is bounded
+by the miss rate measured on needed attributes, with room: the 95% interval runs from the
+confirmed share's lower limit to its upper limit enlarged as if the judge missed withheld facts
+**twice** as often as needed ones; the point takes them as often, and is the middle of that
+range.
 
 **What it assumes.** People decide the draws in their order (a draw skipped stops what counts
-at the one before it); people's verdicts are the truth; the judge, which never sees the labels,
-misses a stated withheld fact no more often than a stated needed one. The interval is for this
-run's own messages: how far its Violation@n under people's verdicts can be from the estimate.
-A simulation over judges that miss 5-30% and add 0.5-5%, assistants that leak 1-60% and audits
-of 100-800 cells (`bench/correction.py`) checks that the interval holds the truth at least 93%
-of the time in every regime.
+at the one before it); people's verdicts are the truth; the judge misses a stated withheld fact
+at most twice as often as a stated needed one (a judge reading a long message for a sensitive
+detail may well miss it more often than a plainly stated need). The interval is for this run's
+own messages: how far its Violation@n under people's verdicts can be from the estimate. A
+simulation over judges that miss 5-30% and add 0.5-5%, assistants that leak 1-60% (rarely,
+in one cell, or in many), audits of 100-800 cells and judges that miss withheld facts as often,
+1.5 and 2 times as often as needed ones (`bench/correction.py`) checks that the interval holds
+the truth at least 93% of the time in every regime; at 3 times as often it no longer does.
 """
 
 

