@@ -121,9 +121,9 @@ def progress_bar(
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """Columns padded to their widest cell, the header first (a table of no rows is its header).
 
-    >>> print(table(("a", "bb"), [("xyz", "1")]))
+    >>> print(table(("a", "bb"), [("xyz", "10")]))
     a    bb
-    xyz  1
+    xyz  10
     >>> table(("a",), [])
     'a'
     """

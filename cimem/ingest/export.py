@@ -43,6 +43,20 @@ _HARD_AS_FRACTIONS = {
 }
 
 
+def _check_judge_of(store: Store, judge_id: int, run_id: int) -> None:
+    """Refuse a judge of another run (or none at all): its verdicts name other messages, so the
+    export would say every message was left unjudged."""
+    try:
+        info = store.judge_info(judge_id)
+    except LookupError:
+        raise CimemError(f"no judge {judge_id} in {store.path}") from None
+    if info.run_id != run_id:
+        raise CimemError(
+            f"judge {judge_id} belongs to run {info.run_id}, not run {run_id}"
+            f" (`python -m cimem runs --json` lists each run's judges)"
+        )
+
+
 def export_official(
     store: Store,
     run_id: int,
@@ -52,6 +66,8 @@ def export_official(
 ) -> dict[str, int]:
     """Write ``run_id`` as official JSON lines to ``out`` (atomically). Returns counts."""
     judge_id = judge_id if judge_id is not None else store.find_default_judge(run_id)
+    if judge_id is not None:
+        _check_judge_of(store, judge_id, run_id)
     profiles = store.profiles_of(run_id)
     if not profiles:
         raise CimemError(f"run {run_id} has no profiles to export")

@@ -6,6 +6,7 @@ vocabularies (:mod:`cimem.store.enums`) its methods return. Imports nothing of c
 """
 
 from cimem.store import rows
+from cimem.store.audits import AuditSample
 from cimem.store.database import (
     DatabaseBusy,
     DatabaseRefused,
@@ -24,6 +25,7 @@ from cimem.store.enums import (
 from cimem.store.rows import *  # noqa: F403  (the row types, listed once in rows.__all__)
 
 __all__ = [
+    "AuditSample",
     "DatabaseBusy",
     "DatabaseRefused",
     "DatabaseReleased",

@@ -4,8 +4,24 @@ they count the draws people were given, and name a mismatch instead of following
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import NamedTuple
+
 from cimem.store.connection import Database, now
-from cimem.store.rows import AuditSample
+
+
+class AuditSample(NamedTuple):
+    """An audit sample people decided cells of: the judge whose decisions it audits, the seed
+    of its draws, and the metric options it was drawn under (``options``: their canonical text,
+    which the analysis writes and reads); ``cells``: the largest size asked for."""
+
+    human_judge_id: int
+    judge_id: int
+    seed: int
+    options: str
+    cells: int | None = None
+    created_at: datetime | None = None
+
 
 _UPSERT_SQL = """
     INSERT INTO audit_samples (human_judge_id, judge_id, seed, options, cells, created_at)

@@ -21,7 +21,6 @@ from typing import NamedTuple
 from cimem.store.enums import JudgeKind, JudgmentStatus, Label, MessageStatus, PeopleLabel
 
 __all__ = [
-    "AuditSample",
     "AttributeKey",
     "AttributeRow",
     "CachedCall",
@@ -395,19 +394,6 @@ class HumanVerdict(NamedTuple):
     note: str | None
     created_at: datetime | None = None  # set by the store when None
     adjudication: bool = False
-
-
-class AuditSample(NamedTuple):
-    """An audit sample people decided cells of: the judge whose decisions it audits, the seed
-    of its draws, and the metric options it was drawn under (``options``: their canonical text,
-    which the analysis writes and reads); ``cells``: the largest size asked for."""
-
-    human_judge_id: int
-    judge_id: int
-    seed: int
-    options: str
-    cells: int | None = None
-    created_at: datetime | None = None
 
 
 class HumanVerdictRow(NamedTuple):

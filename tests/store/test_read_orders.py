@@ -60,6 +60,7 @@ NOT_ORDERED_READS = {
     "rename_judge",
     "rename_run",
     "resolve_run",
+    "rolled_back",
     "run_config",
     "schema_version",
     "set_human_verdict",

@@ -57,6 +57,8 @@ def test_the_corrected_numbers_come_out_and_hold_the_truth(audited, full_run):
         assert low <= true <= high, (metric, true, fixed)
         assert abs(fixed["mean"] - true) < abs(run[metric]["mean"] - true)  # nearer than raw
     assert run["violation"]["mean"] > 0.7 and truth["violation"]["mean"] < 0.35  # raw is far off
+    unflagged = run["violation"]["corrected"]["strata"][1]  # needs no reading: known in full
+    assert unflagged["census"] and unflagged["decided_draws"] == unflagged["units"] < 4096
     assert run["judge_error"]["audit_sample"] == {
         "seed": 0,
         "noted": True,

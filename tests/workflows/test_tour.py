@@ -7,7 +7,6 @@ resumed; and labels made by three personas, then used by a run. Each step's outc
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import time
@@ -60,8 +59,7 @@ def _killed_halfway(shell: Typed, command: str, world: World) -> str:
     while world.ok_generations < 1000 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(1.0)  # a part's judging and storing under way, as a crash would find it
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    shell.stop(proc, signal.SIGKILL)
     world.hold_after = None
     assert world.ok_generations == 1000, "the run ended before it could be killed"
     return ""
@@ -109,9 +107,9 @@ def test_a_model_evaluated_end_to_end_priced_first_and_resumed(toured):
         coverage = {c.judge_id: c.judged for c in store.judge_coverage(3)}
     assert run["model"] == "llama-3.3-70b" and len(messages) == 2450
     assert coverage[llm_judge.judge_id] == 2450
-    resumed = next(err for cmd, _, _, err in shell.log if "--resume 3 #" in cmd)
+    resumed = next(err for cmd, _, _, err in shell.log if cmd.endswith("--resume 3"))
     assert "resuming run 3: 1450 generation calls to make again" in resumed
-    assert "made 1450 calls" in said[_step("--resume 3 #")]
+    assert "made 1450 calls" in said[_step("--resume 3")]
     # no generation paid twice across the kill: 1,000 before it, 1,450 after, the documented
     # run (2,450 generations) and the labelled run (2 profiles x 49 x 5) in all
     assert shell.env["generations"] == f"1000 then {1000 + 1450 + 490}"

@@ -62,8 +62,7 @@ def _corrected_of(ch: sidebar.Choices, run_id: int) -> None:
     st.subheader(f"{said} for the judge's errors" + ("" if c.any_corrected else " yet"))
     st.caption(f"Run {render.escape_md(run_cube.run)}")
     r = c.result
-    rows = pd.DataFrame(c.rows()).drop(columns=["why not corrected"])
-    st.dataframe(rows, hide_index=True)
+    render.static_table(pd.DataFrame(c.rows()).drop(columns=["why not corrected"]))
     for name, v in (("Violation@n", r.violation), ("Completeness", r.completeness)):
         if v.not_estimated:
             st.info(f"{name} is not corrected: {v.not_estimated}.")

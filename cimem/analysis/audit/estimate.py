@@ -61,11 +61,13 @@ class StratumEstimate:
         return self.found / self.draws if self.draws else float("nan")
 
     def as_dict(self) -> dict[str, object]:
+        """JSON: a census counts its units as its decided draws (its draw sequence, listed to a
+        length no audit reaches, is decided to its end and says nothing about the audit)."""
         return {
             "stratum": self.name,
             "weight": self.weight,
             "units": self.units,
-            "decided_draws": self.draws,
+            "decided_draws": self.units if self.census else self.draws,
             "found_revealed": self.found,
             "census": self.census,
         }

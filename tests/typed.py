@@ -12,8 +12,10 @@ placeholder.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -21,13 +23,15 @@ from pathlib import Path
 
 from conftest import REPO, SHARED
 
-FENCE = re.compile(r"^```(?:bash|sh)\n(.*?)^```", re.S | re.M)
+FENCE = re.compile(r"^```(?:bash|sh)?\n(.*?)^```", re.S | re.M)
+OPTIONAL = re.compile(r" \[[^\]]*\]")  # a usage line's optional part: "[--run N ...]"
 ENDPOINT = "http://localhost:8000/v1"
 
 
 def block(doc: str, heading: str | None = None, index: int = 0) -> list[str]:
     """The commands of the ``index``-th shell block under ``heading`` in ``doc`` (a path from the
-    repository's root), as a user types them."""
+    repository's root), as a user types them: a usage line's optional parts (``[--run N]``) left
+    out, comments after a command dropped."""
     text = (REPO / doc).read_text(encoding="utf-8")
     if heading is not None:
         text = _section(text, heading)
@@ -36,7 +40,8 @@ def block(doc: str, heading: str | None = None, index: int = 0) -> list[str]:
     for line in body.replace("\\\n", " ").splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
-            commands.append(re.sub(r"\s+", " ", line))
+            line = OPTIONAL.sub("", line.split(" # ")[0])
+            commands.append(re.sub(r"\s+", " ", line).strip())
     return commands
 
 
@@ -85,14 +90,23 @@ class Typed:
         return done.stdout
 
     def start(self, command: str) -> subprocess.Popen:
-        """Start a documented command and return at once (to stop it as a crash would)."""
+        """Start a documented command in a process group of its own and return at once (stop it
+        with :meth:`stop`, as Ctrl-C or a crash would)."""
         return subprocess.Popen(
-            ["bash", "-c", "exec " + self._here(command)],
+            ["bash", "-c", self._here(command)],
             cwd=self.cwd,
             env=self._env(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
+
+    @staticmethod
+    def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
+        """Send ``sig`` to the command and whatever it started, and wait for it."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        proc.wait(timeout=60)
 
     def _here(self, command: str) -> str:
         """The command with this machine's endpoint for the documented ones."""
