@@ -39,6 +39,7 @@ from cimem.analysis.audit.estimate import (
     MissRate,
     StratumEstimate,
     estimate,
+    times,
     violation_estimate,
 )
 from cimem.analysis.audit.human import audit_cells
@@ -54,7 +55,7 @@ METHOD_SENTENCE = (
     "design-based: people's verdicts on units drawn at random within the judge's yes and no,"
     " weighted as the metric weighs them; exact binomial 95% interval for this run's messages;"
     " assumes the draws are decided in their order, that people are right and, for Violation@n,"
-    f" that the judge misses a stated withheld fact at most {WITHHELD_MISS_RATIO:g} times as often"
+    f" that the judge misses a stated withheld fact at most {times(WITHHELD_MISS_RATIO)} as often"
     " as a stated needed one"
 )
 

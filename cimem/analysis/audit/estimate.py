@@ -102,6 +102,15 @@ def stratum_estimate(
     )
 
 
+def times(ratio: float) -> str:
+    """A ratio as a sentence says it.
+
+    >>> times(2.0), times(1.5)
+    ('twice', '1.5 times')
+    """
+    return {1.0: "once", 2.0: "twice"}.get(ratio, f"{ratio:g} times")
+
+
 @dataclass(frozen=True)
 class MissRate:
     """The judge's miss rate on stated needed facts (measured by the audit: point and upper
@@ -121,7 +130,7 @@ class MissRate:
         return (
             f"the judge misses {100 * self.needed:.1f}% of stated needed attributes (at most"
             f" {100 * self.needed_upper:.1f}%); Violation@n's upper end allows it to miss up to"
-            f" {self.ratio:g} times that many stated withheld ones"
+            f" {times(self.ratio)} as many stated withheld ones"
             f" ({100 * self.withheld_upper:.1f}%)"
         )
 
