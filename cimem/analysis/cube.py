@@ -71,6 +71,11 @@ class LeakCube:
     ctx_local: np.ndarray | None = None  # int32 [C]: context index within its profile
     attr_ids: np.ndarray | None = None  # int64 [A]: the store's attr_id (positions for files)
     profile_ids: list[int] | None = None  # the store's profile_id per profile
+    # uint64 [C]: the slots of partial-memory trials (eval.py's composition styles), which take
+    # the high bits, 63 down; None: the run has none. Official mode counts them as samples, as
+    # the official script counts every trial key; definition mode leaves them out.
+    ctx_partial: np.ndarray | None = None
+    partial_beyond: int = 0  # partial-memory trials that did not fit a context's 64 slots
 
     @property
     def n_profiles(self) -> int:
@@ -83,6 +88,19 @@ class LeakCube:
     @property
     def has_messages(self) -> bool:
         return bool(np.any(self.ctx_trials))
+
+    @property
+    def partial(self) -> np.ndarray:
+        """Per context, the slots of its partial-memory trials (none: zeros)."""
+        if self.ctx_partial is None:
+            return np.zeros(len(self.ctx_profile), np.uint64)
+        return self.ctx_partial
+
+    @property
+    def n_slots(self) -> int:
+        """The sample slots a context's masks may use: its trials, and the high bits when the
+        run has partial-memory trials."""
+        return MAX_TRIALS if np.any(self.partial) else max(self.n_trials, 1)
 
     def store_ids(self) -> tuple[list[int], np.ndarray, np.ndarray]:
         """The store's profile ids, per-profile context indexes and attribute ids, to find the
@@ -161,6 +179,8 @@ def cube_from_store(store: Store, run_id: int, judge_id: int | None = None) -> L
         ctx_local=np.array([c.ctx_idx for c in contexts], np.int32),
         attr_ids=np.array([a.attr_id for a in attrs], np.int64),
         profile_ids=[p.profile_id for p in profiles],
+        ctx_partial=per_ctx["partial"] if np.any(per_ctx["partial"]) else None,
+        partial_beyond=per_ctx["beyond"],
     )
 
 
@@ -186,23 +206,23 @@ def _check_trials_fit(store: Store, run_id: int) -> None:
         raise CimemError(f"run {run_id} has trial {top}; cimem's metrics handle trials 0..63")
 
 
-def _stored_context_masks(
-    masks: TrialMasks, ctx_pos: dict[tuple[int, int], int]
-) -> dict[str, np.ndarray]:
-    """The store's per-(profile, context) trial masks as arrays over the cube's contexts; a
-    context without a row (no message at all) has every mask empty."""
-    per_ctx = {
-        k: np.zeros(len(ctx_pos), np.uint64)
-        for k in ("trials", "valid", "unparsed", "judge_error", "failed", "unjudged")
-    }
+_SLOT_MASKS = ("trials", "valid", "unparsed", "judge_error", "failed", "unjudged", "partial")
+
+
+def _stored_context_masks(masks: TrialMasks, ctx_pos: dict[tuple[int, int], int]) -> dict:
+    """The store's per-(profile, context) slot masks as arrays over the cube's contexts (a
+    context without a row, no message at all, has every mask empty), and ``beyond``: the
+    partial-memory trials that did not fit."""
+    per_ctx: dict = {k: np.zeros(len(ctx_pos), np.uint64) for k in _SLOT_MASKS}
     if len(masks["profile_id"]):
         where = np.fromiter(
             (ctx_pos[(int(p), int(c))] for p, c in zip(masks["profile_id"], masks["ctx_idx"])),
             dtype=np.int32,
             count=len(masks["profile_id"]),
         )
-        for k in per_ctx:
+        for k in _SLOT_MASKS:
             per_ctx[k][where] = np.asarray(masks[k], dtype=np.uint64)
+    per_ctx["beyond"] = int(np.asarray(masks["beyond"], np.int64).sum())
     return per_ctx
 
 
@@ -267,6 +287,7 @@ def restrict_contexts(cube: LeakCube, keep: set[tuple[str, str, str]]) -> LeakCu
         ctx_judge_error=np.where(ctx_ok, cube.ctx_judge_error, zero),
         ctx_failed=np.where(ctx_ok, cube.ctx_failed, zero),
         ctx_unjudged=np.where(ctx_ok, cube.ctx_unjudged, zero),
+        ctx_partial=None if cube.ctx_partial is None else np.where(ctx_ok, cube.ctx_partial, zero),
         info=replace(cube.info, restricted_to=len(keep)),
     )
 

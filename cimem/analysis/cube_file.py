@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from cimem.analysis.cube import HARD_FROM_FRACTIONS, CubeInfo, LeakCube
+from cimem.store.cube_reads import PARTIAL_TOP_SLOT
 
 if TYPE_CHECKING:
     from cimem.ingest.files import Span
@@ -72,7 +73,7 @@ def _read_parts(path: Path, span: Span | None) -> _FileCubeParts:
             gc.enable()
 
 
-_FILE_MASKS = ("trials", "valid", "unparsed", "failed", "unjudged")
+_FILE_MASKS = ("trials", "valid", "unparsed", "failed", "unjudged", "partial")
 
 
 @dataclass
@@ -96,6 +97,7 @@ class _FileCubeParts:
         default_factory=lambda: {k: [] for k in _FILE_MASKS}
     )
     max_trial: int = -1
+    beyond: int = 0  # partial-memory trials that did not fit their context's slots
     n_attr: int = 0  # attributes of the profiles added so far: the next profile's first one
     n_ctx: int = 0  # likewise contexts
 
@@ -111,8 +113,9 @@ class _FileCubeParts:
         self.ctx_profile.append(np.full(n_ctx, p, np.int32))
         self.recipients += [c[0] for c in rec.contexts]
         self.tasks += [c[1] for c in rec.contexts]
-        bits, masks, top = _trial_bits(rec, n_attr, n_ctx)
+        bits, masks, top, beyond = _trial_bits(rec, n_attr, n_ctx)
         self.max_trial = max(self.max_trial, top)
+        self.beyond += beyond
         for k in _FILE_MASKS:
             self.per_ctx[k].append(masks[k])
         self._add_pairs(rec, bits)
@@ -138,6 +141,7 @@ class _FileCubeParts:
         for k in _FILE_MASKS:
             self.per_ctx[k] += later.per_ctx[k]
         self.max_trial = max(self.max_trial, later.max_trial)
+        self.beyond += later.beyond
         self.n_attr += later.n_attr
         self.n_ctx += later.n_ctx
 
@@ -188,6 +192,8 @@ class _FileCubeParts:
             ctx_failed=ctx_masks["failed"],
             ctx_unjudged=ctx_masks["unjudged"],
             info=CubeInfo(source=str(path)),
+            ctx_partial=ctx_masks["partial"] if np.any(ctx_masks["partial"]) else None,
+            partial_beyond=self.beyond,
         )
 
 
@@ -198,38 +204,76 @@ def _joined(parts: list[np.ndarray], dtype: DTypeLike) -> np.ndarray:
 
 def _trial_bits(
     rec: ProfileRecord, n_attr: int, n_ctx: int
-) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
-    """Per (context, attribute) the trials whose verdict says revealed, per context the trials in
-    each state, and the highest trial; full-memory trials only (A = every attribute, B = 0)."""
+) -> tuple[np.ndarray, dict[str, np.ndarray], int, int]:
+    """Per (context, attribute) the sample slots whose verdict says revealed, per context the
+    slots in each state (and those of partial-memory trials), the most trials any (context,
+    composition) has less one (the store's n_trials, less one), and how many partial-memory
+    trials did not fit: the slots the store gives
+    (``cimem.store.cube_reads._SLOTS_SQL``: a full-memory trial's is its number, a
+    partial-memory one's a high bit, 63 down, in (A, B, trial, file) order within its context,
+    kept while above the context's full-memory trials)."""
     m = rec.messages
     n_msg = len(m.get("ctx_idx", ()))
     bits = np.zeros((n_ctx, n_attr), np.uint64)
     masks = {k: np.zeros(n_ctx, np.uint64) for k in _FILE_MASKS}
     if not n_msg:
-        return bits, masks, -1
+        return bits, masks, -1, 0
     ctx = np.asarray(m["ctx_idx"], np.int64)
-    trial = np.asarray(m["trial"], np.uint64)
+    trial = np.asarray(m["trial"], np.int64)
     full = (np.asarray(m["num_not_to_share"], np.int64) == 0) & (
         np.asarray(m["num_to_share"], np.int64) == n_attr
     )
-    bit = np.left_shift(np.uint64(1), trial)
+    slot, kept = _slots(m, ctx, trial, full, n_ctx)
+    bit = np.left_shift(np.uint64(1), slot.astype(np.uint64))
     ok = np.array([st == "ok" for st in m["status"]], np.bool_)
     state = np.zeros(n_msg, np.int8)  # 0 unjudged, 1 valid, 2 parse failure
     j = rec.judgments
     if j and j["msg_idx"]:
         state[np.asarray(j["msg_idx"], np.int64)] = [1 if st == "ok" else 2 for st in j["status"]]
     for name, sel in (
-        ("trials", full),
-        ("failed", full & ~ok),
-        ("valid", full & ok & (state == 1)),
-        ("unparsed", full & ok & (state == 2)),
-        ("unjudged", full & ok & (state == 0)),
+        ("trials", kept),
+        ("failed", kept & ~ok),
+        ("valid", kept & ok & (state == 1)),
+        ("unparsed", kept & ok & (state == 2)),
+        ("unjudged", kept & ok & (state == 0)),
+        ("partial", kept & ~full),
     ):
         np.bitwise_or.at(masks[name], ctx[sel], bit[sel])
     v = rec.verdicts
     if v:
         vm = np.asarray(v["msg_idx"], np.int64)
-        hit = v["revealed"] & full[vm]
+        hit = v["revealed"] & kept[vm]
         vm = vm[hit]
         np.bitwise_or.at(bits, (ctx[vm], np.asarray(v["attr_idx"], np.int64)[hit]), bit[vm])
-    return bits, masks, int(trial[full].max()) if full.any() else -1
+    steps = np.stack([ctx, np.asarray(m["num_to_share"]), np.asarray(m["num_not_to_share"])])
+    per_step = int(np.unique(steps, axis=1, return_counts=True)[1].max())
+    return bits, masks, per_step - 1, int((~kept).sum())
+
+
+def _slots(
+    m: dict, ctx: np.ndarray, trial: np.ndarray, full: np.ndarray, n_ctx: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each message's sample slot and whether it fits (see :func:`_trial_bits`)."""
+    slot = trial.copy()
+    kept = np.ones(len(ctx), bool)
+    part = np.flatnonzero(~full)
+    if not len(part):
+        return slot, kept
+    order = part[
+        np.lexsort(
+            (
+                part,
+                trial[part],
+                np.asarray(m["num_not_to_share"], np.int64)[part],
+                np.asarray(m["num_to_share"], np.int64)[part],
+                ctx[part],
+            )
+        )
+    ]
+    starts = np.searchsorted(ctx[order], ctx[order], side="left")
+    slot[order] = PARTIAL_TOP_SLOT - (np.arange(len(order)) - starts)
+    top_full = np.full(n_ctx, -1, np.int64)
+    np.maximum.at(top_full, ctx[full], trial[full])
+    kept[part] = slot[part] > top_full[ctx[part]]
+    slot[~kept] = 0
+    return slot, kept

@@ -67,9 +67,17 @@ class Grouping:
     contexts_merged_by_task: int
 
 
+PARTIAL_COUNTED = (
+    "counted beside the full-memory ones (the official script counts every trial key; an"
+    " attribute their memory left out reads as not revealed)"
+)
+PARTIAL_LEFT_OUT = "left out (the composition views read them)"
+
+
 @dataclass(frozen=True)
 class TrialCounts:
-    """Full-memory message slots by what happened to them under this judge."""
+    """Full-memory message slots by what happened to them under this judge, and the
+    partial-memory trials (the composition experiment) with how the mode treats them."""
 
     messages: int
     parse_failures: int
@@ -77,6 +85,23 @@ class TrialCounts:
     failed_generations: int
     judge_errors: int
     not_judged: int
+    partial_memory: int = 0  # trials whose memory held part of the profile
+    partial_memory_treated: str = ""
+    partial_memory_not_read: int = 0  # of them, past the 64 samples a task holds
+
+    def partial_sentence(self) -> str | None:
+        """The partial-memory trials in one clause (None: the run has none)."""
+        if not self.partial_memory:
+            return None
+        beyond = (
+            f"; {self.partial_memory_not_read:,} of them past the 64 samples a task holds, not"
+            " read (official mode then differs from the official script)"
+            if self.partial_memory_not_read
+            else ""
+        )
+        return (
+            f"{self.partial_memory:,} partial-memory trials, {self.partial_memory_treated}{beyond}"
+        )
 
 
 @dataclass(frozen=True)

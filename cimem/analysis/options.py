@@ -25,6 +25,8 @@ import numpy as np
 
 from cimem.analysis.cube import HARD_FROM_FRACTIONS, LeakCube, first_bits, popcount
 from cimem.analysis.discards import (
+    PARTIAL_COUNTED,
+    PARTIAL_LEFT_OUT,
     ContextsDropped,
     DiscardReport,
     DroppedContext,
@@ -113,7 +115,10 @@ def prepare(cube: LeakCube, opts: MetricOptions) -> Prepared:
     usable = cube.ctx_valid | cube.ctx_unparsed
     if opts.mode == "definition" and opts.parse_failures == "exclude":
         usable = cube.ctx_valid
-    samples = usable & first_bits(k)
+    partial = cube.partial
+    samples = usable & ~partial & first_bits(k)
+    if opts.mode == "official":  # the official script counts every trial key of a context
+        samples |= usable & partial
     is_priv = label == PRIVATE
     is_share = label == SHARE
     sets = (
@@ -269,19 +274,25 @@ def _definition_sets(
 
 
 def _trial_report(cube: LeakCube, opts: MetricOptions) -> TrialCounts:
-    count = lambda m: int(popcount(m).sum())  # noqa: E731
-    unparsed = count(cube.ctx_unparsed)
+    """Trials by what happened to them; full-memory ones, and beside them the partial-memory
+    ones (eval.py's composition styles) with how this mode treats them."""
+    partial = cube.partial
+    count = lambda m: int(popcount(m & ~partial).sum())  # noqa: E731
     if opts.mode == "official":
         treated = "counted as nothing revealed (official script)"
     elif opts.parse_failures == "exclude":
         treated = "excluded from both metrics"
     else:
         treated = "counted as nothing revealed"
+    official = opts.mode == "official"
     return TrialCounts(
         messages=count(cube.ctx_trials),
-        parse_failures=unparsed,
+        parse_failures=count(cube.ctx_unparsed),
         parse_failures_treated=treated,
         failed_generations=count(cube.ctx_failed),
         judge_errors=count(cube.ctx_judge_error),
         not_judged=count(cube.ctx_unjudged),
+        partial_memory=int(popcount(cube.ctx_trials & partial).sum()) + cube.partial_beyond,
+        partial_memory_treated=PARTIAL_COUNTED if official else PARTIAL_LEFT_OUT,
+        partial_memory_not_read=cube.partial_beyond,
     )

@@ -171,12 +171,20 @@ def discard_row(shown: RunMetrics, other: RunMetrics) -> dict[str, Any]:
         "contexts dropped (official)": official.discarded.contexts_dropped.count,
         "parse failures": d.trials.parse_failures,
         "failed generations": d.trials.failed_generations,
+        PARTIAL_COLUMN: d.trials.partial_memory,
     }
 
 
+PARTIAL_COLUMN = "partial-memory trials (official only)"
+
+
 def discard_table(shown: Sequence[RunMetrics], other: Sequence[RunMetrics]) -> pd.DataFrame:
-    """The discard report of each run (:func:`discard_row`), one row per run."""
-    return pd.DataFrame([discard_row(s, o) for s, o in zip(shown, other)])
+    """The discard report of each run (:func:`discard_row`), one row per run; the column of
+    partial-memory trials (counted in official mode only) only when a run has any."""
+    table = pd.DataFrame([discard_row(s, o) for s, o in zip(shown, other)])
+    if PARTIAL_COLUMN in table and not table[PARTIAL_COLUMN].any():
+        table = table.drop(columns=[PARTIAL_COLUMN])
+    return table
 
 
 def dropped_contexts(m: RunMetrics) -> pd.DataFrame:

@@ -18,8 +18,11 @@ def cmd_composition(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(asdict(curve), indent=1))
         return 0
-    print(f"run {curve.run}: memory composition (judge {curve.judge}, parsed judgments only)")
-    print("  withheld  messages  leak rate  any leak  completeness")
+    print(
+        f"run {curve.run}: memory composition by {curve.axis.label} (judge {curve.judge},"
+        " parsed judgments only)"
+    )
+    print(f"  {str(curve.axis):>8}  messages  leak rate  any leak  completeness")
     for b, n, lr, al, co in zip(
         curve.steps, curve.messages, curve.leak_rate, curve.any_leak, curve.completeness
     ):
@@ -31,10 +34,12 @@ def cmd_composition(args: argparse.Namespace) -> int:
 def add_composition_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "composition",
-        help="leakage against memory size (runs made with run --composition)",
+        help="leakage against memory size (run --composition, or eval.py's composition styles)",
         description="Per step of the memory-composition experiment (withheld memories added to"
-        " each task's needed ones): the leak rate of the withheld memories, the share of messages"
-        " leaking any, and completeness. These messages are not part of Violation@n.",
+        " each task's needed ones; or, for eval.py's all_not_share and iid styles, needed"
+        " memories added to the withheld ones, or memories of either kind in sizes): the leak"
+        " rate of the withheld memories, the share of messages leaking any, and completeness."
+        " Official mode counts these messages in Violation@n too, as the official script does.",
     )
     add_db(p)
     p.add_argument("--run", required=True, help="run id or name")

@@ -130,6 +130,7 @@ def discard_lines(d: DiscardReport) -> list[str]:
         f" {plural(t.parse_failures, 'judge reply', 'judge replies')} failed to"
         f" parse ({t.parse_failures_treated}), {plural(t.failed_generations, 'failed generation')},"
         f" {plural(t.judge_errors, 'judge error')}, {t.not_judged:,} not judged"
+        + (f"; {partial}" if (partial := t.partial_sentence()) else "")
     )
     for metric, names in d.profiles_without_eligible_set.items():
         out.append(f"profiles without any eligible {metric} item: {', '.join(names)}")

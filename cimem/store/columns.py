@@ -62,7 +62,8 @@ class LeakPairs(_Columns):
 
 @dataclass(frozen=True)
 class TrialMasks(_Columns):
-    """Per (profile, context): bit masks of full-memory trials by what happened to them."""
+    """Per (profile, context): bit masks of its trials' sample slots by what happened to them
+    (a full-memory trial's slot is its number; partial-memory trials take the high bits)."""
 
     profile_id: np.ndarray
     ctx_idx: np.ndarray
@@ -72,6 +73,8 @@ class TrialMasks(_Columns):
     judge_error: np.ndarray  # the judge's call failed
     failed: np.ndarray  # generation failed
     unjudged: np.ndarray  # not judged by this judge
+    partial: np.ndarray  # the slots of partial-memory trials (the composition experiment)
+    beyond: np.ndarray  # partial-memory trials that did not fit the 64 slots: not read
 
 
 @dataclass(frozen=True)

@@ -26,36 +26,84 @@ _RUN_LABELS_SQL = f"""
     FROM hard_labels WHERE run_id = ?
 """
 
-_LEAK_PAIRS_SQL = f"""
-WITH rev AS (
-    SELECT m.profile_id, m.ctx_idx, v.attr_id, bit_or(1::UBIGINT << m.trial) AS mask
-    FROM verdicts v JOIN messages m USING (message_id)
-    WHERE v.judge_id = ? AND m.run_id = ? AND v.revealed AND m.shared_json IS NULL
+# The sample slot of each message of a run (two run_id parameters), the bit that stands for it in
+# the cube's trial masks. A full-memory trial's slot is its trial number; a partial-memory trial
+# (eval.py's composition styles: shared_json set) takes the high bits, 63 down, in the order
+# (num_to_share, num_not_to_share, trial, message_id) within its context, as long as they stay
+# above the context's full-memory trials (``kept``: the others are counted, not read). The file
+# reader (cimem.analysis.cube_file) numbers them the same way.
+PARTIAL_TOP_SLOT = 63
+# UTINYINT slots: a shift by one stays UBIGINT (by an INTEGER, DuckDB widens the mask to a HUGEINT,
+# which numpy reads as a float that keeps only 53 of the 64 bits)
+_SLOTS_SQL = {
+    True: f"""
+    SELECT message_id, profile_id, ctx_idx, status, partial, trial, kept,
+           (CASE WHEN kept THEN raw_slot ELSE 0 END)::UTINYINT AS slot
+    FROM (
+        SELECT *, NOT partial OR raw_slot > coalesce(top_full, -1) AS kept
+        FROM (
+            SELECT message_id, profile_id, ctx_idx, status, trial,
+                   shared_json IS NOT NULL AS partial,
+                   CASE WHEN shared_json IS NULL THEN trial
+                        ELSE {PARTIAL_TOP_SLOT + 1} - row_number() OVER (
+                            PARTITION BY profile_id, ctx_idx, shared_json IS NULL
+                            ORDER BY num_to_share, num_not_to_share, trial, message_id)
+                   END AS raw_slot,
+                   max(trial) FILTER (WHERE shared_json IS NULL)
+                       OVER (PARTITION BY profile_id, ctx_idx) AS top_full
+            FROM messages WHERE run_id = ?))""",
+    # a run without partial-memory trials (most): every slot is its trial, no window to compute
+    False: """
+    SELECT message_id, profile_id, ctx_idx, status, FALSE AS partial, trial, TRUE AS kept,
+           trial::UTINYINT AS slot
+    FROM messages WHERE run_id = ? AND shared_json IS NULL""",
+}
+
+
+def _leak_pairs_sql(slots: str) -> str:
+    return f"""
+WITH s AS ({slots}),
+rev AS (
+    SELECT s.profile_id, s.ctx_idx, v.attr_id, bit_or(1::UBIGINT << s.slot) AS mask
+    FROM verdicts v JOIN s USING (message_id)
+    WHERE v.judge_id = ? AND v.revealed AND s.kept
     GROUP BY ALL),
 lab AS ({_RUN_LABELS_SQL})
 SELECT lab.profile_id, lab.ctx_idx, lab.attr_id, lab.necessary, lab.private, lab.hard,
        coalesce(rev.mask, 0::UBIGINT) AS mask
 FROM lab LEFT JOIN rev USING (profile_id, ctx_idx, attr_id)
-ORDER BY lab.profile_id, lab.ctx_idx, lab.attr_id
+-- by profile, context and attribute, as one key (a third faster to sort than three on a million
+-- pairs): profile and attribute ids below 2^24 and context indexes below 2^16 in a run
+ORDER BY (lab.profile_id::UBIGINT << 40) | (lab.ctx_idx::UBIGINT << 24) | lab.attr_id::UBIGINT
 """
 
-_TRIAL_MASKS_SQL = """
-SELECT m.profile_id, m.ctx_idx,
-    bit_or(1::UBIGINT << m.trial) AS trials,
-    bit_or(CASE WHEN m.status = 'ok' AND j.status = 'ok' THEN 1::UBIGINT << m.trial
+
+def _trial_masks_sql(slots: str) -> str:
+    return f"""
+WITH s AS ({slots})
+SELECT s.profile_id, s.ctx_idx,
+    bit_or(CASE WHEN s.kept THEN 1::UBIGINT << s.slot ELSE 0::UBIGINT END) AS trials,
+    bit_or(CASE WHEN s.kept AND s.status = 'ok' AND j.status = 'ok' THEN 1::UBIGINT << s.slot
            ELSE 0::UBIGINT END) AS valid,
-    bit_or(CASE WHEN m.status = 'ok' AND j.status = 'parse_failure' THEN 1::UBIGINT << m.trial
-           ELSE 0::UBIGINT END) AS unparsed,
-    bit_or(CASE WHEN m.status = 'ok' AND j.status = 'error' THEN 1::UBIGINT << m.trial
-           ELSE 0::UBIGINT END) AS judge_error,
-    bit_or(CASE WHEN m.status <> 'ok' THEN 1::UBIGINT << m.trial ELSE 0::UBIGINT END) AS failed,
-    bit_or(CASE WHEN m.status = 'ok' AND j.status IS NULL THEN 1::UBIGINT << m.trial
-           ELSE 0::UBIGINT END) AS unjudged
-FROM messages m LEFT JOIN judgments j ON j.message_id = m.message_id AND j.judge_id = ?
-WHERE m.run_id = ? AND m.shared_json IS NULL
+    bit_or(CASE WHEN s.kept AND s.status = 'ok' AND j.status = 'parse_failure'
+           THEN 1::UBIGINT << s.slot ELSE 0::UBIGINT END) AS unparsed,
+    bit_or(CASE WHEN s.kept AND s.status = 'ok' AND j.status = 'error'
+           THEN 1::UBIGINT << s.slot ELSE 0::UBIGINT END) AS judge_error,
+    bit_or(CASE WHEN s.kept AND s.status <> 'ok' THEN 1::UBIGINT << s.slot
+           ELSE 0::UBIGINT END) AS failed,
+    bit_or(CASE WHEN s.kept AND s.status = 'ok' AND j.status IS NULL THEN 1::UBIGINT << s.slot
+           ELSE 0::UBIGINT END) AS unjudged,
+    bit_or(CASE WHEN s.kept AND s.partial THEN 1::UBIGINT << s.slot ELSE 0::UBIGINT END)
+        AS partial,
+    count(*) FILTER (WHERE NOT s.kept) AS beyond
+FROM s LEFT JOIN judgments j ON j.message_id = s.message_id AND j.judge_id = ?
 GROUP BY ALL
-ORDER BY m.profile_id, m.ctx_idx
+ORDER BY s.profile_id, s.ctx_idx
 """
+
+
+_LEAK_PAIRS_SQL = {partial: _leak_pairs_sql(sql) for partial, sql in _SLOTS_SQL.items()}
+_TRIAL_MASKS_SQL = {partial: _trial_masks_sql(sql) for partial, sql in _SLOTS_SQL.items()}
 
 _AGREEMENT_SQL = f"""
 SELECT a.message_id, a.attr_id, a.revealed AS a_revealed, b.revealed AS b_revealed,
@@ -97,13 +145,30 @@ class CubeReads(Database):
     def leak_pairs(self, run_id: int, judge_id: int | None) -> LeakPairs:
         """Every labelled (profile, context, attribute) pair of a run with its fractions (or hard
         label) and the bit mask of full-memory trials whose message the judge found revealing."""
-        params = [judge_id, run_id, run_id, run_id]
-        return LeakPairs.from_numpy(self.con.execute(_LEAK_PAIRS_SQL, params).fetchnumpy())
+        params = [run_id, judge_id, run_id, run_id]
+        sql = _LEAK_PAIRS_SQL[self._partial(run_id)]
+        return LeakPairs.from_numpy(self.con.execute(sql, params).fetchnumpy())
 
     def trial_masks(self, run_id: int, judge_id: int | None) -> TrialMasks:
-        """Per (profile, context): bit masks of full-memory trials by what happened to them."""
-        params = [judge_id, run_id]
-        return TrialMasks.from_numpy(self.con.execute(_TRIAL_MASKS_SQL, params).fetchnumpy())
+        """Per (profile, context): bit masks of its trials' sample slots by what happened to
+        them, the slots of its partial-memory trials, and how many partial-memory trials did not
+        fit (see ``_SLOTS_SQL``)."""
+        params = [run_id, judge_id]
+        sql = _TRIAL_MASKS_SQL[self._partial(run_id)]
+        return TrialMasks.from_numpy(self.con.execute(sql, params).fetchnumpy())
+
+    def message_slots_index(self, run_id: int) -> dict[tuple[int, int, int], tuple[int, int]]:
+        """{(profile_id, ctx_idx, sample slot): (message_id, trial)} of the messages the cube
+        reads."""
+        slots = _SLOTS_SQL[self._partial(run_id)]
+        sql = f"SELECT profile_id, ctx_idx, slot, message_id, trial FROM ({slots}) WHERE kept"
+        rows = self.con.execute(sql + " ORDER BY message_id", [run_id]).fetchall()
+        return {(p, c, s): (int(m), int(t)) for p, c, s, m, t in rows}
+
+    def _partial(self, run_id: int) -> bool:
+        """Whether the run has partial-memory trials (their slots need numbering)."""
+        sql = "SELECT count(*) > 0 FROM messages WHERE run_id = ? AND shared_json IS NOT NULL"
+        return bool(self._scalar(sql, [run_id]))
 
     def label_columns(self, run_id: int) -> LabelColumns:
         """Every labelled pair of a run as columns (see :class:`LabelColumns`)."""

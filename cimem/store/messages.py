@@ -38,14 +38,15 @@ _COUNTERPARTS_SQL = """
     ORDER BY m2.run_id"""
 
 _COMPOSITION_SQL = """
-    SELECT m.num_not_to_share, m.shared_json,
+    SELECT m.profile_id, m.ctx_idx, m.num_not_to_share, m.shared_json,
            coalesce(list(a.key ORDER BY a.attr_id) FILTER (WHERE v.revealed), []) AS revealed_keys
     FROM messages m
     JOIN judgments j ON j.message_id = m.message_id AND j.judge_id = ? AND j.status = 'ok'
     LEFT JOIN verdicts v ON v.message_id = m.message_id AND v.judge_id = j.judge_id
     LEFT JOIN attributes a ON a.run_id = m.run_id AND a.attr_id = v.attr_id
     WHERE m.run_id = ? AND m.shared_json IS NOT NULL AND m.status = 'ok'
-    GROUP BY m.message_id, m.num_not_to_share, m.shared_json ORDER BY m.message_id"""
+    GROUP BY m.message_id, m.profile_id, m.ctx_idx, m.num_not_to_share, m.shared_json
+    ORDER BY m.message_id"""
 
 
 class Messages(Database):

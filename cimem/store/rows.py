@@ -358,8 +358,10 @@ class PairMessage(NamedTuple):
 
 
 class CompositionMessage(NamedTuple):
-    """A judged message of the memory-composition experiment."""
+    """A judged message of the memory-composition experiment, with its context."""
 
+    profile_id: int
+    ctx_idx: int
     num_not_to_share: int
     shared_json: str  # [to_share, not_to_share]
     revealed_keys: list[str]

@@ -70,6 +70,7 @@ def reads(store: Store, ids: dict[str, int]) -> dict[str, Callable[[], Any]]:
         "message_index": lambda: store.message_index(run),
         "message_judgments": lambda: store.message_judgments(message),
         "message_slots": lambda: store.message_slots(run),
+        "message_slots_index": lambda: store.message_slots_index(run),
         "message_verdicts": lambda: store.message_verdicts(message),
         "messages_of": lambda: store.messages_of(run, profile),
         "messages_to_judge": lambda: store.messages_to_judge(run),

@@ -171,7 +171,7 @@ def test_growth_shows_the_composition_curve(tmp_path, monkeypatch):
     at = open_page(str(db), PAGES[2], monkeypatch, runs=str(run_id))
     no_exception(at)
     assert any(h.value.startswith("Memory composition") for h in at.subheader)
-    (said,) = [c.value for c in at.caption if "not part of Violation@n" in c.value]
+    (said,) = [c.value for c in at.caption if "Official mode counts these messages" in c.value]
     assert f"judge {store_judge}," in said  # the judge by its name, not its number
     # drawn in the page (no chart library): a line per measure over the steps of the run
     (chart,) = [
@@ -232,3 +232,29 @@ def test_overview_lists_the_dropped_contexts_only_when_opened(demo_db, monkeypat
     at.run()
     no_exception(at)
     assert len(listed()) == len(at.multiselect(key="runs").value)  # one line per run
+
+
+def test_growth_draws_an_official_composition_file_by_what_it_varies(tmp_path, monkeypatch):
+    """eval.py's all_not_share output: every withheld memory kept, needed ones added; the chart
+    steps over the needed memories in the prompt, and says how each mode counts the trials."""
+    from composition_files import add_composition
+    from full_size import fabricate
+
+    base = fabricate(tmp_path / "base.jsonl", profiles=2, trials=2, seed=4)
+    path = add_composition(base, tmp_path / "ans.jsonl", "all_not_share", keep_full=True)
+    db = tmp_path / "ans.duckdb"
+    with Store.open(db) as store:
+        run_id = ingest_file(store, path).run_id
+        curve = composition_curve(store, run_id)
+    assert str(curve.axis) == "needed" and curve.steps[0] == 0
+    at = open_page(str(db), PAGES[2], monkeypatch, runs=str(run_id))
+    no_exception(at)
+    (chart,) = [
+        json.loads(c.proto.json)
+        for c in at.get("bidi_component")
+        if c.proto.component_name.endswith(linechart.NAME)
+        and json.loads(c.proto.json)["x"]["tip"] == "needed memories"
+    ]
+    steps = {x for _, _, points, _ in chart["series"] for x, _, _ in points}
+    assert steps == set(curve.steps)
+    assert any("withheld memories are kept and needed ones added" in c.value for c in at.caption)

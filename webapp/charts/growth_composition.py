@@ -1,11 +1,12 @@
-"""The memory-composition chart on the Growth page: a line per measure over the withheld
-memories in the prompt, drawn in the page (:mod:`webapp.charts.linechart`; as a Vega chart it
+"""The memory-composition chart on the Growth page: a line per measure over the memories of the
+curve's axis in the prompt (withheld, needed, or both), drawn in the page (:mod:`webapp.charts.linechart`; as a Vega chart it
 loaded the chart library for this one chart), whose own buttons save the SVG and PNG as drawn."""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from cimem.analysis.composition import CompositionAxis
 from cimem.analysis.growth import Measure
 from webapp.charts import linechart
 
@@ -14,16 +15,17 @@ COLOURS = {  # measure: colour (Okabe-Ito: red, orange and green were one under 
     str(Measure.ANY_LEAK): "#CC79A7",
     str(Measure.COMPLETENESS): "#0072B2",
 }
-X_TITLE = "withheld memories in the prompt"
 
 
-def chart_data(rows: pd.DataFrame) -> dict:
+def chart_data(rows: pd.DataFrame, axis: CompositionAxis = CompositionAxis.WITHHELD) -> dict:
     """What the page draws the chart from (:func:`linechart.chart_data`): one solid line per
-    measure, about ten integer ticks over the steps, the y axis in percent up to 100."""
+    measure over the curve's steps (``axis``), about ten integer ticks, the y axis in percent up
+    to 100."""
+    x = str(axis)
     enc = linechart.Encoding(
-        x="withheld",
-        x_title=X_TITLE,
-        x_tip="withheld memories",
+        x=x,
+        x_title=axis.label,
+        x_tip=f"{x} memories" if axis != CompositionAxis.MEMORIES else "memories",
         y="value",
         y_title="Share (%)",
         y_tip="share %",
@@ -32,7 +34,7 @@ def chart_data(rows: pd.DataFrame) -> dict:
         extra="messages",
         extra_tip="judged messages at this step",
     )
-    low, high = int(rows["withheld"].min()), int(rows["withheld"].max())
+    low, high = int(rows[x].min()), int(rows[x].max())
     step = max(1, -(-(high - low) // 10))
     return linechart.chart_data(
         rows.assign(line=""),

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
-from cimem.analysis.composition import CompositionCurve
+from cimem.analysis.composition import CompositionAxis, CompositionCurve
 from cimem.analysis.growth import composition_rows
 from webapp import cache, render, sidebar
 from webapp.charts import growth_composition as charts
@@ -27,12 +27,26 @@ def composition_section(ch: sidebar.Choices, run_id: int, names: Mapping[int, st
     run_name = names.get(run_id, str(run_id))
     st.subheader(f"Memory composition ({render.escape_md(run_name)})")
     composition_chart(comp, run_name, judge_name)
-    st.caption(
-        f"Each task's needed memories are kept and withheld ones added in steps; judge "
-        f"{render.escape_md(judge_name)}, parsed judgments only. These messages are not part"
-        " of Violation@n"
-        " or Completeness above, which use full-memory trials."
+    counted = (
+        "Official mode counts these messages in Violation@n and Completeness too, as the"
+        " official script counts every trial; definition mode does not"
+        if ch.opts.mode == "official"
+        else "Definition mode leaves these messages out of Violation@n and Completeness"
+        " (official mode counts them, as the official script does)"
     )
+    st.caption(
+        f"{STEPS[comp.axis]}; judge {render.escape_md(judge_name)}, parsed judgments only."
+        f" {counted}."
+    )
+
+
+STEPS = {
+    CompositionAxis.WITHHELD: "Each task's needed memories are kept and withheld ones added in"
+    " steps",
+    CompositionAxis.NEEDED: "Each task's withheld memories are kept and needed ones added in steps",
+    CompositionAxis.MEMORIES: "Each trial's memory is a random set of needed and withheld"
+    " memories, in sizes",
+}
 
 
 def composition_chart(comp: CompositionCurve, run_name: str, judge: str) -> None:
@@ -41,11 +55,12 @@ def composition_chart(comp: CompositionCurve, run_name: str, judge: str) -> None
     if rows.empty:
         st.info("No composition message has a parsed judgment yet.")
         return
-    linechart.line_chart(charts.chart_data(rows), key="composition-chart", download="composition")
+    linechart.line_chart(
+        charts.chart_data(rows, comp.axis), key="composition-chart", download="composition"
+    )
 
     def table() -> pd.DataFrame:
-        return rows.rename(columns={"withheld": "withheld memories", "value": "value %"}).assign(
-            run=run_name, judge=judge
-        )
+        named = {str(comp.axis): comp.axis.label, "value": "value %"}
+        return rows.rename(columns=named).assign(run=run_name, judge=judge)
 
     render.csv_download(table, "composition", "composition")

@@ -74,7 +74,7 @@ def _cells(prep: Prepared, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     """Every usable (row position, trial) of ``rows`` and the judge's verdict on it."""
     cube = prep.cube
     samples = prep.samples[cube.pair_ctx[rows]]
-    trials = np.arange(max(cube.n_trials, 1), dtype=np.uint64)
+    trials = np.arange(cube.n_slots, dtype=np.uint64)
     usable = ((samples[:, None] >> trials) & np.uint64(1)).astype(bool)
     pos, trial = np.nonzero(usable)
     said = ((cube.pair_mask[rows[pos]] >> trial.astype(np.uint64)) & np.uint64(1)).astype(bool)

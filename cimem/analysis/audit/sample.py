@@ -98,13 +98,14 @@ def audit_sample(store: Store, prep: Prepared, size: int, seed: int) -> list[Sam
         ctx, attr = int(cube.pair_ctx[p]), int(cube.pair_attr[p])
         yes = bool((int(cube.pair_mask[p]) >> t) & 1)
         stratum = sampled.stratum[i]
+        message_id = index.message_of[(ctx, t)]
         rows.append(
             SampleRow(
-                message_id=index.message_of[(ctx, t)],
+                message_id=message_id,
                 profile=cube.profile_names[int(cube.ctx_profile[ctx])],
                 recipient=cube.ctx_recipient[ctx],
                 task=cube.ctx_task[ctx],
-                trial=t,
+                trial=index.trial_of[message_id],
                 attr_id=int(cube.attr_ids[attr]) if cube.attr_ids is not None else attr,
                 attribute=cube.attr_key[attr],
                 label=stratum.split(",")[0],

@@ -46,7 +46,7 @@ def _with_mask(prep: Prepared, mask: np.ndarray) -> Prepared:
 
 def _bits(prep: Prepared) -> np.ndarray:
     """[pairs, trials] booleans of the prepared run's verdicts."""
-    trials = np.arange(max(prep.cube.n_trials, 1), dtype=np.uint64)
+    trials = np.arange(prep.cube.n_slots, dtype=np.uint64)
     return ((prep.cube.pair_mask[:, None] >> trials) & np.uint64(1)).astype(bool)
 
 
@@ -95,7 +95,7 @@ def sparse_truth(prep: Prepared, leak_share: float, rng: np.random.Generator) ->
 
 def _usable(prep: Prepared, rows: np.ndarray) -> np.ndarray:
     """[rows, trials] booleans: the samples the metrics count."""
-    trials = np.arange(max(prep.cube.n_trials, 1), dtype=np.uint64)
+    trials = np.arange(prep.cube.n_slots, dtype=np.uint64)
     samples = prep.samples[prep.cube.pair_ctx[rows]]
     return ((samples[:, None] >> trials) & np.uint64(1)).astype(bool)
 

@@ -19,18 +19,19 @@ class Measure(StrEnum):
 
 
 def composition_rows(comp: CompositionCurve) -> list[dict[str, Any]]:
-    """One row per step and measure with a value: withheld memories in the prompt, the
-    measure, its value in percent and the judged messages at that step; step by step, each
-    step's measures in :class:`Measure` order."""
+    """One row per step and measure with a value: the step (memories of the curve's axis in the
+    prompt, under the axis's name: ``withheld``, ``needed`` or ``memories``), the measure, its
+    value in percent and the judged messages at that step; step by step, each step's measures
+    in :class:`Measure` order."""
     rows: list[dict[str, Any]] = []
-    for withheld, messages, *values in zip(
+    for step, messages, *values in zip(
         comp.steps, comp.messages, comp.leak_rate, comp.any_leak, comp.completeness, strict=True
     ):
         for measure, value in zip(Measure, values, strict=True):
             if value is not None:
                 rows.append(
                     {
-                        "withheld": withheld,
+                        str(comp.axis): step,
                         "measure": str(measure),
                         "value": 100 * value,
                         "messages": messages,
