@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from cimem.cli.common import add_db, open_store, progress_bar, table
 from cimem.errors import CimemError
+
+if TYPE_CHECKING:
+    from cimem.ingest import Told
 from cimem.text import plural
 
 
@@ -16,12 +20,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     if args.name and len(args.paths) > 1:
         raise CimemError("--name names one run: give one file with it")
+    told = told_of(args)
     with open_store(args) as store:
         for path in args.paths:
             update, close = progress_bar(f"ingest {path}")
             try:
                 res = ingest_or_find(
-                    store, path, name=args.name, model=args.model, fmt=args.format, progress=update
+                    store, path, model=args.model, fmt=args.format, progress=update, told=told
                 )
             finally:
                 close()
@@ -37,6 +42,22 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                     "(same content hash); nothing added"
                 )
     return 0
+
+
+def told_of(args: argparse.Namespace) -> Told:
+    """What the person importing says made the run: --name, --level, --memory-format, and the
+    judge's --judge-model and --judge-prompts (its prompt hashed as `judge` hashes it)."""
+    from cimem.ingest import Told
+    from cimem.llm.prompts import load_judge_prompt
+
+    prompt_hash = load_judge_prompt(args.judge_prompts).hash if args.judge_prompts else None
+    return Told(
+        name=args.name,
+        level=args.level,
+        memory_format=args.memory_format,
+        judge_model=args.judge_model,
+        judge_prompt_hash=prompt_hash,
+    )
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -195,6 +216,22 @@ def _add_ingest_command(sub: argparse._SubParsersAction) -> None:
         "--format",
         choices=("official", "profiles", "hf", "persistbench"),
         help="skip detection and read the file as this format",
+    )
+    made = p.add_argument_group(
+        "what made the run (the official format does not say; shown on the leaderboard, in"
+        " reports and `runs --json`)"
+    )
+    made.add_argument("--level", type=int, choices=(1, 2, 3, 4), help="prompt level of the run")
+    made.add_argument(
+        "--memory-format",
+        choices=("official", "bullets", "json"),
+        help="how the memory was written into the prompt",
+    )
+    made.add_argument("--judge-model", help="the model that judged the file's verdicts")
+    made.add_argument(
+        "--judge-prompts",
+        metavar="PATH",
+        help="the prompts.yaml whose adversary_reveal prompt that judge used (its hash is kept)",
     )
     p.set_defaults(func=cmd_ingest)
 

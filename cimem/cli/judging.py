@@ -51,8 +51,15 @@ def cmd_judge(args: argparse.Namespace) -> int:
             )
         finally:
             close()
+        named = store.judge_info(res.judge_id).name
+    if named != judge.name:
+        print(
+            f"note: run {run_id} already has a judge {judge.name!r} with these settings; this one"
+            f" is {named!r} (give --name to name it yourself)"
+        )
     print(
-        f"judge {res.judge_id}: {plural(res.messages, 'message')}, {plural(res.verdicts, 'verdict')},"
+        f"judge {res.judge_id}: {plural(res.messages, 'message')},"
+        f" {plural(res.verdicts, 'verdict')},"
         f" {plural(res.parse_failures, 'parse failure')}, {plural(res.errors, 'error')};"
         f" calls made {res.messages - res.cached}, cached {res.cached}; {res.seconds:.1f} s"
     )

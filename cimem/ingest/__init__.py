@@ -8,10 +8,12 @@ official run-output format (`export`). May import `cimem.store`, nothing else ab
 
 from cimem.ingest.detect import FORMATS, detect_format, open_reader
 from cimem.ingest.importer import IngestResult, file_sha256, ingest_file, ingest_or_find
+from cimem.ingest.records import Told
 
 __all__ = [
     "FORMATS",
     "IngestResult",
+    "Told",
     "detect_format",
     "file_sha256",
     "ingest_file",

@@ -17,7 +17,7 @@ from typing import Any
 
 from cimem.ingest.detect import detect_format, open_reader
 from cimem.ingest.files import readers_for, require_file
-from cimem.ingest.records import ProfileRecord, Progress
+from cimem.ingest.records import ProfileRecord, Progress, Told
 from cimem.ingest.writer import RunWriter
 from cimem.store import Store
 from cimem.store.connection import BulkAppender
@@ -53,10 +53,12 @@ def ingest_file(
     level: int | None = None,
     readers: int | None = None,
     source: str | None = None,
+    told: Told | None = None,
 ) -> IngestResult:
     """Import one file as a new run; all or nothing. Returns the run (new or already present).
     An official file of 64 MB or more is read by one process per core (``readers``). ``source``:
-    the file's name as the run records it, when ``path`` is a copy (an upload's own name)."""
+    the file's name as the run records it, when ``path`` is a copy (an upload's own name).
+    ``told``: what made the run, as the person importing it says (the file may not)."""
     path = Path(path)
     require_file(path)
     fmt = fmt or detect_format(path)
@@ -64,14 +66,8 @@ def ingest_file(
     hasher = threading.Thread(target=lambda: digest.setdefault("h", file_sha256(path)), daemon=True)
     hasher.start()
     meta, records = open_reader(path, fmt, progress, model)
-    if name:
-        meta.name = name
-    if model:
-        meta.model = model
-    if simulated is not None:
-        meta.simulated = simulated
-    if level is not None:
-        meta.level = level
+    told = (told or Told()).joined(name=name, model=model, level=level, simulated=simulated)
+    told.apply(meta)
     writer = RunWriter(store)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of short-lived JSON objects: cyclic GC passes only cost time here

@@ -60,6 +60,39 @@ class RunMeta:
     config: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Told:
+    """What the person importing a file says made its run, where the file does not say it (or
+    says it otherwise): these take precedence over the file's own. ``judge_model`` and
+    ``judge_prompt_hash`` describe the judge whose verdicts the file carries."""
+
+    name: str | None = None
+    model: str | None = None
+    level: int | None = None
+    memory_format: str | None = None
+    judge_model: str | None = None
+    judge_prompt_hash: str | None = None
+    simulated: bool | None = None
+
+    def joined(self, **more: Any) -> Told:
+        """These, with the values of ``more`` that are given (not None or empty)."""
+        from dataclasses import replace
+
+        return replace(self, **{k: v for k, v in more.items() if v not in (None, "")})
+
+    def apply(self, meta: RunMeta) -> None:
+        """Write what was told into the run's description read from the file."""
+        for field_name in ("name", "model", "level", "memory_format", "simulated"):
+            value = getattr(self, field_name)
+            if value is not None:
+                setattr(meta, field_name, value)
+        if meta.judge is not None:
+            if self.judge_model is not None:
+                meta.judge.model = self.judge_model
+            if self.judge_prompt_hash is not None:
+                meta.judge.prompt_hash = self.judge_prompt_hash
+
+
 @dataclass
 class Attribute:
     key: str

@@ -188,14 +188,34 @@ def _judge_to_write(
 
 
 def new_judge(store: Store, run_id: int, judge: Judge, config: dict[str, Any]) -> int:
-    """A new judge of the run, recording how ``judge`` judges and ``config``."""
+    """A new judge of the run, recording how ``judge`` judges and ``config``; named apart
+    (``offline judge (2)``) from a judge of the run with the same name, kind, model and prompt,
+    so that the two never read as one in a picker or a table."""
     return store.create_judge(
         run_id=run_id,
-        name=judge.name,
+        name=name_apart(store, run_id, judge),
         kind=judge.kind,
         model=judge.model,
         prompt_hash=judge.prompt_hash(),
         config=orjson.dumps(config).decode(),
+    )
+
+
+def name_apart(store: Store, run_id: int, judge: Judge) -> str:
+    """``judge``'s name, or with the first free ``(2)``, ``(3)``... when the run has a judge of
+    that name with the same kind, model and prompt."""
+    names = {j.name for j in store.judges(run_id)}
+    same = any(
+        (j.name, j.kind, j.model, j.prompt_hash)
+        == (judge.name, judge.kind, judge.model, judge.prompt_hash())
+        for j in store.judges(run_id)
+    )
+    if not same:
+        return judge.name
+    return next(
+        f"{judge.name} ({n})"
+        for n in range(2, len(names) + 3)
+        if f"{judge.name} ({n})" not in names
     )
 
 

@@ -80,6 +80,7 @@ class RunSummary:
     model: str | None
     source: str | None
     level: int | None
+    memory_format: str | None
     n_trials: int | None
     simulated: bool
     created_at: datetime

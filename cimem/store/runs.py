@@ -33,7 +33,7 @@ _DELETE_RUN_SQL = [
 
 _LIST_RUNS_SQL = """
     SELECT r.run_id, r.name, r.kind, r.source_format, r.model, r.source, r.level,
-           r.n_trials, r.simulated, r.created_at,
+           r.memory_format, r.n_trials, r.simulated, r.created_at,
            (SELECT count(*) FROM profiles p WHERE p.run_id = r.run_id) AS profiles,
            (SELECT count(*) FROM contexts c WHERE c.run_id = r.run_id) AS contexts,
            (SELECT count(*) FROM messages m WHERE m.run_id = r.run_id) AS messages,
@@ -44,7 +44,8 @@ _LIST_RUNS_SQL = """
 
 # grouped scans, not a count per run: a database of tens of runs stays one pass over each table
 _LEADERBOARD_SQL = """
-    WITH j AS (SELECT run_id, list(name ORDER BY judge_id) AS judges FROM judges GROUP BY run_id),
+    WITH j AS (SELECT run_id, list(name || coalesce(' (' || model || ')', '') ORDER BY judge_id)
+                          AS judges FROM judges GROUP BY run_id),
          p AS (SELECT run_id, list(name ORDER BY name) AS names FROM profiles GROUP BY run_id),
          m AS (SELECT run_id, count(*) AS messages FROM messages GROUP BY run_id)
     SELECT r.run_id, r.name, r.source_format, r.source, r.model, r.prompt_set, r.level,
@@ -108,6 +109,30 @@ class Runs(Database):
     def rename_run(self, run_id: int, name: str) -> None:
         with self.transaction():
             self.con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
+
+    def set_provenance(
+        self,
+        run_id: int,
+        *,
+        model: str | None,
+        level: int | None,
+        memory_format: str | None,
+        judge: tuple[int, str | None, str | None] | None = None,
+    ) -> None:
+        """Record what made a run (its model, prompt level and memory format) and, with
+        ``judge`` = (judge_id, model, prompt hash), what made one of its judges, in one
+        transaction (a source that did not say them, told afterwards)."""
+        with self.transaction():
+            self.con.execute(
+                "UPDATE runs SET model = ?, level = ?, memory_format = ? WHERE run_id = ?",
+                [model, level, memory_format, run_id],
+            )
+            if judge is not None:
+                judge_id, judge_model, prompt_hash = judge
+                self.con.execute(
+                    "UPDATE judges SET model = ?, prompt_hash = ? WHERE judge_id = ? AND run_id = ?",
+                    [judge_model, prompt_hash, judge_id, run_id],
+                )
 
     def delete_run(self, run_id: int) -> None:
         """Remove a run and everything that belongs to it, in one transaction."""

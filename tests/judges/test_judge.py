@@ -118,3 +118,20 @@ def test_cli_judge_and_agreement(tmp_path):
     assert doc["judge_a"] == 1 and doc["judge_b"] == 2 and doc["overall"]["n"] == 9
     bad = run("agreement", "--run", "1", "--judges", "1,7")
     assert bad.returncode == 2 and "judge 7 is not a judge of run 1" in bad.stderr
+
+
+def test_the_same_judge_made_twice_is_named_apart(tmp_path):
+    """`judge --offline --name X` run twice: the second judge is 'X (2)', and the command says
+    so, so that a picker or a table never shows two judges as one."""
+    from cimem.cli.main import main
+    from cimem.store import Store
+
+    db = str(tmp_path / "twice.duckdb")
+    path = write_jsonl(tmp_path / "r.jsonl", [small_profile()])
+    assert main(["ingest", str(path), "--db", db]) == 0
+    for _ in range(2):
+        assert main(["judge", "--db", db, "--run", "1", "--offline", "--name", "X"]) == 0
+    assert main(["judge", "--db", db, "--run", "1", "--offline", "--name", "Y"]) == 0
+    with Store.open(db, read_only=True) as store:
+        names = [j.name for j in store.judges(1)]
+    assert names[1:] == ["X", "X (2)", "Y"]

@@ -737,3 +737,32 @@ def test_leaks_makes_the_other_colouring_ahead_and_its_toggle_shows_it(demo_db, 
     pd.testing.assert_frame_equal(
         shown[cols].reset_index(drop=True), made[cols].reset_index(drop=True), check_dtype=False
     )
+
+
+def test_the_data_page_works_on_the_sidebars_run_and_records_what_made_it(
+    demo_db, tmp_path, monkeypatch
+):
+    """The run picker starts on the sidebar's run (not run 1), names the run it would delete,
+    and what made the run, told afterwards, reaches the store (and so the leaderboard)."""
+    import shutil
+
+    db = tmp_path / "prov.duckdb"
+    shutil.copy(demo_db, db)
+    at = open_page(str(db), PAGES[5], monkeypatch, runs="2")
+    no_exception(at)
+    (picker,) = [s for s in at.selectbox if s.label == "Run"]
+    assert picker.value == 2
+    assert any(c.label.startswith("Yes, delete run 2 (") for c in at.checkbox)
+    form = {t.label: t for t in at.text_input}
+    form["Model"].set_value("llama-3.3-70b")
+    (level,) = [s for s in at.selectbox if s.label == "Prompt level"]
+    level.set_value(2)
+    judge_model = next(t for t in at.text_input if t.label.endswith("'s model"))
+    judge_model.set_value("kimi-k2")
+    next(b for b in at.button if b.label == "Save what made the run").click().run()
+    no_exception(at)
+    with Store.open(db, read_only=True) as store:
+        cfg = store.run_config(2)
+        judge = store.judges(2)[0]
+    assert (cfg["model"], cfg["level"], judge.model) == ("llama-3.3-70b", 2, "kimi-k2")
+    assert [s.label for s in at.selectbox].count("Judge whose verdicts to write") == 1

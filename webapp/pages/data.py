@@ -11,10 +11,9 @@ import streamlit as st
 from cimem import paths
 from cimem.errors import CimemError
 from cimem.ingest import ingest_or_find
-from cimem.ingest.export import export_official
 from cimem.text import plural
 from webapp import cache, connection, render, sidebar
-from webapp.panels import health, progress
+from webapp.panels import health, progress, run_admin
 
 st.title("Data")
 st.caption(
@@ -139,12 +138,9 @@ st.caption(
     "holds: results (messages and verdicts), profiles or labels only; a dash: the source does not"
     " say."
 )
-choice = st.selectbox(
-    "Run",
-    runs["run_id"].tolist(),
-    format_func=lambda r: f"{r}: {runs.set_index('run_id').loc[r, 'name']}",
-)
-cfg = cache.run_config(cache.current(), int(choice))
+choice = run_admin.picked_run(runs, st.session_state["choices"])
+cfg = cache.run_config(cache.current(), choice)
+judges = cache.judges_of(cache.current(), choice)
 with st.expander("Configuration"):
     # a table, as every other one here, the source file by its name as in the runs table
     settings = {**cfg, "source": file_name(cfg.get("source"))}
@@ -157,7 +153,6 @@ with st.expander("Configuration"):
         ),
         breakable=("value",),
     )
-    judges = cache.judges_of(cache.current(), int(choice))
     if judges:
         render.static_table(
             pd.DataFrame(
@@ -171,32 +166,22 @@ with st.expander("Configuration"):
                 }
             )
         )
+    run_admin.provenance_form(choice, cfg, judges)
 c1, c2 = st.columns(2)
 new_name = c1.text_input("New name", cfg["name"], key=f"new_name_{choice}")
 if c1.button("Rename", key="rename") and new_name.strip():
-    cache.rename_run(int(choice), new_name.strip())
+    cache.rename_run(choice, new_name.strip())
     st.rerun()
-confirm = c2.checkbox(f"Yes, delete run {choice} and everything in it")
+confirm = c2.checkbox(
+    f"Yes, delete run {choice} ({render.escape_md(cfg['name'])}) and everything in it",
+    key=f"confirm_delete_{choice}",
+)
 if c2.button("Delete run", disabled=not confirm):
-    cache.delete_run(int(choice))
+    cache.delete_run(choice)
     st.rerun()
 
 health.section()
 
 st.header("Export")
 if cfg["kind"] != "profiles":
-
-    def exported() -> bytes:
-        with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp) / "run.jsonl"
-            with connection.reading() as store:
-                export_official(store, int(choice), out)
-            return out.read_bytes()
-
-    st.download_button(
-        "Download in the official run-output format",
-        exported,
-        file_name=f"cimem_run_{choice}.jsonl",
-        mime="application/jsonl",
-        on_click="ignore",
-    )
+    run_admin.export_button(choice, cfg["name"], judges)
