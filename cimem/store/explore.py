@@ -121,8 +121,9 @@ VIEWS: tuple[View, ...] = (
     ),
     _v(
         "judgments",
-        "a judge's reply on a message: ok, parse_failure or error",
-        "judge_id, message_id, status",
+        "a judge's reply on a message: ok, parse_failure or error; reply: what the judge said"
+        " (or the error) where it failed, NULL where the source kept nothing",
+        "judge_id, message_id, status, CASE WHEN status <> 'ok' THEN raw END AS reply",
         "judgments",
         "judge_id, message_id",
         _OF_RUN_BY_JUDGE,

@@ -712,3 +712,30 @@ def test_any_message_opens_from_its_profile_task_and_trial(demo_copy, monkeypatc
     assert want is not None and want != 5 and shown_message(at) == want
     head = next(m.value for m in at.markdown if m.value.startswith("**Message "))
     assert cube.profile_names[1] in head.replace("\\", "") and "trial 1" in head
+
+
+def test_a_reply_that_did_not_parse_is_shown_and_told_as_what_happened(tmp_path, monkeypatch):
+    """The real PersistBench file's judge replies whose ids were positions: the Audit page says
+    what happened and how the numbers count it, and shows the stored reply as text; the
+    Explore view ``judgments`` gives the same reply."""
+    import cimem
+    from cimem.ingest import ingest_file
+
+    from conftest import shared_file
+
+    db = tmp_path / "pb.duckdb"
+    with Store.open(db) as store:
+        run = ingest_file(store, shared_file("persistbench_llama33_jeffery_day.json")).run_id
+        judge = store.find_default_judge(run)
+        failed = {
+            m: j for m, j in store.judgments_of(judge).items() if str(j.status) == "parse_failure"
+        }
+    message, judgment = next(iter(failed.items()))
+    at = open_app(db, monkeypatch, "webapp/pages/audit.py", runs=str(run), message=str(message))
+    (said,) = [w.value for w in at.warning if "could not be read" in w.value]
+    assert said.startswith(f"Judge {judge}'s reply") and "official mode counts" in said
+    shown_text = [h.value for h in at.html] + [m.value for m in at.markdown]
+    assert any(html.escape(judgment.raw[:40]) in t for t in shown_text)
+    replies = cimem.open(db).judgments(run)
+    shown = replies.loc[replies["message_id"] == message, "reply"].iloc[0]
+    assert shown == judgment.raw and replies.loc[replies["status"] == "ok", "reply"].isna().all()

@@ -4,7 +4,7 @@ What it shows comes from :func:`cimem.analysis.audit.message_audit`."""
 
 import streamlit as st
 
-from cimem.analysis.audit import MessageAudit
+from cimem.analysis.audit import MessageAudit, what_happened
 from cimem.store import MessageStatus
 from webapp import cache, message_view, render, sidebar
 from webapp.panels import (
@@ -75,9 +75,10 @@ with st.container(border=True):
         detail.text or "", audit.evidence(shown), key=f"audit-{detail.message_id}"
     )
 failure = audit.failure(shown)
-if failure is not None:
-    st.warning(f"Judge {shown}: {render.escape_md(failure.status)}. Raw reply:")
-    render.plain_text(failure.raw or "")
+if failure is not None and shown is not None:
+    st.warning(what_happened(shown, failure))
+    if failure.raw:
+        render.plain_text(failure.raw)
 
 only_revealed = st.toggle("Only attributes some judge found revealed", value=True)
 table = audit.table(shown, only_revealed)

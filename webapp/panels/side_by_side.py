@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from cimem.analysis.audit import MessageAudit
+from cimem.analysis.audit import MessageAudit, what_happened
 from webapp import cache, message_view, render, sidebar
 
 TWO_JUDGES, TWO_RUNS = "two judges of this message", "this task in another run"
@@ -136,7 +136,9 @@ def _side(
         return
     failure = audit.failure(judge)
     if failure is not None:
-        st.warning(f"This judge's call failed here ({render.escape_md(failure.status)}).")
+        st.warning(what_happened(judge, failure))
+        if failure.raw:
+            render.plain_text(failure.raw)
         return
     groups = (
         ("private", "Private, leaked"),

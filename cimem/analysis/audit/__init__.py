@@ -26,6 +26,7 @@ from cimem.analysis.audit.message import (
     evidence_grounded,
     message_audit,
     pair_labels_under,
+    what_happened,
 )
 
 __all__ = [
@@ -41,4 +42,5 @@ __all__ = [
     "evidence_grounded",
     "message_audit",
     "pair_labels_under",
+    "what_happened",
 ]

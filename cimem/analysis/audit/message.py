@@ -217,3 +217,29 @@ def evidence_grounded(evidence: str | None, message: str) -> bool | None:
             return False
         pos = found + len(piece)
     return bool(pieces)
+
+
+def what_happened(judge_id: int, failure: Judgment) -> str:
+    """A failed judgment told as what happened and how the numbers treat it (the raw reply, or
+    the error, is shown beside it, as text).
+
+    >>> what_happened(2, Judgment(JudgmentStatus.ERROR, "timeout"))[:44]
+    "Judge 2's call failed after its retries: no "
+    """
+    if failure.status == JudgmentStatus.ERROR:
+        return (
+            f"Judge {judge_id}'s call failed after its retries: no verdict on this message (it"
+            " counts in neither metric; `judge` or `run --resume --retry-failed` call it again)."
+            " The error:"
+        )
+    kept = (
+        "Its reply:"
+        if failure.raw
+        else "The source kept no reply (the official run output keeps none for a reply it could"
+        " not read)."
+    )
+    return (
+        f"Judge {judge_id}'s reply could not be read as the object of attributes its prompt asks"
+        " for: official mode counts the message as nothing revealed, as the official script"
+        f" does; definition mode leaves it out by default. {kept}"
+    )
