@@ -24,7 +24,6 @@ from cimem.ingest.records import Attribute, ProfileRecord, Progress, RunMeta
 from cimem.ingest.validate import HF, NUL, NUL_FREE
 
 REQUIRED = ("name", "attribute", "memory_statement", "label", "prompt")
-TEXT_COLUMNS = ("name", "attribute", "memory_statement", "prompt")
 _REQUEST = re.compile(
     r"^Write a (?:complete )?message to (?P<recipient>.+?) to achieve the following purpose: "
     r"(?P<task>.*?)\.?\s*$",
@@ -164,7 +163,8 @@ def rows_to_records(
         )
     for col in REQUIRED:
         _check_column_type(source, col, table.schema.field(col).type)
-    for col in TEXT_COLUMNS:  # prompts, long and repeated, are searched for NUL once each
+    for col in table.column_names:  # every text column, the ones not read too (a file of
+        # mangled text is refused whole); prompts, long and repeated, are searched for NUL once each
         _check_text(source, col, table.column(col), nul=col != "prompt")
     df = table.select(list(REQUIRED)).to_pandas()
     if df.empty:

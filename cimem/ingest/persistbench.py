@@ -115,13 +115,9 @@ def _run_config(top: Checker, doc: dict, metadata: dict) -> tuple[dict[str, Any]
         if type(metadata.get(k)) in (str, int, float)
     }
     cfg = top.get(doc, "config", "config") or {}
-    config.update(
-        {
-            k: cfg[k]
-            for k in ("method", "memory_mode", "cim_judge_variant")
-            if type(cfg.get(k)) in (str, int, float)
-        }
-    )
+    for k in ("method", "memory_mode", "cim_judge_variant"):
+        if (value := top.get(cfg, k, f"config.{k}", f"config.{k}")) is not None:
+            config[k] = value
     return config, cfg.get("method")
 
 
@@ -239,10 +235,12 @@ class _Profile:
     def _trial(self, check: Checker, rule: str, field: str, c: int, g_i: int, g: dict) -> int:
         """The generation's trial: its ``generation_index`` (else its position), which must fit
         the trial masks and be the only one of its context with that index."""
-        index = check.get(
-            g, "generation_index", f"{rule}.generation_index", f"{field}.generation_index"
-        )
-        trial = g_i if index is None else index
+        if "generation_index" in g:  # when a file gives the index it must give one; else position
+            trial = check.get(
+                g, "generation_index", f"{rule}.generation_index", f"{field}.generation_index"
+            )
+        else:
+            trial = g_i
         if not 0 <= trial < MAX_TRIALS:
             check.fail(f"{field}.generation_index", "a generation index between 0 and 63", trial)
         if (c, trial) in self.trials:

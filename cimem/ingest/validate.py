@@ -146,6 +146,9 @@ PERSISTBENCH = Schema(
         "metadata.judge_model": TEXT.or_null(),
         "metadata.prompt_template": TEXT.or_null(),
         "config": OBJECT.or_null(),
+        "config.method": TEXT.or_null(),
+        "config.memory_mode": TEXT.or_null(),
+        "config.cim_judge_variant": TEXT.or_null(),
         "entries": Kind(
             "a non-empty object or list of entries",
             lambda v: type(v) in (dict, list) and len(v) > 0,
@@ -164,7 +167,7 @@ PERSISTBENCH = Schema(
         "entries[].results.*": OBJECT,
         "entries[].results.*.generations": LIST,
         "entries[].results.*.generations[]": OBJECT,
-        "entries[].results.*.generations[].generation_index": TRIAL.or_null(),
+        "entries[].results.*.generations[].generation_index": TRIAL,
         "entries[].results.*.generations[].memory_response": TEXT.or_null(),
         "entries[].results.*.generations[].judge": OBJECT.or_null(),
         "entries[].results.*.generations[].judge.per_attribute": LIST.or_null(),

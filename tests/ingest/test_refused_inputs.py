@@ -375,3 +375,54 @@ def test_run_output_broken_on_its_first_line_keeps_its_own_error(store, tmp_path
     path = tmp_path / "r.jsonl"
     path.write_text('{"bio": \n' + json.dumps(small_profile("Later")) + "\n")
     refused(store, path, r"r.jsonl: line 1: expected one complete JSON object per line")
+
+
+# ------------------------------------------------------------------ every text field, the unread too
+BAD_UTF8 = {
+    "0xff": b"\xff",
+    "a lone continuation byte": b"\x80",
+    "an overlong form": b"\xc0\xaf",
+    "an encoded surrogate": b"\xed\xa0\x80",
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_UTF8))
+@pytest.mark.parametrize("column", ["memory_statement", "prompt", "adv_reveal_prompt"])
+def test_hf_jsonl_refuses_invalid_utf8_in_any_text_field(store, tmp_path, bad, column):
+    """Every text field of a row is UTF-8, those the import does not read included (a file whose
+    text is mangled in one column is not trusted in the others)."""
+    rows = [r | {"adv_reveal_prompt": "You judge. SOLUTION:\n{solution}"} for r in hf_rows()]
+    lines = [json.dumps(r).encode() for r in rows]
+    field = f'"{column}": "'.encode()
+    at = lines[3].index(field) + len(field)
+    lines[3] = lines[3][:at] + BAD_UTF8[bad] + lines[3][at:]
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    refused(store, path, rf"rows.jsonl: row 4: field '{column}': expected UTF-8 text, got byte")
+
+
+def test_hf_csv_refuses_a_nul_in_a_column_it_does_not_read(store, tmp_path):
+    rows = [r | {"adv_reveal_prompt": "You judge. SOLUTION:\n{solution}"} for r in hf_rows()]
+    rows[2]["adv_reveal_prompt"] = "You ju\x00dge."
+    path = write_rows(tmp_path, rows, "csv")
+    refused(store, path, rf"rows.csv: row 3: field 'adv_reveal_prompt': {NO_NUL}")
+
+
+def test_persistbench_config_method_must_be_text(store, tmp_path):
+    doc = persistbench_doc() | {"config": {"method": 3}}
+    path = tmp_path / "pb.json"
+    path.write_text(json.dumps(doc))
+    refused(store, path, r"field 'config.method': expected a string or null, got int 3")
+
+
+def test_persistbench_null_generation_index_is_refused_and_an_absent_one_is_its_position(
+    store, tmp_path
+):
+    doc = persistbench_doc()
+    doc["entries"]["e1"]["results"]["m1"]["generations"][0]["generation_index"] = None
+    path = tmp_path / "pb.json"
+    path.write_text(json.dumps(doc))
+    refused(store, path, r"generation_index\"?: expected a trial index between 0 and 63, got null")
+    del doc["entries"]["e1"]["results"]["m1"]["generations"][0]["generation_index"]
+    path.write_text(json.dumps(doc))
+    assert ingest_file(store, path).messages == 1
