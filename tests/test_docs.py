@@ -140,3 +140,58 @@ def test_pre_commit_hooks_run_the_fast_part_of_scripts_test() -> None:
         "mypy",
     ]
     assert hook_commands == script_commands
+
+
+def _tree_paths(block: str) -> set[str]:
+    """The files and folders a package tree names, as paths: a name (``x.py`` or ``x/``) at the
+    start of a line, its folder given by the lines above it indented less."""
+    found: set[str] = set()
+    folders: list[tuple[int, str]] = []
+    for line in block.splitlines():
+        m = re.match(r"^( *)([\w.]+(?:/[\w.]+)*(?:\.py|/))(?:  |$)", line)
+        if not m or len(m.group(1)) > 12:
+            continue
+        indent, name = len(m.group(1)), m.group(2)
+        folders = [(i, f) for i, f in folders if i < indent]
+        path = "".join(f for _, f in folders) + name
+        found.add(path)
+        if name.endswith("/"):
+            folders.append((indent, name))
+    return found
+
+
+def test_the_package_tree_names_every_module_and_nothing_that_is_gone() -> None:
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    block = text[text.index("## Package tree") :]
+    block = block[block.index("```") + 3 :]
+    named = _tree_paths(block[: block.index("```")])
+    modules = {
+        str(p.relative_to(ROOT))
+        for package in ("cimem", "webapp")
+        for p in (ROOT / package).rglob("*.py")
+        if p.name != "__init__.py"
+    }
+    named_modules = {p for p in named if p.endswith(".py") and p.startswith(("cimem/", "webapp/"))}
+    assert modules - named_modules == set(), "modules the tree does not name"
+    assert named_modules - modules == set(), "modules the tree names that are gone"
+
+
+def test_pages_guide_names_every_page_and_counts_them() -> None:
+    app = (ROOT / "app.py").read_text(encoding="utf-8")
+    titles = re.findall(r'st\.Page\(\s*"webapp/pages/\w+\.py", title="([^"]+)"', app)
+    guide = (DOCS / "pages.md").read_text(encoding="utf-8")
+    words = {9: "Nine", 8: "Eight", 10: "Ten"}
+    assert f"{words[len(titles)]} pages share one sidebar" in guide
+    for title in titles:
+        assert f"\n## {title}\n" in guide, f"docs/pages.md has no section for {title}"
+
+
+def test_the_command_table_names_every_command() -> None:
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    table = text[: text.index("## Common rules")]
+    module = cli_docs()
+    top = module.build_parser()
+    for action in top._actions:
+        if action.__class__.__name__ == "_SubParsersAction":
+            for name in action.choices:
+                assert f"`{name}" in table, f"docs/cli.md's command table lacks {name}"

@@ -6,12 +6,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from cimem.cli.audited import labelled_cube
 from cimem.cli.common import add_db, open_store, read_text_file, table
-from cimem.errors import CimemError
 
 if TYPE_CHECKING:
     from cimem.analysis.audit.queue import Queue, QueueItem
-    from cimem.analysis.cube import LeakCube
     from cimem.store import Store
 
 
@@ -112,22 +111,6 @@ def _sample_queue(store: Store, run_id: int, args: argparse.Namespace) -> Queue:
     args.seed = audit_seed(store, cube, prep.opts, args.seed)
     rows = audit_sample(store, prep, args.size, args.seed)
     return sample_queue(store, run_id, cube.info.judge_id, rows)
-
-
-def labelled_cube(store: Store, run_id: int, args: argparse.Namespace) -> LeakCube:
-    """The run under ``--judge``; it must have labels, since the audit sample is stratified by
-    label."""
-    from cimem.analysis.cube import cube_from_store
-
-    cube = cube_from_store(store, run_id, args.judge)
-    if not cube.has_labels:
-        raise CimemError(f"run {run_id} has no labels: the sample is stratified by label")
-    if cube.info.judge_id is None:
-        raise CimemError(
-            f"run {run_id} has no judge yet: an audit checks a judge's decisions (judge it with"
-            " `python -m cimem judge`)"
-        )
-    return cube
 
 
 def cmd_audit_sample(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ from cimem.ingest.files import (
     read_head,
     require_file,
 )
+from cimem.ingest.formats import FORMAT_NAMES, detect_format
 from cimem.ingest.official_profile import ProfileReader
 from cimem.ingest.records import ProfileRecord, Progress
 from cimem.ingest.validate import ESCAPED_NUL, has_escaped_nul, nul_error
@@ -122,8 +123,6 @@ def other_format(path: Path) -> InputError | None:
     cimem reads, and how to import it (None when it does not look like one). Asked only then, so
     reading run output never pays for it; ``metrics --results`` given a PersistBench file says
     what the file is, not that its first line is incomplete."""
-    from cimem.ingest.detect import FORMAT_NAMES, detect_format
-
     try:
         fmt = detect_format(path)
     except CimemError:
