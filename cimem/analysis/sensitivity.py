@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cimem.analysis.cube import LeakCube
+from cimem.analysis.cube import HARD_FROM_FRACTIONS, LeakCube
 from cimem.analysis.label_sources import OFFICIAL, Scheme, Source, persona_columns, relabelled
 from cimem.analysis.labels import AMBIGUOUS
 from cimem.analysis.level_curves import cohort_note
@@ -26,6 +26,9 @@ from cimem.store.columns import PersonaFractions
 from cimem.store.rows import PeoplePairLabel
 
 NO_FRACTIONS = "the run has hard labels only (no persona fractions to re-weigh)"
+COMBINED_ONLY = (
+    "the run has the combined fractions only, not each persona's (nothing to re-weigh by persona)"
+)
 MIN_RANKED = 3  # fewer runs: no tau (two runs give the sign of one comparison)
 NO_PEOPLE = "people have labelled none of the run's pairs"
 COHORT_REMEDY = "compare the rankings of runs of one profile set"
@@ -174,7 +177,8 @@ def _cannot(run: RunLabels, source: Source) -> str | None:
     if source in (Source.PEOPLE, Source.REVIEWED):
         return None if run.people else NO_PEOPLE
     if source is not Source.COMBINED and not len(run.fractions.persona):
-        return NO_FRACTIONS
+        has_combined = bool((run.cube.pair_hard == HARD_FROM_FRACTIONS).any())
+        return COMBINED_ONLY if has_combined else NO_FRACTIONS
     return None
 
 

@@ -227,6 +227,13 @@ def _cte_names(tree: dict[str, Any]) -> Iterator[str]:
             yield str(entry.get("key", "")).lower()
 
 
+def _listed(tables: set[str] | frozenset[str]) -> str:
+    """The views a query may read, as an error lists them: ``leak_cells`` too, which a page
+    (the sidebar's run) or ``cimem.open(...).sql(query, run=N)`` adds when a query names it."""
+    extra = "" if LEAK_CELLS in tables else f", and {LEAK_CELLS} (a run's per-cell leak table)"
+    return ", ".join(sorted(tables)) + extra
+
+
 def _check_node(node: dict[str, Any], tables: set[str] | frozenset[str]) -> None:
     kind = node.get("type")
     if kind == "SHOW_REF":
@@ -240,7 +247,7 @@ def _check_node(node: dict[str, Any], tables: set[str] | frozenset[str]) -> None
             shown = ".".join(
                 x for x in (node.get("catalog_name"), node.get("schema_name"), name) if x
             )
-            raise QueryRefused(f"no table {shown!r}: the views are {', '.join(sorted(tables))}")
+            raise QueryRefused(f"no table {shown!r}: the views are {_listed(tables)}")
     elif kind == "TABLE_FUNCTION":
         call = node.get("function") or {}
         if str(call.get("function_name", "")).lower() not in _TABLE_FUNCTIONS:

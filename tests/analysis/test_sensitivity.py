@@ -14,7 +14,13 @@ from cimem.analysis.label_sources import DEFAULT_SCHEMES, Scheme, pair_keys
 from cimem.analysis.labels import AMBIGUOUS, PRIVATE, SHARE, LabelRule
 from cimem.analysis.metrics import MetricOptions, compute
 from cimem.analysis.options import labels_of
-from cimem.analysis.sensitivity import NO_FRACTIONS, RunLabels, kendall_tau_b, sensitivity
+from cimem.analysis.sensitivity import (
+    COMBINED_ONLY,
+    NO_FRACTIONS,
+    RunLabels,
+    kendall_tau_b,
+    sensitivity,
+)
 from cimem.ingest import ingest_file
 from cimem.store import PeopleLabel, PeoplePairLabel, Store
 
@@ -125,3 +131,23 @@ def test_the_real_run_file_under_every_scheme(tmp_path):
         assert by[f"unanimous@{persona}"].ambiguous <= by["unanimous"].ambiguous
     assert by["majority"].ambiguous < by["unanimous"].ambiguous
     assert len({d.domain for d in found.discards}) >= 9
+
+
+def test_a_run_with_the_combined_fractions_only_is_said_to_be_so(tmp_path):
+    """A run output whose contexts carry labels_combined and no persona's own: the persona
+    schemes skip it, saying it has the combined view only (not that it has hard labels)."""
+    import json
+
+    path = shared_file("results_sample.jsonl")
+    rows = [json.loads(line) for line in path.open()][:1]
+    for ctx in rows[0]["contexts"]:
+        for key in [k for k in ctx if k.startswith("labels_") and k != "labels_combined"]:
+            del ctx[key]
+    combined = tmp_path / "combined.jsonl"
+    combined.write_text(json.dumps(rows[0]) + "\n")
+    with Store.open(tmp_path / "c.duckdb") as store:
+        ingest_file(store, combined)
+        runs = runs_of(store, [1])
+    found = sensitivity(runs, [Scheme.parse(s) for s in DEFAULT_SCHEMES], OPTS)
+    assert found.skipped["unanimous@pragmatic"] == {runs[0].cube.run: COMBINED_ONLY}
+    assert {r.scheme for r in found.results} == {"unanimous", "majority"}

@@ -104,3 +104,20 @@ def test_a_result_too_large_to_draw_and_show_are_refused_in_one_line(demo_db, mo
     assert len(at.error) == 1 and "passes 20 MB" in at.error[0].value
     run_cell(at, 0, "SHOW ALL TABLES")
     assert len(at.error) == 1 and "SHOW, DESCRIBE and SUMMARIZE are not run" in at.error[0].value
+
+
+def test_the_quick_chart_keeps_the_querys_order_and_a_wrong_name_lists_every_view(
+    demo_db, monkeypatch
+):
+    """A chart of rows ORDER BY a count, descending: the bars keep that order (not the labels'
+    alphabet); a table the query names wrongly gets the views listed, leak_cells among them."""
+    import json
+
+    at = open_explore(demo_db, monkeypatch)
+    run_cell(at, 0, "SELECT name, n_trials * 0 + run_id AS k FROM runs ORDER BY k DESC")
+    no_exception(at)
+    (chart,) = at.get("vega_lite_chart")
+    spec = json.loads(chart.proto.spec)
+    assert spec["encoding"]["x"].get("sort", "missing") is None  # the data's own order
+    run_cell(at, 0, "SELECT * FROM leak_cell")
+    assert len(at.error) == 1 and "leak_cells" in at.error[0].value.replace("\\", "")

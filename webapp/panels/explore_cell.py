@@ -99,14 +99,15 @@ def _show(result: QueryResult, cid: int, i: int) -> None:
 
 def _quick_chart(frame: pd.DataFrame, cid: int) -> None:
     """A bar chart of the first numeric column by the first other column, when there are both
-    (the first :data:`CHART_ROWS` rows); the columns' own names as axis titles."""
+    (the first :data:`CHART_ROWS` rows, in the query's order: its ORDER BY is the bars'); the
+    columns' own names as axis titles."""
     numeric = [c for c in frame.columns if frame[c].dtype.kind in "iuf"]
     others = [c for c in frame.columns if c not in numeric[:1]]
     if not numeric or not others or frame.empty:
         return
     x, y = others[0], numeric[0]
     data = pd.DataFrame({"x": frame[x].astype(str), "y": frame[y]}).head(CHART_ROWS)
-    st.bar_chart(data, x="x", y="y", x_label=str(x), y_label=str(y), height=260)
+    st.bar_chart(data, x="x", y="y", x_label=str(x), y_label=str(y), height=260, sort=False)
     if len(frame) > CHART_ROWS:
         st.caption(f"The chart draws the first {CHART_ROWS} rows.")
 

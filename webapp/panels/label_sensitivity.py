@@ -21,8 +21,8 @@ EXPLAINED = (
     " do. Here each run is measured again under each scheme: a scheme is a rule (unanimous:"
     " every sample; majority: more than half of the weight) applied to a source (the combined"
     " view, the personas weighted alike, one persona alone, or people's labels). A run that"
-    " ships hard labels only (the Hugging Face release, PersistBench) has no persona fractions:"
-    " only the rules of the combined view measure it, under its own labels."
+    " ships hard labels only (the Hugging Face release, PersistBench), or only the combined"
+    " fractions, has no persona fractions: only the rules of the combined view measure it."
 )
 
 

@@ -34,8 +34,9 @@ def figure1() -> None:
         shown_reveals(rows, samples), styles={"label": lambda v: LABEL_STYLE.get(str(v), "")}
     )
     st.caption(
-        "R = 1: the judge found the attribute stated in that sample. Green: needed for the task"
-        " (counts for Completeness); red: withheld from this recipient (counts for Violation)."
+        "R = 1: the judge found the attribute stated in that sample. Blue rows: needed for the"
+        " task (count for Completeness); orange rows: withheld from this recipient (count for"
+        " Violation)."
     )
     n = len(samples)
     worked = worked_rows(rows, samples)
@@ -99,7 +100,7 @@ def _violation_steps(case: WorkedCase, rows: list[dict[str, Any]], n: int) -> No
     for a, tasks, top in case.per_attribute:
         cells = [str(v) for v in withheld_reveals(rows, a)]
         st.markdown(
-            f"- :red[{a}] (withheld) in {len(tasks)} task(s); max over {len(cells)} message(s) of"
+            f"- :orange[{a}] (withheld) in {len(tasks)} task(s); max over {len(cells)} message(s) of"
             f" ({', '.join(cells)}) = **{top}**"
         )
     if case.violation is not None:

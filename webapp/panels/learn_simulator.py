@@ -70,7 +70,7 @@ def _sliders() -> Shape:
 def _headline(p: np.ndarray, sim: MixedSimulation) -> None:
     """The mean chance, the simulated worst case and the one-p formula, after all tasks."""
     m1, m2, m3 = st.columns(3)
-    m1.metric("mean p per message", render.pct(float(p.mean())))
+    m1.metric("mean p per sample", render.pct(float(p.mean())))
     m2.metric("simulated Violation", render.pct(sim.observed[-1]))
     m3.metric(
         "1-(1-p)^(T·n), one p",
