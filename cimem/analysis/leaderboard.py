@@ -268,6 +268,7 @@ def table(board: Sequence[Entry], metrics: Mapping[int, RunMetrics]) -> pd.DataF
     numbers, and their intervals say "not computed"). ``run_id`` is kept as a column."""
     rows = [_row(e, metrics.get(e.run_id)) for e in board]
     out = pd.DataFrame(rows, columns=["run_id", *COLUMNS])
+    out["n"] = out["n"].astype("Int64")  # a run not computed has none: "1.0" would read as a float
     return sort_table(out, SortKey.GROUPED)
 
 
@@ -290,12 +291,26 @@ def _row(e: Entry, m: RunMetrics | None) -> dict[str, Any]:
         return row | {"Violation 95% CI": "not computed", "Completeness 95% CI": "not computed"}
     ok = labelled(m)
     row["n"] = m.n_trials
+    row["profiles"] = scored_profiles(e.profiles, m.violation.n_profiles, m.completeness.n_profiles)
     for metric, s in (("Violation", m.violation), ("Completeness", m.completeness)):
         lo, hi = s.ci95
         title = "Violation@n %" if metric == "Violation" else "Completeness %"
         row[title] = rounded(100 * s.mean) if ok else None
         row[f"{metric} 95% CI"] = interval_text(100 * lo, 100 * hi, not ok, s.n_profiles)
     return row
+
+
+def scored_profiles(profiles: int, violation: int, completeness: int) -> int | str:
+    """The run's profiles, and how many each number is over when some had nothing to score.
+
+    >>> scored_profiles(10, 10, 10), scored_profiles(10, 8, 8), scored_profiles(10, 8, 9)
+    (10, '8 of 10 scored', 'V 8, C 9 of 10 scored')
+    """
+    if violation == completeness == profiles:
+        return profiles
+    if violation == completeness:
+        return f"{violation} of {profiles} scored"
+    return f"V {violation}, C {completeness} of {profiles} scored"
 
 
 def _unsaid_simulated(e: Entry) -> bool:

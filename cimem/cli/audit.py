@@ -129,7 +129,7 @@ def cmd_audit_sample(args: argparse.Namespace) -> int:
         print(f"run {run_id}: no judged cell of a labelled pair to audit")
         return 0
     if args.out:
-        spec = audited_spec(cube, prep.opts, args.seed)
+        spec = audited_spec(cube, prep.opts, args.seed, args.size)
         assert spec is not None  # labelled_cube refuses a run without a judge
         write_csv(args.out, sample_records(rows, spec))
         print(
@@ -168,13 +168,14 @@ def cmd_audit_sample(args: argparse.Namespace) -> int:
 
 
 def cmd_human_export(args: argparse.Namespace) -> int:
-    from cimem.analysis.audit.verdict_csv import verdict_records, write_csv
+    from cimem.analysis.audit.verdict_csv import noted_sample_cells, verdict_records, write_csv
 
-    with open_store(args) as store:
+    with open_store(args, read_only=True) as store:
         run_id = store.resolve_run(args.run)
         judge = store.find_human_judge(run_id)
         rows = store.human_verdicts(judge, history=args.history) if judge is not None else []
-    write_csv(args.out, verdict_records(rows))
+        sampled = noted_sample_cells(store, run_id) if rows else {}
+    write_csv(args.out, verdict_records(rows, sampled))
     what = "verdicts with their history" if args.history else "current verdicts"
     print(f"wrote {len(rows)} {what} of people on run {run_id} to {args.out}")
     return 0

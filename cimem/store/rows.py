@@ -80,7 +80,6 @@ class RunSummary:
     model: str | None
     source: str | None
     level: int | None
-    memory_format: str | None
     n_trials: int | None
     simulated: bool
     created_at: datetime
@@ -89,6 +88,7 @@ class RunSummary:
     messages: int
     verdicts: int
     judges: int
+    memory_format: str | None = None
 
 
 @dataclass(frozen=True)

@@ -33,13 +33,14 @@ _DELETE_RUN_SQL = [
 
 _LIST_RUNS_SQL = """
     SELECT r.run_id, r.name, r.kind, r.source_format, r.model, r.source, r.level,
-           r.memory_format, r.n_trials, r.simulated, r.created_at,
+           r.n_trials, r.simulated, r.created_at,
            (SELECT count(*) FROM profiles p WHERE p.run_id = r.run_id) AS profiles,
            (SELECT count(*) FROM contexts c WHERE c.run_id = r.run_id) AS contexts,
            (SELECT count(*) FROM messages m WHERE m.run_id = r.run_id) AS messages,
            (SELECT count(*) FROM verdicts v JOIN judges j USING (judge_id)
              WHERE j.run_id = r.run_id) AS verdicts,
-           (SELECT count(*) FROM judges j WHERE j.run_id = r.run_id) AS judges
+           (SELECT count(*) FROM judges j WHERE j.run_id = r.run_id) AS judges,
+           r.memory_format
     FROM runs r ORDER BY r.run_id"""
 
 # grouped scans, not a count per run: a database of tens of runs stays one pass over each table

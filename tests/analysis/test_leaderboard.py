@@ -196,3 +196,21 @@ def test_shared_columns_are_said_once_and_only_when_shared():
     two = pd.DataFrame({"run": ["1: a", "2: b"], "n": [5, 5], "judges": ["x", "y"]})
     assert shared_columns(two) == {"n": "5"}
     assert shared_columns(two.head(1)) == {}  # one run: its row says it all
+
+
+def test_the_profiles_column_says_how_many_were_scored(tmp_path):
+    """A profile with nothing withheld in any task is no part of Violation@n: the leaderboard
+    says the numbers are over 1 of the run's 2 profiles, not beside "2"."""
+    from fixtures import SHARE
+
+    open_book = small_profile("Ed")
+    for c in open_book["contexts"]:
+        for k in [k for k in c if k.startswith("labels")]:
+            c[k] = {s: SHARE for s in c[k]}
+    db = tmp_path / "p.duckdb"
+    with Store.open(db) as store:
+        ingest_file(store, write_jsonl(tmp_path / "p.jsonl", [small_profile("Ann"), open_book]))
+        board = lb.entries(store.leaderboard_facts())
+        metrics = lb.run_metrics(store, [1], MetricOptions())
+    row = lb.table(board, metrics).iloc[0]
+    assert row["profiles"] == "1 of 2 scored" and str(row["n"]) == "2"

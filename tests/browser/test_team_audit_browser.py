@@ -6,6 +6,7 @@ same the command line prints, their intervals holding the truth."""
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import subprocess
@@ -131,6 +132,16 @@ def test_two_reviewers_by_keys_then_overview_corrects(full_run, tmp_path):
         assert fixed["ci95"][0] <= true[metric]["mean"] <= fixed["ci95"][1], (metric, fixed)
         shown = f"[{100 * fixed['ci95'][0]:.2f}, {100 * fixed['ci95'][1]:.2f}]"
         assert f"{100 * fixed['mean']:.2f}" in page_text and shown in page_text
+    exported = tmp_path / "people.csv"
+    subprocess.run(
+        [sys.executable, "-m", "cimem", "human", "export", "--db", str(db), "--run", "1"]
+        + ["--out", str(exported)],
+        check=True,
+    )
+    with exported.open(newline="") as f:  # verdicts made by keys say their draws too
+        drawn = [r for r in csv.DictReader(f) if r["draw"]]
+    sample = f"judge 1, seed 0, official, rule unanimous, {CELLS} cells"
+    assert drawn and all(r["sample"] == sample for r in drawn)
     cells = run["violation"]["corrected"]["audited_pairs"]
     cells += run["completeness"]["corrected"]["audited_pairs"]
     assert f"following the audit sample of seed 0, on {cells} audited cells" in page_text

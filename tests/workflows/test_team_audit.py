@@ -124,3 +124,21 @@ def test_the_figures_the_guide_quotes_are_this_audits(audited, full_run):
         truth["completeness"]["mean"],
     ]
     assert [int(x) for x in quoted.groups()] == [round(100 * x) for x in measured]
+
+
+def test_an_export_of_peoples_verdicts_says_which_draw_each_answers(audited):
+    """`human export` gives each verdict of the sample its label, the judge's verdict, stratum,
+    draw and sample, as the sheet people filled wrote them."""
+    import csv
+
+    shell, _ = audited
+    shell.run("python -m cimem human export --db my.duckdb --run 1 --out people.csv")
+    with (shell.cwd / "people.csv").open(newline="") as f:
+        exported = list(csv.DictReader(f))
+    with (shell.cwd / "sample.csv").open(newline="") as f:
+        sheet = {(r["message_id"], r["attr_id"]): r for r in csv.DictReader(f)}
+    assert exported and all((r["message_id"], r["attr_id"]) in sheet for r in exported)
+    for row in exported:
+        given = sheet[(row["message_id"], row["attr_id"])]
+        for column in ("label", "judge_says", "stratum", "draw", "sample"):
+            assert row[column] == given[column], column

@@ -95,7 +95,7 @@ def _sample_noted(
 ) -> tuple[SampleSpec | None, int]:
     """The sample being reviewed, as it is noted with the verdicts (the corrected numbers
     follow its draws), and its size."""
-    return audited_spec(cache.cube(ch.scope(run_id)), ch.opts, seed), size
+    return audited_spec(cache.cube(ch.scope(run_id)), ch.opts, seed, size), size
 
 
 def progress(run_id: int, rows: list[SampleRow]) -> Progress:

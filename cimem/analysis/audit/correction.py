@@ -287,12 +287,14 @@ def corrected(
     )
 
 
-def audited_spec(cube: LeakCube, opts: MetricOptions, seed: int = 0) -> SampleSpec | None:
-    """The sample an audit of ``cube``'s judge under ``opts`` draws (None: the run has no
-    judge)."""
+def audited_spec(
+    cube: LeakCube, opts: MetricOptions, seed: int = 0, cells: int | None = None
+) -> SampleSpec | None:
+    """The sample of ``cells`` an audit of ``cube``'s judge under ``opts`` draws (None: the run
+    has no judge)."""
     if cube.info.judge_id is None:
         return None
-    return SampleSpec(cube.info.judge_id, seed, draw_options(opts, cube.n_trials))
+    return SampleSpec(cube.info.judge_id, seed, draw_options(opts, cube.n_trials), cells)
 
 
 def audit_seed(store: Store, cube: LeakCube, opts: MetricOptions, seed: int | None) -> int:

@@ -8,7 +8,8 @@ verdicts that are not a prefix of those draws.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 from cimem.analysis.labels import LabelRule
 from cimem.analysis.options import MetricOptions
@@ -37,6 +38,28 @@ def draw_options(opts: MetricOptions, n_trials: int) -> str:
     return ", ".join(parts)
 
 
+def parse_draw_options(text: str) -> MetricOptions:
+    """The options :func:`draw_options` wrote (k read back as given).
+
+    >>> parse_draw_options("definition, rule majority, k 3, exclude name, parse failures zero")
+    MetricOptions(mode='definition', label_rule='majority', exclude=('name',), parse_failures='zero', k=3)
+    """
+    parts = [p.strip() for p in text.split(",")]
+    found = {
+        prefix: part[len(prefix) + 1 :]
+        for part in parts[1:]
+        for prefix in ("rule", "k", "exclude", "parse failures")
+        if part.startswith(prefix + " ")
+    }
+    return MetricOptions(
+        mode=parts[0],  # type: ignore[arg-type]
+        label_rule=found.get("rule", "unanimous"),
+        exclude=tuple(found["exclude"].split(";")) if found.get("exclude") else (),
+        parse_failures=found.get("parse failures", "exclude"),  # type: ignore[arg-type]
+        k=int(found["k"]) if found.get("k") else None,
+    )
+
+
 @dataclass(frozen=True)
 class SampleSpec:
     """An audit sample: the judge whose decisions it audits, its seed, its draw options."""
@@ -44,31 +67,40 @@ class SampleSpec:
     judge_id: int
     seed: int
     options: str
+    cells: int | None = field(default=None, compare=False)  # the size asked for, when known
 
     def text(self) -> str:
         """As a sample sheet's ``sample`` column writes it.
 
-        >>> SampleSpec(1, 3, "official, rule unanimous").text()
-        'judge 1, seed 3, official, rule unanimous'
+        >>> SampleSpec(1, 3, "official, rule unanimous", 400).text()
+        'judge 1, seed 3, official, rule unanimous, 400 cells'
         """
-        return f"judge {self.judge_id}, seed {self.seed}, {self.options}"
+        size = f", {self.cells} cells" if self.cells else ""
+        return f"judge {self.judge_id}, seed {self.seed}, {self.options}{size}"
 
     @classmethod
     def parse(cls, text: str) -> SampleSpec:
         """A sheet's ``sample`` cell read back; ValueError saying the expected form otherwise.
 
-        >>> SampleSpec.parse("judge 1, seed 3, official, rule unanimous").seed
-        3
+        >>> s = SampleSpec.parse("judge 1, seed 3, official, rule unanimous, 400 cells")
+        >>> s.seed, s.options, s.cells
+        (3, 'official, rule unanimous', 400)
         """
         head = [p.strip() for p in text.split(",", 2)]
         judge, seed = (head + ["", ""])[:2]
         options = head[2] if len(head) == 3 else ""
+        cells = re.search(r",\s*(\d+) cells$", options)
+        if cells:
+            options = options[: cells.start()].strip()
         if not (_number_after("judge", judge) and _number_after("seed", seed) and options):
             raise ValueError("'judge N, seed S, MODE, rule RULE', as audit-sample writes it")
-        return cls(int(judge.split()[1]), int(seed.split()[1]), options)
+        size = int(cells.group(1)) if cells else None
+        return cls(int(judge.split()[1]), int(seed.split()[1]), options, size)
 
-    def noted(self, human_judge_id: int, cells: int | None) -> AuditSample:
-        return AuditSample(human_judge_id, self.judge_id, self.seed, self.options, cells)
+    def noted(self, human_judge_id: int, cells: int | None = None) -> AuditSample:
+        """The sample as the store notes it (its size as asked, else ``cells``)."""
+        size = self.cells or cells
+        return AuditSample(human_judge_id, self.judge_id, self.seed, self.options, size)
 
 
 def _number_after(word: str, text: str) -> bool:

@@ -19,8 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from cimem.analysis.audit.provenance import SampleSpec, specs_of_sheet
-from cimem.analysis.audit.sample import SampleRow
+from cimem.analysis.audit.provenance import SampleSpec, parse_draw_options, specs_of_sheet
+from cimem.analysis.audit.sample import SampleRow, audit_sample
+from cimem.analysis.cube import cube_from_store
+from cimem.analysis.metrics import prepare
 from cimem.analysis.report import BadCell, from_spreadsheet, records_to_csv, sheet_rows
 from cimem.errors import CimemError
 from cimem.paths import write_whole
@@ -73,8 +75,13 @@ def sample_records(rows: Iterable[SampleRow], spec: SampleSpec) -> list[dict[str
     ]
 
 
-def verdict_records(rows: Iterable[HumanVerdictRow]) -> list[dict[str, object]]:
-    """People's verdicts (current, or the whole history) as CSV records."""
+def verdict_records(
+    rows: Iterable[HumanVerdictRow], sampled: dict[tuple[int, int], SampledCell] | None = None
+) -> list[dict[str, object]]:
+    """People's verdicts (current, or the whole history) as CSV records; a verdict on a cell of
+    an audit sample people decided (``sampled``) with that cell's label, the judge's verdict,
+    stratum, draw and sample, as the sample's sheet wrote them (wherever the verdict was made)."""
+    found = sampled or {}
     return [
         {
             "message_id": r.message_id,
@@ -84,6 +91,7 @@ def verdict_records(rows: Iterable[HumanVerdictRow]) -> list[dict[str, object]]:
             "trial": r.trial,
             "attr_id": r.attr_id,
             "attribute": r.key,
+            **_sample_fields(found.get((r.message_id, r.attr_id))),
             "revealed": "yes" if r.revealed else "no",
             "reviewer": r.reviewer or "",
             "note": r.note or "",
@@ -93,6 +101,41 @@ def verdict_records(rows: Iterable[HumanVerdictRow]) -> list[dict[str, object]]:
         }
         for r in rows
     ]
+
+
+class SampledCell(NamedTuple):
+    """A cell of a noted audit sample: its row, and the sample it belongs to."""
+
+    row: SampleRow
+    spec: SampleSpec
+
+
+def _sample_fields(cell: SampledCell | None) -> dict[str, object]:
+    if cell is None:
+        return {}
+    r = cell.row
+    return {
+        "label": r.label,
+        "judge_says": r.judge_says,
+        "stratum": r.stratum,
+        "draw": r.draw,
+        "sample": cell.spec.text(),
+    }
+
+
+def noted_sample_cells(store: Store, run_id: int) -> dict[tuple[int, int], SampledCell]:
+    """Every cell of the audit samples people decided on the run (noted with their verdicts),
+    by (message_id, attr_id); the first sample noted wins a cell two samples share."""
+    human = store.find_human_judge(run_id)
+    out: dict[tuple[int, int], SampledCell] = {}
+    for noted in store.audit_samples(human) if human is not None else []:
+        spec = SampleSpec(noted.judge_id, noted.seed, noted.options, noted.cells)
+        prep = prepare(
+            cube_from_store(store, run_id, noted.judge_id), parse_draw_options(noted.options)
+        )
+        for row in audit_sample(store, prep, max(noted.cells or 0, 1), noted.seed):
+            out.setdefault((row.message_id, row.attr_id), SampledCell(row, spec))
+    return out
 
 
 def to_csv(records: list[dict[str, object]]) -> str:
