@@ -183,7 +183,14 @@ def group_table(pairs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     for name, values in c.items():
         out[name] = values
     out["completeness"] = out["revealed"] / out["needed_samples"]
-    return out.sort_values("leaks", ascending=False, na_position="last", kind="stable")
+    # by the share of pairs leaked, as the tables show it first, then by how many, then by name
+    # (as text): an order a reader sees in the table itself
+    names = {f"_{c}": out[c].astype(str) for c in by}
+    keys = ["pairs_leaked_share", "leaked_pairs", *names]
+    order = out.assign(**names).sort_values(
+        keys, ascending=[False, False, *[True] * len(by)], na_position="last", kind="stable"
+    )
+    return order.drop(columns=list(names))
 
 
 def _heat_rows(pairs: pd.DataFrame, only_private: bool) -> np.ndarray:

@@ -124,10 +124,10 @@ def readable(frame: pd.DataFrame, names: Mapping[str, str]) -> pd.DataFrame:
 
 
 def attribute_rows(attrs: pd.DataFrame) -> pd.DataFrame:
-    """The attributes leaked most as shown: readable, with "violated" ("yes" or blank) after
+    """The attributes leaked most as shown: readable, with "violated" ("yes" or "no") after
     the leaked tasks."""
     shown = readable(attrs, ATTR_COLUMNS)
-    shown.insert(5, "violated", ["yes" if v else "" for v in attrs["violated"]])
+    shown.insert(5, "violated", ["yes" if v else "no" for v in attrs["violated"]])
     return shown
 
 

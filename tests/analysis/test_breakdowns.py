@@ -7,6 +7,7 @@ from cimem.analysis.breakdowns import attribute_table, group_table, heatmap_tabl
 from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.metrics import MetricOptions, compute, prepare
 
+from conftest import shared_file
 from fixtures import MIXED, PRIVATE, SHARE, attribute, profile, write_jsonl
 
 
@@ -157,7 +158,12 @@ def plain_group_table(pairs, by):
     )
     c["completeness"] = c["revealed"] / c["needed_samples"]
     out = v.join(c, how="outer").reset_index()
-    return out.sort_values("leaks", ascending=False, na_position="last", kind="stable")
+    names = {f"_{c}": out[c].astype(str) for c in by}
+    keys = ["pairs_leaked_share", "leaked_pairs", *names]
+    out = out.assign(**names).sort_values(
+        keys, ascending=[False, False, *[True] * len(by)], na_position="last", kind="stable"
+    )
+    return out.drop(columns=list(names))
 
 
 def plain_attribute_table(pairs):
@@ -223,3 +229,13 @@ def test_tables_agree_with_a_plain_groupby_on_the_reference_files(name, tmp_path
             check_dtype=False,
             obj=f"{what} attributes",
         )
+
+
+def test_a_group_table_reads_sorted_by_the_share_it_shows_first():
+    """The recipients (and domains, profiles) come by their pairs leaked %, the first number
+    the table shows, not by a count it does not show."""
+    path = shared_file("results_sample.jsonl")
+    pairs = pair_table(cube_from_official(path), MetricOptions())
+    for by in (["recipient", "task"], ["domain"], ["profile"]):
+        shares = group_table(pairs, by)["pairs_leaked_share"].dropna().tolist()
+        assert shares == sorted(shares, reverse=True)

@@ -766,3 +766,34 @@ def test_the_data_page_works_on_the_sidebars_run_and_records_what_made_it(
         judge = store.judges(2)[0]
     assert (cfg["model"], cfg["level"], judge.model) == ("llama-3.3-70b", 2, "kimi-k2")
     assert [s.label for s in at.selectbox].count("Judge whose verdicts to write") == 1
+
+
+def test_the_leaks_view_is_in_its_link_and_a_hostile_link_is_tamed(demo_db, monkeypatch):
+    """A link names the filters, the search, the heatmap's colouring and size, and the chosen
+    cell; opened, the page shows that view. Values that are not the run's options are dropped
+    and numbers kept within their slider, with no error; a filter changed goes back into the
+    link."""
+    at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
+    domains = next(p for p in at.get("button_group") if p.key == "f_domain").options
+    domain = str(domains[0].content if hasattr(domains[0], "content") else domains[0])
+    shared = open_page(
+        demo_db,
+        PAGES[1],
+        monkeypatch,
+        runs="1",
+        l_domain=[domain, "<script>", "nonexistent"],
+        l_search="x" * 500,
+        l_private="0",
+        l_top="9999",
+        l_cell='["a key", "a task"]',
+    )
+    no_exception(shared)
+    state = shared.session_state
+    assert state["f_domain"] == [domain] and len(state["f_search"]) == 200
+    assert state["heat_private"] is False and state["heat_top"] == 80
+    assert state["leak_pick"] == ("a key", "a task")
+    broken = open_page(demo_db, PAGES[1], monkeypatch, runs="1", l_top="x", l_cell="{oops")
+    no_exception(broken)
+    assert "leak_pick" not in broken.session_state
+    next(t for t in at.text_input if t.key == "f_search").set_value("income").run()
+    assert at.query_params["l_search"] == ["income"] or at.query_params["l_search"] == "income"

@@ -9,9 +9,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 from cimem.analysis import leak_table
 from cimem.analysis.leak_table import FILTERED, GROUP_COLUMNS, Filters, filters_of, readable
-from webapp import cache, message_view, render, sidebar
+from webapp import cache, render, sidebar
 from webapp.charts import leaks as chart
-from webapp.panels import progress
+from webapp.panels import leak_messages, leaks_link, progress
 
 st.title("Leaks")
 ch, cube = sidebar.labelled_run(
@@ -21,6 +21,7 @@ ch, cube = sidebar.labelled_run(
 progress.making_banner([ch.run_id])
 m = cache.metrics(ch.scope(ch.run_id))
 RUN = ch.at.run(ch.run_id, ch.judge, ch.opts)  # the run, judge and options every read takes
+READ = leak_messages.Reading(ch, cube, m.info.judge_id)  # what reading a pair's messages takes
 TOP = 30  # attributes on the heatmap at first
 CELL_PROFILES = 5  # a chosen cell lists the messages of at most this many profiles
 
@@ -44,12 +45,14 @@ def explore() -> None:
     # Everything below is made before any of it is drawn, from the widgets' values as they
     # stand (the same calls below then find it made): a browser redraws the whole page after
     # each pause in what the server sends, so work done between two elements costs a redraw.
+    leaks_link.restore(cache.filter_options(RUN), TOP)
     as_they_stand = filters_of(
         {col: st.session_state.get(f"f_{col}") or [] for col in FILTERED},
         st.session_state.get("f_search", ""),
     )
     cache.make_leaks_page(RUN, cache.effective_filters(RUN, as_they_stand), *heat_choice())
     filters = cache.effective_filters(RUN, filter_widgets(cache.filter_options(RUN)))
+    leaks_link.remember(TOP)
     if cache.matching_pairs(RUN, filters) == 0:
         st.info("No pair matches these filters.")
         return
@@ -143,6 +146,7 @@ def heatmap(filters: Filters) -> None:
     clicked = chart.heatmap(cells, only_private, chosen, leak_table.how_computed(m, filters))
     if clicked is not None:
         pick(None if clicked == chosen else clicked)
+    leaks_link.remember(TOP)
 
 
 @st.fragment
@@ -166,9 +170,10 @@ def attribute_tables(tables: tuple[pd.DataFrame, pd.DataFrame], filters: Filters
 
     render.when_opened("By domain, and by profile", "leaks_groups", by_domain_and_profile)
     st.caption(
-        "pairs leaked %: share of (attribute, task) pairs leaked in at least one sample; leak"
-        " rate per message %: leaks / samples; completeness %: needed attributes stated / needed"
-        " samples. A blank cell: the group has no pair of that kind."
+        "Sorted by pairs leaked %: the share of (attribute, task) pairs leaked in at least one"
+        " sample (then by pairs leaked); leak rate per message %: leaks / samples; completeness"
+        " %: needed attributes stated / needed samples. A dash: the group has no pair of that"
+        " kind."
     )
 
 
@@ -178,7 +183,9 @@ def messages(leaky: pd.DataFrame) -> None:
     st.subheader("Messages behind a leak")
     chosen = st.session_state.get("leak_pick")  # (attribute key, task context) or None
     if chosen is not None:
-        cell_messages(leak_table.cell_profiles(leaky, *chosen), *chosen)
+        key, task = chosen
+        match = leak_table.cell_profiles(leaky, key, task)
+        leak_messages.cell_messages(READ, match, key, task, CELL_PROFILES)
         return
     if leaky.empty:
         st.info("No leak in this selection.")
@@ -199,51 +206,7 @@ def messages(leaky: pd.DataFrame) -> None:
             " to read the messages behind it."
         )
         return
-    show_pair(options.iloc[i])
-
-
-def cell_messages(match: pd.DataFrame, key: str, context: str) -> None:
-    """The messages behind one cell: each profile's that leaked it, most leaks first."""
-    if match.empty:
-        st.info(
-            f"No sample revealed {render.escape_md(key)} to {render.escape_md(context)}:"
-            " the chosen cell has no leaked message. Choose another cell, or a pair below."
-        )
-        return
-    if len(match) > 1:  # a cell pools profiles: each one's messages, most leaks first
-        st.caption(leak_table.pooled_caption(len(match), CELL_PROFILES))
-    for n, (_, row) in enumerate(match.head(CELL_PROFILES).iterrows()):
-        show_pair(row, legend=n == 0)
-
-
-def show_pair(target: pd.Series, legend: bool = True) -> None:
-    """One profile's messages for a pair, every evidence sentence of the judge highlighted as on
-    Audit and the pair's own outlined (``legend``: say what the marks mean, once per list)."""
-    pid, ctx, attr = leak_table.pair_store_ids(cube, target)
-    rows = cache.pair_messages(ch.at, ch.run_id, pid, ctx, attr, m.info.judge_id)
-    st.markdown(
-        f"**{render.escape_md(str(target['key']))}** of "
-        f"**{render.escape_md(str(target['profile']))}** to "
-        f"**{render.escape_md(str(target['recipient']))}** "
-        f"({render.escape_md(str(target['task']))}): label {target['label']}, "
-        f"{target['leaks']} of {target['samples']} samples revealed it."
-    )
-    if legend:
-        message_view.legend(chosen=True, note="Each message's raw text is on Audit.")
-    for row in rows:
-        with st.container(border=True):
-            revealed = "**revealed**" if row.revealed else "not revealed"
-            said = f" — evidence: {render.escape_md(row.evidence)}" if row.evidence else ""
-            st.markdown(f"Trial {row.trial}: {revealed}{said}")
-            found = cache.message_audit(ch.at, row.message_id, ch.opts.label_rule)
-            evidence = found.evidence(m.info.judge_id) if found is not None else []
-            chosen, key = str(target["key"]), f"leaks-{row.message_id}"
-            message_view.show_message(row.text or "", evidence, key=key, chosen=chosen, alone=False)
-            st.page_link(
-                "webapp/pages/audit.py",
-                label="Audit this message",
-                query_params={**st.query_params.to_dict(), "message": str(row.message_id)},
-            )
+    leak_messages.show_pair(READ, options.iloc[i])
 
 
 explore()
