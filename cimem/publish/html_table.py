@@ -42,6 +42,9 @@ _STYLE = (
     "border-bottom:1px solid color-mix(in srgb,currentColor 10%,transparent)}"
     ".cimem-table th.right{text-align:right}"
     ".cimem-table td.right{text-align:right;white-space:nowrap}"
+    # a breakable column's long word (an address, a key, a URL) wraps where it must, so that a
+    # wide table fits the page rather than hiding its last column
+    ".cimem-table td.brk{overflow-wrap:anywhere}"
     "</style>"
 )
 
@@ -59,13 +62,16 @@ def table_html(
 
     >>> table_html(pd.DataFrame({"name": ["<b>x_y</b>"], "n": [1234]}), breakable=("name",))
     ... # doctest: +ELLIPSIS
-    '<style>...<th>name</th><th class="right">n</th>...<td>&lt;b&gt;x_<wbr>y&lt;/b&gt;</td><td class="right">1,234</td>...'
+    '<style>...<th>name</th><th class="right">n</th>...<td class="brk">&lt;b&gt;x_<wbr>y&lt;/b&gt;</td><td class="right">1,234</td>...'
     """
     digits = digits or {}
     styles = styles or {}
     numeric: dict[Hashable, bool] = {c: frame[c].dtype.kind in "iuf" for c in frame.columns}
     # headers may wrap; a number is right-aligned and stays on one line
-    opened = {c: '<td class="right"' if numeric[c] else "<td" for c in frame.columns}
+    opened = {
+        c: '<td class="right"' if numeric[c] else '<td class="brk"' if c in breakable else "<td"
+        for c in frame.columns
+    }
     head = "".join(
         ('<th class="right">' if numeric[c] else "<th>") + html.escape(str(c)) + "</th>"
         for c in frame.columns

@@ -105,6 +105,13 @@ def test_two_reviewers_by_keys_then_overview_corrects(full_run, tmp_path):
         overview.wait_for_function(IDLE, timeout=120000)
         page_text = overview.locator('[data-testid="stMain"]').inner_text()
         assert overview.locator('[data-testid="stException"]').count() == 0
+        assert overview.get_by_text("Deploy", exact=True).count() == 0  # a reader's toolbar
+        audit = browser.new_page(viewport={"width": 1440, "height": 1000})
+        audit.goto(f"{base}/audit?runs=1&message=300")  # two judges now: the table still fits
+        audit.get_by_text("grounded", exact=True).first.wait_for(timeout=180000)
+        audit.wait_for_function(IDLE, timeout=120000)
+        fits = "() => [...document.querySelectorAll('table.cimem-table')].every(t => t.scrollWidth <= t.parentElement.clientWidth + 1)"
+        assert audit.evaluate(fits)
     with Store.open(db, read_only=True) as store:
         human = store.find_human_judge(1)
         reviewers = {v.reviewer for v in store.human_verdicts(human)}

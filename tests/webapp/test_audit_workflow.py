@@ -485,7 +485,10 @@ def test_audit_deep_link_has_the_picker_and_records_only_what_was_set(demo_copy,
     radios = [r for r in at.radio if r.key and r.key.startswith("hv_5_")]
     assert radios and all(r.value is None for r in radios)  # unset by default
     assert f"hv_5_{missed}" not in [r.key for r in radios]
+    listed = [r.key for r in radios]
     at.text_input(key="h_search_5").input(keys[missed]).run()
+    after = [r.key for r in at.radio if r.key and r.key.startswith("hv_5_")]
+    assert after[: len(listed)] == listed and after[len(listed) :] == [f"hv_5_{missed}"]
     at.radio(key=f"hv_5_{missed}").set_value("revealed")
     at.text_input(key="hn_5").input("the judge missed it")
     at.text_input(key="reviewer").input("ana")

@@ -92,11 +92,11 @@ render.static_table(
         columns={"key": "attribute", "memory_statement": "memory statement"}
     ),
     breakable=("attribute", "evidence"),
-    styles={
+    styles={  # narrow enough that a table of three judges' columns fits a page 1440 px wide
         "label": lambda v: colors.get(str(v), ""),
-        "attribute": lambda v: "min-width: 14em",
-        "memory statement": lambda v: "min-width: 16em",
-        "evidence": lambda v: "min-width: 16em",
+        "attribute": lambda v: "min-width: 11em",
+        "memory statement": lambda v: "min-width: 12em",
+        "evidence": lambda v: "min-width: 12em",
     },
 )
 st.caption(

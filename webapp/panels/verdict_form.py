@@ -27,15 +27,20 @@ def verdict_form(run_id: int, message_id: int, table: pd.DataFrame, judge_col: s
     search = c2.text_input(
         "Find an attribute (to record a leak no judge found)", key=f"h_search_{message_id}"
     )
-    rows = _listed_rows(table, judge_col, set(current), message_id, search)
+    rows = _listed_rows(table, judge_col, set(current), message_id, "")
+    found = _listed_rows(table, judge_col, set(current), message_id, search)
+    found = found[~found.index.isin(rows.index)]  # the search's own rows, below the list
     st.caption(
-        f"{len(rows)} of {len(table)} attributes listed (those a judge found revealed, those a"
-        " person decided, the sampled ones, and any you search for). Each is unset until you"
-        " choose; only what you set is stored, and a later verdict on the same attribute"
-        " supersedes yours (the history keeps both)."
+        f"{len(rows) + len(found)} of {len(table)} attributes listed (those a judge found"
+        " revealed, those a person decided, the sampled ones, then any you search for). Each is"
+        " unset until you choose; only what you set is stored, and a later verdict on the same"
+        " attribute supersedes yours (the history keeps both)."
     )
     with st.form(f"human_{message_id}", border=False):
         choices = _verdict_radios(rows, current, message_id, judge_col is not None)
+        if len(found):  # a search adds its rows here: the list above keeps its places
+            st.caption(f"Found by your search: {plural(len(found), 'attribute')}")
+            choices += _verdict_radios(found, current, message_id, judge_col is not None)
         note = st.text_input(
             "Note (optional; stored with each verdict set here)",
             key=f"hn_{message_id}",
@@ -55,7 +60,7 @@ def verdict_form(run_id: int, message_id: int, table: pd.DataFrame, judge_col: s
             for a, v in choices
             if v in (YES, NO)
         ]
-        _save(run_id, chosen, len(rows))
+        _save(run_id, chosen, len(rows) + len(found))
 
 
 def _listed_rows(
