@@ -86,14 +86,7 @@ def _serving(command: list[str], env: dict[str, str]) -> Iterator[str]:
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
+    if not answers(base, proc, seconds=60):
         proc.kill()
         pytest.fail(
             "streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:]
@@ -103,6 +96,21 @@ def _serving(command: list[str], env: dict[str, str]) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def answers(base: str, proc: subprocess.Popen, seconds: float) -> bool:
+    """Whether the app at ``base`` answers its health check within ``seconds``; false at once
+    when its process ``proc`` has ended (so a failed start is said, not waited out)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
+            return True
+        except OSError:
+            if proc.poll() is not None:
+                return False
+            time.sleep(0.5)
+    return False
 
 
 class RequestLog:

@@ -12,6 +12,7 @@ from cimem.errors import CimemError
 
 if TYPE_CHECKING:
     from cimem.ingest import Told
+    from cimem.store.rows import JudgeInfo, RunSummary
 from cimem.text import plural
 
 
@@ -60,6 +61,18 @@ def told_of(args: argparse.Namespace) -> Told:
     )
 
 
+def run_document(run: RunSummary, judges: list[JudgeInfo]) -> dict[str, object]:
+    """One run as `runs --json` prints it: its summary, its creation time as ISO text and its
+    judges (id, kind, name, model), for scripts that pick a run or a judge by name."""
+    return asdict(run) | {
+        "created_at": run.created_at.isoformat(),
+        "judge_list": [
+            {"judge_id": j.judge_id, "kind": str(j.kind), "name": j.name, "model": j.model}
+            for j in judges
+        ],
+    }
+
+
 def cmd_runs(args: argparse.Namespace) -> int:
     if args.leaderboard:
         return cmd_leaderboard(args)
@@ -69,17 +82,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         runs = store.list_runs()
         judges = {r.run_id: store.judges(r.run_id) for r in runs} if args.json else {}
     if args.json:
-        docs = [
-            asdict(r)
-            | {
-                "created_at": r.created_at.isoformat(),
-                "judge_list": [
-                    {"judge_id": j.judge_id, "kind": str(j.kind), "name": j.name, "model": j.model}
-                    for j in judges[r.run_id]
-                ],
-            }
-            for r in runs
-        ]
+        docs = [run_document(r, judges[r.run_id]) for r in runs]
         print(json.dumps(docs, indent=2))
         return 0
     if not runs:

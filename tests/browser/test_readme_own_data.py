@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
-import urllib.request
 
-from app_server import CHROMIUM, chromium, chromium_or_skip, free_port
+from app_server import CHROMIUM, answers, chromium, chromium_or_skip, free_port
 from typed import Typed, block
 
 from conftest import REPO
@@ -51,14 +49,7 @@ def test_import_print_and_open_the_app_on_your_own_data(full_run, tmp_path):
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            try:
-                urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
-                break
-            except OSError:
-                assert server.poll() is None, "the app stopped"
-                time.sleep(0.5)
+        assert answers(base, server, seconds=120), "the app did not start"
         with chromium() as browser:
             page = browser.new_page(viewport={"width": 1440, "height": 1000})
             page.goto(base)

@@ -24,6 +24,10 @@ IDLE = (
     "() => document.querySelector('[data-testid=\"stApp\"]')"
     "?.getAttribute('data-test-script-state') === 'notRunning'"
 )
+SIZED = (  # the cell line counts the sample of the size asked (whole draws: a few more)
+    "(n) => { const m = document.body.innerText.match(/Cell \\d+ of (\\d+)/);"
+    " return m !== null && +m[1] >= n && +m[1] < 2 * n; }"
+)
 CELL = re.compile(r"^Cell (\d+) of (\d+)")
 SHOWN = re.compile(r"Profile (.+), trial (\d+), message (\d+)")
 ATTRIBUTE = re.compile(r"^Attribute (\S+) \((private|share)\)", re.M)
@@ -74,12 +78,22 @@ def _reviewer(browser, base: str, name: str):
 
 
 def _named(page, name: str):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.get_by_text(CELL).first.wait_for(timeout=180000)
     page.wait_for_function(IDLE, timeout=120000)
     size = page.get_by_label("cells", exact=True).and_(page.get_by_test_id("stNumberInputField"))
-    size.fill(str(CELLS))
-    size.press("Enter")
-    page.wait_for_function(IDLE, timeout=120000)
+    for _ in range(3):  # a value typed while a rerun redraws the field can be lost: type it again
+        size.fill(str(CELLS))
+        size.press("Enter")
+        page.wait_for_function(IDLE, timeout=120000)
+        try:
+            page.wait_for_function(SIZED, arg=CELLS, timeout=20000)
+            break
+        except PlaywrightTimeout:
+            continue
+    else:
+        raise AssertionError(f"the sample's size never became {CELLS}")
     page.get_by_label("Reviewer (optional)").fill(name)
     page.get_by_label("Reviewer (optional)").press("Enter")
     page.wait_for_function(IDLE, timeout=120000)

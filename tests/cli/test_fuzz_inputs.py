@@ -8,10 +8,10 @@ gives metrics. Valid-but-unusual variants must be accepted.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 from fuzz_inputs import ACCEPT, REJECT, clean, run_cli, try_variant, variants
 
+from cimem.cli.data import run_document
 from cimem.store import Store
 
 from fixtures import small_profile, write_jsonl
@@ -20,17 +20,7 @@ from fixtures import small_profile, write_jsonl
 def snapshot(db) -> tuple[dict, list]:
     """Row counts and what `runs --json` prints, from one read-only connection."""
     with Store.open(db, read_only=True) as store:
-        runs = [
-            asdict(r)
-            | {
-                "created_at": r.created_at.isoformat(),
-                "judge_list": [
-                    {"judge_id": j.judge_id, "kind": str(j.kind), "name": j.name, "model": j.model}
-                    for j in store.judges(r.run_id)
-                ],
-            }
-            for r in store.list_runs()
-        ]
+        runs = [run_document(r, store.judges(r.run_id)) for r in store.list_runs()]
         return store.table_counts(), json.loads(json.dumps(runs))
 
 

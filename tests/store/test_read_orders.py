@@ -64,6 +64,7 @@ NOT_ORDERED_READS = {
     "run_config",
     "schema_version",
     "set_human_verdict",
+    "set_provenance",
     "set_run_config",
     "table_counts",
     "transaction",
