@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 from cimem.errors import CimemError
@@ -143,8 +144,6 @@ def private_files() -> None:
 def write_whole(out: str | Path, text: str) -> None:
     """Write ``text`` whole or not at all: a temporary file beside ``out``, then renamed, so a
     reader never sees half a file and a failure leaves nothing behind."""
-    import tempfile
-
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")

@@ -23,7 +23,7 @@ EXPECTED = {
     "cimem.analysis.metrics.Summary.interval",
     "cimem.analysis.metrics.Summary.interval_text",
     "cimem.analysis.options.factorize",
-    "cimem.analysis.report.pareto_front",
+    "cimem.analysis.overview_table.pareto_front",
     "cimem.cli.common.parse_where",
     "cimem.store.enums",
     "webapp.charts.assets",

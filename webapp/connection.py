@@ -7,15 +7,22 @@ the first of them needs it and lets it go when the last is done. So commands run
 the same file (`cimem metrics` reads while the app reads; `cimem ingest`, `judge` and `run` write
 between the app's reads), and the next rerun shows what they wrote: cached reads are keyed by the
 file's version. The shape of Streamlit's own connection (``BaseConnection``: ``_connect``,
-``reset``, a secrets section) is kept, one per database file and server; the warm start
-(:mod:`webapp.startup.warm`) shares it.
+``reset``, a secrets section) is kept, one per database file and server.
+
+The one door of the app to its databases: which one a visit opens (:func:`database`, the default
+:func:`default_database`), the file's version that keys every cached read (:func:`file_version`),
+and the server's one share of each file (:func:`shared`, taken by the warm start of
+:mod:`webapp.startup.warm` too). Writes go through :func:`webapp.cache.writing`, which forgets
+the cached reads after them. Nothing here makes a Streamlit cache, so the server's start-up
+(:mod:`webapp.startup.serve`) imports it before the runtime is up.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -26,15 +33,41 @@ import streamlit as st
 from streamlit.connections import BaseConnection
 
 from cimem import paths
+from cimem.demo.simulate import build_demo_database
 from cimem.errors import CimemError
 from cimem.store import DatabaseRefused, Store
 from cimem.store.explore import Sandbox
 from cimem.store.sharing import SharedDatabase
 from webapp.render import escape_md
-from webapp.startup import warm
 
-DEMO_DB = warm.DEMO_DB
+DEMO_DB = Path(__file__).resolve().parents[1] / "local" / "demo.duckdb"
 R = TypeVar("R")
+_shares: dict[str, SharedDatabase] = {}
+_shares_lock = threading.Lock()
+
+
+def default_database() -> str:
+    """The database of a visit without ?db=: $CIMEM_DB, else the demo's."""
+    return os.environ.get(paths.DEFAULT_DB_ENV) or str(DEMO_DB)
+
+
+def shared(path: str) -> SharedDatabase:
+    """The server's one share of a database (DuckDB lets a process open a file once): held only
+    while a read or write lasts. Only the database of a visit without ?db= is created when
+    missing (the operator named it)."""
+    with _shares_lock:
+        found = _shares.get(path)
+        if found is None:
+            found = _shares[path] = SharedDatabase(path, create=path == default_database())
+        return found
+
+
+def file_version(path: str) -> float:
+    """Changes whenever the database file changes (its own or its write-ahead log's mtime): the
+    key of every cached read of it."""
+    p = Path(path)
+    wal = p.with_name(p.name + ".wal")
+    return max((f.stat().st_mtime for f in (p, wal) if f.exists()), default=0.0)
 
 
 @dataclass(frozen=True)
@@ -48,24 +81,24 @@ class DatabaseConnection(BaseConnection[SharedDatabase]):
     only while they last."""
 
     def _connect(self, **kwargs: Any) -> SharedDatabase:
-        return warm.shared(str(kwargs["path"]))
+        return shared(str(kwargs["path"]))
 
-    def reading(self) -> Any:
+    def reading(self) -> AbstractContextManager[Store]:
         """The database to read (on this thread's own cursor) while the block lasts."""
         return self._instance.reading()
 
-    def writing(self) -> Any:
+    def writing(self) -> AbstractContextManager[Store]:
         """The database to write while the block lasts (other processes wait; this server's
         reads go on beside it)."""
         return self._instance.writing()
 
-    def reading_file(self) -> Any:
+    def reading_file(self) -> AbstractContextManager[Store]:
         """The database to read with the file open read-only while the block lasts (this
         server's writes wait), so that a sandbox may attach it too."""
         return self._instance.reading_file()
 
     def close(self) -> None:
-        """Nothing: the share is the warm start's too, for the server's lifetime."""
+        """Nothing: the share is the server's (:func:`shared`), for its lifetime."""
 
 
 _connections: dict[str, DatabaseConnection] = {}
@@ -121,7 +154,7 @@ def database() -> Database:
         except paths.PathRefused as exc:
             _refuse(exc)
         return Database(str(found), typed)
-    path = warm.default_database()
+    path = default_database()
     return Database(path, shown_name(path))
 
 
@@ -132,14 +165,12 @@ def db_path() -> str:
 
 def version() -> float:
     """Changes whenever the database file changes: the key that invalidates cached results."""
-    return warm.file_version(db_path())
+    return file_version(db_path())
 
 
 def ensure_demo_database() -> None:
     """Build the demo database from data/demo the first time (a few seconds)."""
     if db_path() == str(DEMO_DB) and not DEMO_DB.exists():
-        from cimem.demo.simulate import build_demo_database
-
         with st.spinner("First run: building the demo database from data/demo (simulated data)..."):
             DEMO_DB.parent.mkdir(parents=True, exist_ok=True)
             tmp = DEMO_DB.with_suffix(".building")

@@ -24,7 +24,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from cimem.analysis.report import frame_to_csv
+from cimem.analysis.sheets import frame_to_csv
 from cimem.publish.html_table import table_html
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=^&\"'])")
@@ -121,7 +121,7 @@ def downloads(
     row = st.container(horizontal=True)
 
     def svg() -> bytes:
-        import vl_convert as vlc
+        import vl_convert as vlc  # 64 ms, paid only when a chart is downloaded
 
         return vlc.vegalite_to_svg(spec()).encode()
 

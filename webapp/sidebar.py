@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import cast
 
-import pandas as pd
 import streamlit as st
 
 from cimem import paths
@@ -17,6 +15,7 @@ from cimem.analysis.cube import LeakCube
 from cimem.analysis.labels import LabelRule
 from cimem.analysis.leaderboard import default_selection
 from cimem.analysis.metrics import MODES, PARSE_FAILURES, MetricOptions, ParseFailures, RunMetrics
+from cimem.analysis.options import Mode
 from cimem.errors import CimemError
 from cimem.store import RunSummary
 from cimem.text import plural
@@ -24,13 +23,13 @@ from webapp import cache, judge_views
 from webapp.cache import DbScope, RunScope
 from webapp.connection import (
     db_path,
+    default_database,
     ensure_demo_database,
     opened,
     shown_name,
     version,
 )
 from webapp.render import escape_md
-from webapp.startup import warm
 
 PARTIAL_LABEL = "Use a judge that covers part of a run"
 
@@ -85,17 +84,11 @@ class Choices:
 
     def describe(self, m: RunMetrics | None = None) -> str:
         """How the numbers on screen were computed."""
-        o = self.opts
-        parts = [f"mode **{o.mode}**", f"label rule **{escape_md(o.label_rule)}**"]
+        options = self.opts.described()
+        parts = [f"{what} **{escape_md(value)}**" for what, value in options[:2]]
         if m is not None:
             parts += [f"judge **{escape_md(m.judge)}**", f"n = **{m.n_trials}**", f"k = **{m.k}**"]
-        if o.mode == "definition":
-            parts.append(
-                "parse failures "
-                + ("excluded" if o.parse_failures == "exclude" else "counted as nothing revealed")
-            )
-            if o.exclude:
-                parts.append("excluded keys " + escape_md(", ".join(o.exclude)))
+        parts += [f"{what} {escape_md(value)}" for what, value in options[2:]]
         return ", ".join(parts)
 
 
@@ -127,7 +120,7 @@ def _pick_database() -> None:
 def database_picker() -> None:
     """The sidebar's database choice: the default one and the .duckdb files in the data
     folder (a ?db= typed by hand shows as it was typed)."""
-    default = warm.default_database()
+    default = default_database()
     options = ["", *paths.databases_in(paths.data_dir())]
     current = st.query_params.get("db", "")
     if current not in options:
@@ -150,13 +143,13 @@ def sidebar() -> Choices:
         database_picker()
     ensure_demo_database()
     db = DbScope(db_path(), version())
-    runs = opened(cache.runs_frame, db)  # a clear message when the database cannot be opened
-    with_messages = runs[runs["messages"] > 0] if not runs.empty else runs
+    runs = opened(cache.run_summaries, db)  # a clear message when the database cannot be opened
+    with_messages = [r for r in runs if r.messages > 0]
     with st.sidebar:
         run_ids: list[int] = []
         judges: dict[int, int] = {}
         also: dict[int, tuple[int, int | None]] = {}
-        if with_messages.empty:
+        if not with_messages:
             st.info("No run with messages in this database yet. See the Data page.")
         else:
             run_ids = _run_picker(with_messages)
@@ -195,11 +188,11 @@ def sidebar() -> Choices:
 COMPACT_RUNS = 8  # more runs than this in a database: the run list folds under a count
 
 
-def _run_picker(with_messages: pd.DataFrame) -> list[int]:
+def _run_picker(with_messages: list[RunSummary]) -> list[int]:
     """The runs chosen: those in the URL at first, else :func:`default_selection`'s few (a run
     just imported joins them; runs picked in the leaderboard replace them). With many runs the
     list folds under a count, so the sidebar stays short."""
-    labels = {int(cast(int, r.run_id)): f"{r.run_id}: {r.name}" for r in with_messages.itertuples()}
+    labels = {r.run_id: f"{r.run_id}: {r.name}" for r in with_messages}
     parts = [x.strip() for x in _param("runs", "").split(",") if x.strip()]
     wanted = list(dict.fromkeys(int(x) for x in parts if x.isdigit()))  # each run once
     default = [r for r in wanted if r in labels] or _default_runs(with_messages)
@@ -234,13 +227,10 @@ def _runs_multiselect(labels: dict[int, str]) -> list[int]:
     return st.multiselect("Runs", list(labels), format_func=lambda r: labels[r], key="runs")
 
 
-def _default_runs(with_messages: pd.DataFrame) -> list[int]:
+def _default_runs(with_messages: list[RunSummary]) -> list[int]:
     """The few runs a visit opens with when its link names none (the rule is
     :func:`cimem.analysis.leaderboard.default_selection`'s)."""
-    runs = [
-        RunSummary(**{str(k): v for k, v in r.items()}) for r in with_messages.to_dict("records")
-    ]
-    return [int(r) for r in default_selection(runs)]
+    return default_selection(with_messages)
 
 
 def _judge_pickers(db: DbScope, run_ids: list[int]) -> dict[int, int]:
@@ -320,7 +310,7 @@ def _metric_options() -> MetricOptions:
         rule = "unanimous"
     parse_failures: ParseFailures = "exclude"
     exclude: tuple[str, ...] = ()
-    if mode == "definition":
+    if mode == Mode.DEFINITION:
         parse_failures = st.radio(
             "Parse failures",
             PARSE_FAILURES,
@@ -444,8 +434,7 @@ def check_coverage(ch: Choices, cubes: list[LeakCube]) -> None:
 
 def simulated_banner(run_ids: list[int]) -> None:
     """A warning when any of these runs is simulated (the demo's are)."""
-    runs = cache.runs_frame(cache.current())
-    if not runs.empty and runs[runs["run_id"].isin(run_ids)]["simulated"].any():
+    if any(r.simulated for r in cache.run_summaries(cache.current()) if r.run_id in run_ids):
         st.warning(
             "SIMULATED data: the demo runs come from simulated assistants, not from any"
             " real model. Import real results on the Data page.",

@@ -13,17 +13,14 @@ Only full-memory trials enter (composition-experiment trials are analysed separa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from cimem.errors import CimemError
 from cimem.ingest.validate import MAX_TRIALS
-
-if TYPE_CHECKING:
-    from cimem.store import JudgeCoverage, Store
-    from cimem.store.columns import LeakPairs, TrialMasks
+from cimem.store import JudgeCoverage, Store
+from cimem.store.columns import LeakPairs, TrialMasks
 
 HARD_FROM_FRACTIONS = -2
 
@@ -268,8 +265,6 @@ def same_text(text: str) -> str:
 
 def restrict_contexts(cube: LeakCube, keep: set[tuple[str, str, str]]) -> LeakCube:
     """The same cube with only the contexts whose (profile, recipient, task) is in ``keep``."""
-    from dataclasses import replace
-
     ctx_ok = np.array([k in keep for k in context_keys(cube)], bool)
     pairs = ctx_ok[cube.pair_ctx] if len(cube.pair_ctx) else np.zeros(0, bool)
     zero = np.uint64(0)
@@ -297,8 +292,6 @@ def drop_samples(cube: LeakCube, ctx: np.ndarray, trial: np.ndarray) -> LeakCube
     failed generation is: the slot stays (``ctx_trials``), it is counted with the failed
     generations and is no sample of either metric, and its verdicts are forgotten. A context
     whose every sample is dropped is then "not sampled", never "nothing revealed"."""
-    from dataclasses import replace
-
     drop = np.zeros(len(cube.ctx_profile), np.uint64)
     bits = np.left_shift(np.uint64(1), np.asarray(trial, np.uint64))
     np.bitwise_or.at(drop, np.asarray(ctx, np.int64), bits)

@@ -12,24 +12,21 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import DTypeLike
 
 from cimem.analysis.cube import HARD_FROM_FRACTIONS, CubeInfo, LeakCube
+from cimem.ingest.files import Span, readers_for, require_file, spans
+from cimem.ingest.official import empty_file, read_official
+from cimem.ingest.records import LABELS_COMBINED, ProfileRecord
 from cimem.store.cube_reads import PARTIAL_TOP_SLOT
-
-if TYPE_CHECKING:
-    from cimem.ingest.files import Span
-    from cimem.ingest.records import ProfileRecord
 
 
 def cube_from_official(path: str | Path, readers: int | None = None) -> LeakCube:
     """The cube of an official run-output file, read in one streaming pass: by ``readers``
     processes (default: one per core, at most four, for a file of 64 MB or more)."""
     path = Path(path)
-    from cimem.ingest.files import readers_for, require_file, spans
 
     require_file(path)
     readers = readers_for(path) if readers is None else readers
@@ -39,8 +36,6 @@ def cube_from_official(path: str | Path, readers: int | None = None) -> LeakCube
     else:
         found = _read_in_parallel(path, parts)
     if not found.names:
-        from cimem.ingest.official import empty_file
-
         raise empty_file(path)
     return found.cube(path)
 
@@ -59,8 +54,6 @@ def _read_in_parallel(path: Path, parts: list[Span]) -> _FileCubeParts:
 
 def _read_parts(path: Path, span: Span | None) -> _FileCubeParts:
     """The cube parts of the file's records (of ``span`` only, when given)."""
-    from cimem.ingest.official import read_official
-
     was_enabled = gc.isenabled()
     gc.disable()  # millions of short-lived JSON objects: cyclic GC passes only cost time
     try:
@@ -148,8 +141,6 @@ class _FileCubeParts:
     def _add_pairs(self, rec: ProfileRecord, bits: np.ndarray) -> None:
         """The profile's pairs labelled by the combined persona (the metrics' labels), with their
         fractions and revealed trials, numbered within the whole cube."""
-        from cimem.ingest.records import LABELS_COMBINED
-
         pl = rec.persona_labels
         if not pl:
             return

@@ -155,7 +155,8 @@ def _mixed(x: np.ndarray) -> np.ndarray:
     """
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
+    mixed: np.ndarray = x ^ (x >> np.uint64(31))
+    return mixed
 
 
 def run_pairs(cubes: list[LeakCube], rule: LabelRule) -> list[RunPair]:

@@ -17,18 +17,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 import pandas as pd
 
 from cimem.analysis.choices import SortKey  # re-exported: lb.SortKey
+from cimem.analysis.cube import cube_from_store
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions, RunMetrics, compute
 from cimem.analysis.overview_table import interval_text, rounded
+from cimem.store import LeaderboardFacts, RunSummary, Store
 from cimem.text import plural
-
-if TYPE_CHECKING:
-    from cimem.store import LeaderboardFacts, RunSummary, Store
 
 UNKNOWN = "unknown"
 DEFAULT_RUNS = 4  # runs a page opens with when the link names none
@@ -234,8 +233,6 @@ def choices(board: Sequence[Entry]) -> dict[str, list[str]]:
 def run_metrics(store: Store, run_ids: Iterable[int], opts: MetricOptions) -> dict[int, RunMetrics]:
     """Each run's metrics under its original verdicts, one cube in memory at a time (a
     leaderboard of tens of runs must not hold every run's verdicts at once)."""
-    from cimem.analysis.cube import cube_from_store
-
     return {r: compute(cube_from_store(store, r), opts) for r in run_ids}
 
 

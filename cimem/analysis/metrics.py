@@ -7,18 +7,10 @@ Definitions (paper, Section 3), per user, then averaged over users:
 - Completeness = mean over tasks t with at least one needed attribute of
   [mean over the needed attributes a and the samples y of R(y, a)].
 
-Modes:
-
-- ``official`` reproduces the official ``eval/metrics.py``: attributes whose key contains "name",
-  "address", "sex" or "age" leave the private set; a context with no needed or no private attribute
-  (after that filter) leaves both metrics; a judge reply that failed to parse counts as nothing
-  revealed; profiles are grouped by name and contexts by task text.
-- ``definition`` applies the definitions literally: no filter unless ``exclude`` names keys (they
-  leave the private set, by exact key); each metric keeps its own eligible set; parse failures are
-  excluded (``parse_failures="exclude"``, default) or counted as nothing revealed (``"zero"``).
-
-Ambiguous pairs are out of both metrics in both modes. Failed generations, failed judge calls and
-messages the judge did not see are never samples; the discard report counts them all.
+Two modes compute them (``official``, as the official ``eval/metrics.py`` does, and
+``definition``, literally): what each leaves out is written once, in :mod:`cimem.analysis.options`.
+Failed generations, failed judge calls and messages the judge did not see are never samples; the
+discard report counts them all.
 """
 
 from __future__ import annotations
@@ -40,6 +32,7 @@ from cimem.analysis.options import ParseFailures as ParseFailures
 from cimem.analysis.options import Prepared as Prepared
 from cimem.analysis.options import factorize as factorize
 from cimem.analysis.options import prepare as prepare
+from cimem.analysis.options import usable_samples
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -251,10 +244,7 @@ def violation_unbiased_per_profile(prep: Prepared) -> np.ndarray:
 
 def _all_samples(prep: Prepared) -> np.ndarray:
     """The usable samples without the first-k cut (the unbiased estimator uses all n)."""
-    cube, opts = prep.cube, prep.opts
-    if opts.mode == "definition" and opts.parse_failures == "exclude":
-        return cube.ctx_valid
-    return cube.ctx_valid | cube.ctx_unparsed
+    return usable_samples(prep.cube, prep.opts)
 
 
 def completeness_per_profile(prep: Prepared) -> np.ndarray:

@@ -19,6 +19,7 @@ Ambiguous pairs are out of both metrics in both modes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Literal
 
 import numpy as np
@@ -38,8 +39,16 @@ from cimem.analysis.discards import (
 )
 from cimem.analysis.labels import PRIVATE, SHARE, LabelRule
 
-Mode = Literal["official", "definition"]
-MODES: tuple[Mode, ...] = ("official", "definition")
+
+class Mode(StrEnum):
+    """How the metrics are computed (module docstring): as the official script does, or by the
+    definitions literally."""
+
+    OFFICIAL = "official"
+    DEFINITION = "definition"
+
+
+MODES: tuple[Mode, ...] = tuple(Mode)
 ParseFailures = Literal["exclude", "zero"]  # definition mode: leave unparsed replies out, or 0
 PARSE_FAILURES: tuple[ParseFailures, ...] = ("exclude", "zero")
 OFFICIAL_IDENTITY_SUBSTRINGS = ("name", "address", "sex", "age")
@@ -49,20 +58,49 @@ OFFICIAL_IDENTITY_SUBSTRINGS = ("name", "address", "sex", "age")
 class MetricOptions:
     """How a number is computed; every result carries these."""
 
-    mode: Mode = "official"
-    label_rule: str = "unanimous"
+    mode: Mode = Mode.OFFICIAL  # a string given is parsed into a Mode when the options are made
+    label_rule: str = "unanimous"  # its rule's own name once made: :attr:`rule` is the rule
     exclude: tuple[str, ...] = ()
     parse_failures: ParseFailures = "exclude"
     k: int | None = None  # samples per task: first k trials (None: all n)
 
     def __post_init__(self) -> None:
+        """Parse the mode and the label rule once, here: the rest of cimem reads ``mode`` and
+        :attr:`rule`, never the text again."""
         if self.mode not in MODES:
             raise ValueError(f"unknown mode {self.mode!r}; choose official or definition")
-        LabelRule.parse(self.label_rule)
+        object.__setattr__(self, "mode", Mode(self.mode))
+        object.__setattr__(self, "label_rule", LabelRule.parse(self.label_rule).name)
         if self.parse_failures not in ("exclude", "zero"):
             raise ValueError("parse_failures must be 'exclude' or 'zero'")
         if self.k is not None and self.k < 1:
             raise ValueError("k must be at least 1")
+
+    @property
+    def rule(self) -> LabelRule:
+        """The label rule its canonical name stands for. Not cached on the options: a value
+        kept in the instance would be hashed with it (Streamlit's cache keys read an object's
+        state), and two equal options would miss each other's results."""
+        return LabelRule.parse(self.label_rule)
+
+    def described(self, *, with_rule: bool = True) -> list[tuple[str, str]]:
+        """How a number was computed, as (what, value) pairs: the one wording the pages, the
+        command line and the report share, each drawing it its own way (bold, escaped). The
+        judge, n and k belong to a run's numbers, not to the options: callers add them.
+
+        >>> MetricOptions("definition", "Majority", ("age",), "zero").described()
+        [('mode', 'definition'), ('label rule', 'majority'), ('parse failures', \
+'counted as nothing revealed'), ('excluded keys', 'age')]
+        """
+        parts = [("mode", str(self.mode))]
+        if with_rule:
+            parts.append(("label rule", self.label_rule))
+        if self.mode == Mode.DEFINITION:
+            zero = self.parse_failures == "zero"
+            parts.append(("parse failures", "counted as nothing revealed" if zero else "excluded"))
+            if self.exclude:
+                parts.append(("excluded keys", ", ".join(self.exclude)))
+        return parts
 
 
 @dataclass
@@ -107,23 +145,31 @@ def labels_of(cube: LeakCube, rule: LabelRule) -> np.ndarray:
     return label
 
 
+def usable_samples(cube: LeakCube, opts: MetricOptions) -> np.ndarray:
+    """Per context, the trial mask a mode may count before any first-k cut: every judged sample,
+    less the unparsed replies when definition mode leaves them out. The metrics, the unbiased
+    estimator (which uses all n) and the growth matrices all start here."""
+    if opts.mode == Mode.DEFINITION and opts.parse_failures == "exclude":
+        return cube.ctx_valid
+    counted: np.ndarray = cube.ctx_valid | cube.ctx_unparsed
+    return counted
+
+
 def prepare(cube: LeakCube, opts: MetricOptions) -> Prepared:
-    rule = LabelRule.parse(opts.label_rule)
+    rule = opts.rule
     n = max(cube.n_trials, 1)
     k = min(opts.k or n, n)
     label = labels_of(cube, rule)
-    usable = cube.ctx_valid | cube.ctx_unparsed
-    if opts.mode == "definition" and opts.parse_failures == "exclude":
-        usable = cube.ctx_valid
+    usable = usable_samples(cube, opts)
     partial = cube.partial
     samples = usable & ~partial & first_bits(k)
-    if opts.mode == "official":  # the official script counts every trial key of a context
+    if opts.mode == Mode.OFFICIAL:  # the official script counts every trial key of a context
         samples |= usable & partial
     is_priv = label == PRIVATE
     is_share = label == SHARE
     sets = (
         _official_sets(cube, is_priv, is_share)
-        if opts.mode == "official"
+        if opts.mode == Mode.OFFICIAL
         else _definition_sets(cube, opts.exclude, is_priv, is_share)
     )
     report = DiscardReport(
@@ -278,13 +324,13 @@ def _trial_report(cube: LeakCube, opts: MetricOptions) -> TrialCounts:
     ones (eval.py's composition styles) with how this mode treats them."""
     partial = cube.partial
     count = lambda m: int(popcount(m & ~partial).sum())  # noqa: E731
-    if opts.mode == "official":
+    if opts.mode == Mode.OFFICIAL:
         treated = "counted as nothing revealed (official script)"
     elif opts.parse_failures == "exclude":
         treated = "excluded from both metrics"
     else:
         treated = "counted as nothing revealed"
-    official = opts.mode == "official"
+    official = opts.mode == Mode.OFFICIAL
     return TrialCounts(
         messages=count(cube.ctx_trials),
         parse_failures=count(cube.ctx_unparsed),

@@ -16,7 +16,6 @@ import pandas as pd
 from cimem.analysis.cube import LeakCube, context_keys, restrict_contexts
 from cimem.analysis.joint import joint_outcomes
 from cimem.analysis.label_diff import RunPair, run_pairs
-from cimem.analysis.labels import LabelRule
 from cimem.analysis.metrics import NO_LABELS, MetricOptions, RunMetrics, compute
 from cimem.text import plural
 
@@ -163,7 +162,7 @@ def overview(
         if common is not None:
             row |= _common_cells(cube, opts, shared, common)
         rows.append(row)
-    pairs = run_pairs(cubes, LabelRule.parse(opts.label_rule)) if len(cubes) > 1 else []
+    pairs = run_pairs(cubes, opts.rule) if len(cubes) > 1 else []
     alike = all(p.labels_agree for p in pairs)
     note = _note(len(rows), comparable, ns, common, alike) + _labels_note(pairs, common)
     table = pd.DataFrame(rows)

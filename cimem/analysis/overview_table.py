@@ -14,7 +14,6 @@ from cimem.analysis.label_diff import RunPair
 from cimem.analysis.metrics import NO_LABELS, RunMetrics
 from cimem.analysis.options import Mode
 from cimem.analysis.overview import Overview
-from cimem.analysis.report import pareto_front
 
 THIS_DATABASE = "this database"
 PUBLISHED = "published Table 1"
@@ -145,17 +144,17 @@ def tradeoff_points(
 def other_mode(mode: Mode) -> Mode:
     """The mode the discard report sets beside ``mode``.
 
-    >>> other_mode("official")
-    'definition'
+    >>> other_mode(Mode.OFFICIAL)
+    <Mode.DEFINITION: 'definition'>
     """
-    return "definition" if mode == "official" else "official"
+    return Mode.DEFINITION if mode == Mode.OFFICIAL else Mode.OFFICIAL
 
 
 def discard_row(shown: RunMetrics, other: RunMetrics) -> dict[str, Any]:
     """One run's discard report under the mode ``shown`` was computed in, with both modes'
     Violation and Completeness (``other``: the same run in the other mode)."""
     by_mode = {shown.options.mode: shown, other.options.mode: other}
-    official, definition = by_mode["official"], by_mode["definition"]
+    official, definition = by_mode[Mode.OFFICIAL], by_mode[Mode.DEFINITION]
     d = shown.discarded
     identity = official.discarded.identity_filter
     return {
@@ -204,3 +203,19 @@ def pairs_table(pairs: Sequence[RunPair]) -> pd.DataFrame:
             ],
         }
     )
+
+
+def pareto_front(points: list[tuple[str, float, float]]) -> list[str]:
+    """Names of the points no other point beats: lower violation and higher completeness.
+
+    A point is off the front when another is at least as good on both and better on one:
+
+    >>> pareto_front([("a", 10.0, 50.0), ("b", 40.0, 90.0), ("c", 45.0, 80.0), ("d", 10.0, 40.0)])
+    ['a', 'b']
+    """
+    front = []
+    for name, v, c in points:
+        if any((v2 <= v and c2 >= c) and (v2 < v or c2 > c) for _, v2, c2 in points):
+            continue
+        front.append(name)
+    return front

@@ -23,7 +23,7 @@ from cimem.analysis.cube import LeakCube
 from cimem.analysis.label_sources import Source, people_codes, persona_columns, relabelled
 from cimem.analysis.labels import AMBIGUOUS, LabelRule
 from cimem.analysis.options import labels_of
-from cimem.analysis.report import BadCell, from_spreadsheet, records_to_csv, sheet_rows
+from cimem.analysis.sheets import BadCell, from_spreadsheet, records_to_csv, sheet_rows
 from cimem.errors import CimemError
 from cimem.store import PeopleLabel, Store
 from cimem.store.columns import PersonaFractions

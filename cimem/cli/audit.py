@@ -4,8 +4,11 @@ review, in order), ``audit-plan`` (:mod:`.audit_plan`), ``human export|import`` 
 from __future__ import annotations
 
 import argparse
+import json
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
+from cimem.analysis.metrics import MetricOptions, prepare
 from cimem.cli.audited import labelled_cube
 from cimem.cli.common import add_db, open_store, read_text_file, table
 
@@ -15,13 +18,13 @@ if TYPE_CHECKING:
 
 
 def cmd_audit_queue(args: argparse.Namespace) -> int:
-    import json
 
-    from cimem.analysis.audit.queue import SAMPLE, review_queue
+    from cimem.analysis.audit.queue import review_queue
+    from cimem.analysis.choices import QueueFilter
 
     with open_store(args, read_only=True) as store:
         run_id = store.resolve_run(args.run)
-        if args.filter == SAMPLE:
+        if QueueFilter(args.filter) is QueueFilter.SAMPLE:
             queue = _sample_queue(store, run_id, args)
         else:
             queue = review_queue(
@@ -46,8 +49,6 @@ def cmd_audit_queue(args: argparse.Namespace) -> int:
 
 def _queue_doc(run_id: int, queue: Queue, shown: list[QueueItem]) -> dict[str, object]:
     """The queue as ``--json`` prints it."""
-    from dataclasses import asdict
-
     return {
         "run": run_id,
         "judge": queue.judge,
@@ -65,17 +66,17 @@ def _print_queue(
     run_id: int, queue: Queue, shown: list[QueueItem], args: argparse.Namespace
 ) -> None:
     """The queue as a table: how many are left, then one row per message shown."""
-    from cimem.analysis.audit.queue import SAMPLE
+    from cimem.analysis.choices import QueueFilter
 
     print(f"run {run_id}: {queue.describe()}")
-    if queue.filter == SAMPLE:
+    if queue.filter == QueueFilter.SAMPLE:
         print(
             f"  sample of {args.size} cells, seed {args.seed}: {queue.counts['draws_decided']}"
             f" of {queue.counts['draws']} draws decided ({queue.counts['cells_decided']} of"
             f" {queue.counts['cells']} cells); decide them in this order"
         )
     if shown:
-        sample = queue.filter == SAMPLE
+        sample = queue.filter == QueueFilter.SAMPLE
         head = ("message", "profile", "task", "trial", "reviewed")
         print(
             table(
@@ -103,7 +104,6 @@ def _sample_queue(store: Store, run_id: int, args: argparse.Namespace) -> Queue:
     from cimem.analysis.audit.correction import audit_seed
     from cimem.analysis.audit.queue import sample_queue
     from cimem.analysis.audit.sample import audit_sample
-    from cimem.analysis.metrics import MetricOptions, prepare
 
     cube = labelled_cube(store, run_id, args)
     assert cube.info.judge_id is not None
@@ -117,7 +117,6 @@ def cmd_audit_sample(args: argparse.Namespace) -> int:
     from cimem.analysis.audit.correction import audit_seed, audited_spec
     from cimem.analysis.audit.sample import audit_sample
     from cimem.analysis.audit.verdict_csv import sample_records, write_csv
-    from cimem.analysis.metrics import MetricOptions, prepare
 
     with open_store(args, read_only=True) as store:
         run_id = store.resolve_run(args.run)
@@ -220,8 +219,7 @@ def add_audit_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_queue_command(sub: argparse._SubParsersAction) -> None:
-    from cimem.analysis.choices import QUEUE_FILTERS as FILTERS
-    from cimem.analysis.choices import SAMPLE
+    from cimem.analysis.choices import QueueFilter
 
     p = sub.add_parser(
         "audit-queue",
@@ -240,8 +238,8 @@ def _add_queue_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--vs", type=int, default=None, help="a second judge, for --filter disagree")
     p.add_argument(
         "--filter",
-        choices=(*FILTERS, SAMPLE),
-        default="leaked",
+        choices=[str(f) for f in QueueFilter],
+        default=str(QueueFilter.LEAKED),
         help="what needs a look (sample: the messages of audit-sample's cells, with progress)",
     )
     p.add_argument("--size", type=int, default=200, help="--filter sample: cells (default 200)")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from cimem.analysis.metrics import MetricOptions, prepare
+from cimem.cli.audited import labelled_cube
 from cimem.cli.common import add_db, open_store, table
 
 
@@ -12,8 +14,6 @@ def cmd_audit_plan(args: argparse.Namespace) -> int:
 
     from cimem.analysis.audit.correction import audit_seed
     from cimem.analysis.audit.plan import run_plan
-    from cimem.analysis.metrics import MetricOptions, prepare
-    from cimem.cli.audited import labelled_cube
 
     with open_store(args, read_only=True) as store:
         run_id = store.resolve_run(args.run)

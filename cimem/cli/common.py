@@ -10,13 +10,14 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
 
 from cimem.errors import CimemError
 from cimem.paths import DB_WAIT_ENV, DEFAULT_DB_ENV, default_db_path
-
-if TYPE_CHECKING:
-    from cimem.store import Store
+from cimem.store import Store, default_wait
 
 EXIT_USER_ERROR = 2
 
@@ -34,8 +35,6 @@ def open_store(args: argparse.Namespace, read_only: bool = False) -> Store:
     """The database of ``--db`` (else $CIMEM_DB, else cimem.duckdb). While another process holds
     it (the app reading, a run storing a part, an import), wait for it as $CIMEM_DB_WAIT says,
     saying so once on stderr."""
-    from cimem.store import Store, default_wait
-
     path = args.db or default_db_path()
     if read_only and not os.path.exists(path):
         raise CimemError(
@@ -91,8 +90,6 @@ def progress_bar(
     desc: str, unit: str = "B"
 ) -> tuple[Callable[[int, int], None], Callable[[], None]]:
     """A tqdm bar on stderr that appears only for work that takes a while."""
-    from tqdm import tqdm
-
     bar = None
 
     def update(done: int, total: int) -> None:
@@ -209,8 +206,6 @@ def pct(x: float | None) -> str:
 def read_text_file(path: str, expected: str = "a CSV file") -> str:
     """A file people filled in, read as UTF-8 (a spreadsheet's byte-order mark dropped), with a
     one-line error naming the file when it is none."""
-    from pathlib import Path
-
     try:
         return Path(path).read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:

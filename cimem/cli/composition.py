@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 
 from cimem.cli.common import add_db, open_store, pct
 
 
 def cmd_composition(args: argparse.Namespace) -> int:
-    from dataclasses import asdict
 
     from cimem.analysis.composition import composition_curve
 

@@ -13,11 +13,14 @@ from cimem.errors import CimemError
 if TYPE_CHECKING:
     from cimem.ingest import Told
     from cimem.store.rows import JudgeInfo, RunSummary
+from cimem.analysis.labels import LabelRule
+from cimem.analysis.metrics import MODES, MetricOptions
+from cimem.ingest import Told, ingest_or_find
+from cimem.ingest.formats import SourceFormat
 from cimem.text import plural
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from cimem.ingest import ingest_or_find
 
     if args.name and len(args.paths) > 1:
         raise CimemError("--name names one run: give one file with it")
@@ -48,7 +51,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def told_of(args: argparse.Namespace) -> Told:
     """What the person importing says made the run: --name, --level, --memory-format, and the
     judge's --judge-model and --judge-prompts (its prompt hashed as `judge` hashes it)."""
-    from cimem.ingest import Told
     from cimem.llm.prompts import load_judge_prompt
 
     prompt_hash = load_judge_prompt(args.judge_prompts).hash if args.judge_prompts else None
@@ -125,8 +127,6 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     """Every run with how it was made and its Violation@n and Completeness (original
     verdicts), grouped by model and level or sorted as asked."""
     from cimem.analysis import leaderboard as lb
-    from cimem.analysis.labels import LabelRule
-    from cimem.analysis.metrics import MetricOptions
 
     rule = LabelRule.parse(args.label_rule).name
     opts = MetricOptions(mode=args.mode, label_rule=rule)
@@ -217,7 +217,7 @@ def _add_ingest_command(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--format",
-        choices=("official", "profiles", "hf", "persistbench"),
+        choices=[str(f) for f in SourceFormat],
         help="skip detection and read the file as this format",
     )
     made = p.add_argument_group(
@@ -242,7 +242,6 @@ def _add_ingest_command(sub: argparse._SubParsersAction) -> None:
 def _add_runs_command(sub: argparse._SubParsersAction) -> None:
     """`runs`: the list of runs in a database."""
     from cimem.analysis.choices import SortKey
-    from cimem.analysis.metrics import MODES
 
     p = sub.add_parser(
         "runs",

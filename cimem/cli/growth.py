@@ -25,7 +25,7 @@ def cmd_growth(args: argparse.Namespace) -> int:
     from cimem.analysis.growth import growth
 
     cube = load_cubes(args, many=False)[0]
-    mode: Mode = "official" if args.mode == "both" else args.mode
+    mode = Mode.OFFICIAL if args.mode == "both" else Mode(args.mode)
     curve = growth(
         cube,
         options_from(args, mode),

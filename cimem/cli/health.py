@@ -9,7 +9,8 @@ import json
 from typing import TYPE_CHECKING
 
 from cimem.analysis.coverage import check_coverage
-from cimem.analysis.health import ALL_FLAGS, FLAG_TEXT, Flag, HealthReport
+from cimem.analysis.cube import cube_from_store
+from cimem.analysis.health import ALL_FLAGS, FLAG_TEXT, Flag, HealthReport, health_report, scan
 from cimem.analysis.metrics import MODES, Mode
 from cimem.cli.common import add_db, jsonable, open_store, pct, table
 from cimem.cli.sources import add_metric_args, options_from
@@ -74,8 +75,6 @@ def text_report(rep: HealthReport) -> str:
 
 
 def cmd_health(args: argparse.Namespace) -> int:
-    from cimem.analysis.cube import cube_from_store
-    from cimem.analysis.health import health_report, scan
 
     drop = parse_flags(args.drop)
     modes: list[Mode] = list(MODES) if args.mode == "both" else [args.mode]

@@ -6,6 +6,10 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from cimem.analysis.cube import cube_from_store
+from cimem.analysis.label_diff import label_diff
+from cimem.analysis.labels import LabelRule
+from cimem.analysis.metrics import MetricOptions
 from cimem.cli.common import add_db, open_store, pct, positive_int, table
 from cimem.cli.people_labels import add_people_label_commands
 from cimem.errors import CimemError
@@ -17,9 +21,6 @@ if TYPE_CHECKING:
 
 
 def cmd_labels_diff(args: argparse.Namespace) -> int:
-    from cimem.analysis.cube import cube_from_store
-    from cimem.analysis.label_diff import label_diff
-    from cimem.analysis.labels import LabelRule
 
     if len(args.run) != 2:
         raise CimemError("labels diff compares two runs: give --run twice")
@@ -65,14 +66,12 @@ def cmd_labels_sensitivity(args: argparse.Namespace) -> int:
 
 
 def _options(args: argparse.Namespace) -> MetricOptions:
-    from cimem.analysis.metrics import MetricOptions
 
     return MetricOptions(mode=args.mode, k=args.n)
 
 
 def _sensitivity_inputs(args: argparse.Namespace) -> tuple[list[RunLabels], list[Scheme]]:
     """The runs (their cubes, persona fractions, people's labels) and the schemes asked for."""
-    from cimem.analysis.cube import cube_from_store
     from cimem.analysis.label_sources import DEFAULT_SCHEMES, PEOPLE_SCHEMES, Scheme
     from cimem.analysis.sensitivity import RunLabels
 

@@ -11,7 +11,6 @@ from cimem.analysis.cube import LeakCube
 from cimem.analysis.discards import DiscardReport
 from cimem.analysis.joint import JointOutcomes, joint_outcomes
 from cimem.analysis.label_diff import run_pairs
-from cimem.analysis.labels import LabelRule
 from cimem.analysis.level_curves import cohort_note
 from cimem.analysis.metrics import (
     MODES,
@@ -42,16 +41,9 @@ def metric_cell(s: Summary, labelled: bool = True) -> str:
 
 
 def describe_run(m: RunMetrics) -> str:
-    o = m.options
-    how = f"mode {o.mode}, label rule {o.label_rule}, judge {m.judge}, n = {m.n_trials}, k = {m.k}"
-    if o.mode == "definition":
-        how += (
-            f", parse failures {o.parse_failures}d"
-            if o.parse_failures == "exclude"
-            else ", parse failures counted as nothing revealed"
-        )
-        if o.exclude:
-            how += f", excluded keys {','.join(o.exclude)}"
+    options = [f"{what} {value}" for what, value in m.options.described()]
+    run = [f"judge {m.judge}", f"n = {m.n_trials}", f"k = {m.k}"]
+    how = ", ".join(options[:2] + run + options[2:])
     if m.info.simulated:
         how += " [SIMULATED run, not a measurement of a real model]"
     return how
@@ -226,7 +218,7 @@ def one_mode(
         text.append(f"note: {apart}")
         doc["cohort_note"] = apart
     if len(cubes) > 1:
-        pairs = run_pairs(cubes, LabelRule.parse(opts.label_rule))
+        pairs = run_pairs(cubes, opts.rule)
         doc["run_pairs"] = [p.as_dict() for p in pairs]
         text += [
             f"note: {p.run_a} and {p.run_b}: {p.describe()} (`cimem labels diff`)"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from cimem.analysis.cube import cube_from_store
+from cimem.analysis.labels import LabelRule
 from cimem.cli.common import add_db, open_store, positive_int, read_text_file, table
 from cimem.paths import write_whole
 
@@ -49,8 +51,6 @@ def cmd_labels_export(args: argparse.Namespace) -> int:
 
 def cmd_labels_agreement(args: argparse.Namespace) -> int:
     from cimem.analysis.agreement import format_kappa
-    from cimem.analysis.cube import cube_from_store
-    from cimem.analysis.labels import LabelRule
     from cimem.analysis.people_labels import persona_agreement
 
     rule = LabelRule.parse(args.label_rule)

@@ -18,6 +18,7 @@ from cimem.cli.run_options import (
     report_interrupted,
 )
 from cimem.errors import CimemError
+from cimem.store.enums import RunKind
 
 if TYPE_CHECKING:
     from cimem.generate.labelling import LabelSummary
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 def cmd_label(args: argparse.Namespace) -> int:
     """Exit 1 while failed calls remain (a resume makes them again), 130 on Ctrl-C."""
-
     if (args.resume is None) == (args.profiles is None):
         raise CimemError("give --profiles PATH for a new labelling run, or --resume RUN")
     rehearsal = args.dry_run and args.resume is None
@@ -54,7 +54,7 @@ def _resumed_label_run(store: Store, run: str) -> tuple[int, Any]:
     import cimem.generate.runner as runner
 
     run_id = store.resolve_run(run)
-    if store.run_config(run_id)["kind"] != "labels":
+    if store.run_config(run_id)["kind"] != RunKind.LABELS:
         raise CimemError(f"run {run_id} is not a labelling run (made by `cimem label`)")
     return run_id, runner.settings_of(store, run_id)
 

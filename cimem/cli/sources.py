@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from cimem.analysis.coverage import check_coverage
-from cimem.analysis.cube import LeakCube
+from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.metrics import MODES, MetricOptions, Mode
 from cimem.cli.common import add_db, open_store
@@ -79,7 +79,6 @@ def load_cubes(args: argparse.Namespace, many: bool) -> list[LeakCube]:
     """The cubes the user named: from --results, or runs of the database."""
     if args.results:
         return [cube_from_official(args.results)]
-    from cimem.analysis.cube import cube_from_store
 
     with open_store(args, read_only=True) as store:
         refs = args.run if many else ([args.run] if args.run else None)

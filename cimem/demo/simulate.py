@@ -36,9 +36,11 @@ import io
 import random
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import numpy as np
 import orjson
+import pyarrow as pa
 
 from cimem.demo.letters import ASSISTANTS, Assistant, paraphrase, value_text, write_letter
 from cimem.demo.tables import (
@@ -58,9 +60,9 @@ from cimem.demo.tables import (
     WEIGHTS,
     Context,
 )
-
-if TYPE_CHECKING:
-    from cimem.store import Store
+from cimem.ingest import ingest_or_find
+from cimem.judges.offline import AttributeSpec, judge_offline
+from cimem.store import JudgeKind, JudgmentStatus, Store
 
 DEMO_SEED = 20261202
 N_TRIALS = 5
@@ -299,8 +301,6 @@ def simulate(
 
 def judge_with_offline(profiles: list[dict]) -> None:
     """Fill every trial's verdicts with the offline judge, in the official format."""
-    from cimem.judges.offline import AttributeSpec, judge_offline
-
     for prof in profiles:
         attrs = prof["information_attributes"]
         specs = [AttributeSpec(k, a["value"], a["memory_statement"]) for k, a in attrs.items()]
@@ -375,9 +375,6 @@ def default_bundle() -> Path:
 def build_demo_database(db_path: str | Path, bundle: str | Path | None = None) -> list[int]:
     """Import the committed bundle into ``db_path``: one simulated run per assistant, with the
     offline judge's verdicts and the simulator's ground truth as a second judge."""
-    from cimem.ingest import ingest_or_find
-    from cimem.store import Store
-
     bundle = Path(bundle) if bundle else default_bundle()
     manifest = orjson.loads((bundle / "manifest.json").read_bytes())
     run_ids = []
@@ -404,11 +401,6 @@ def _read_jsonl_gz(path: Path) -> list[dict[str, Any]]:
 
 def _add_ground_truth_judge(store: Store, run_id: int, truth: list[dict[str, Any]]) -> None:
     """Name the imported judge for what it is and add the simulator's truth as a second judge."""
-    import numpy as np
-    import pyarrow as pa
-
-    from cimem.store import JudgeKind, JudgmentStatus
-
     index = store.message_index(run_id)
     attrs = store.attribute_keys_by_profile(run_id)
     message_ids = [index[(r["profile"], r["context"], r["trial"])] for r in truth]

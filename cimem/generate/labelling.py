@@ -29,7 +29,7 @@ from cimem.ingest.records import LABELS_COMBINED
 from cimem.judges.replies import load_json
 from cimem.llm.calls import CallProgress
 from cimem.llm.client import ChatResult, cache_key
-from cimem.store import Store
+from cimem.store import RunKind, Store
 from cimem.text import normalize
 
 PERSONAS: dict[str, str] = {
@@ -92,7 +92,7 @@ def create_label_run(
         store,
         source,
         settings,
-        kind="labels",
+        kind=RunKind.LABELS,
         name=name or f"labels by {settings.model}",
         extra_config={"personas": PERSONAS, "weights": WEIGHTS, "prompt": LABEL_PROMPT},
     )

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from cimem.analysis.progress import RunState, state_of, this_host
 from cimem.errors import CimemError
-from cimem.judges.base import AttributeSpec, Judge, JudgeOutcome, new_judge, store_outcomes
+from cimem.judges.base import Judge, JudgeOutcome, new_judge, store_outcomes
+from cimem.judges.offline import AttributeSpec
 from cimem.llm.calls import CallProgress
 from cimem.store import MessageStatus, MessageToJudge, NewMessage, Store
 

@@ -25,12 +25,16 @@ from cimem.errors import CimemError
 from cimem.generate import making
 from cimem.generate.memory import Memory, profile_memory, render
 from cimem.generate.runner_settings import RunSettings
+from cimem.ingest.formats import SourceFormat
+from cimem.ingest.readers import detect_format, open_reader
+from cimem.ingest.records import RunMeta
+from cimem.ingest.writer import RunWriter
 from cimem.judges.base import Judge, JudgeOutcome, OfflineJudge, attribute_specs, store_outcomes
 from cimem.judges.llm import make_llm_judge
 from cimem.llm.calls import CallProgress
 from cimem.llm.client import ChatResult, cache_key
-from cimem.llm.prompts import PromptTemplate, fill, load_task_prompt, profile_bio
-from cimem.store import JudgmentStatus, Label, MessageStatus, NewMessage, Store
+from cimem.llm.prompts import PromptTemplate, fill, load_judge_prompt, load_task_prompt, profile_bio
+from cimem.store import JudgmentStatus, Label, MessageStatus, NewMessage, RunKind, Store
 
 
 @dataclass
@@ -77,7 +81,7 @@ def create_run(
         store,
         source,
         settings,
-        kind="results",
+        kind=RunKind.RESULTS,
         labels_from=labels_from,
         name=name or f"{settings.model} level {settings.level}",
         prompt_set=settings.prompts or "builtin",
@@ -91,7 +95,7 @@ def new_run_from_profiles(
     source: str | Path,
     settings: RunSettings,
     *,
-    kind: str,
+    kind: RunKind,
     name: str,
     labels_from: int | None = None,
     extra_config: dict[str, Any] | None = None,
@@ -99,15 +103,11 @@ def new_run_from_profiles(
 ) -> int:
     """A run with the selected profiles of a profiles or results file (messages left out) and the
     settings in its config, in one transaction."""
-    from cimem.ingest.detect import detect_format, open_reader
-    from cimem.ingest.records import RunMeta
-    from cimem.ingest.writer import RunWriter
-
     path = Path(source)
     if not path.is_file():
         raise CimemError(f"{path}: no such profiles file")
     fmt = detect_format(path)
-    if fmt not in ("official", "profiles"):
+    if fmt not in (SourceFormat.OFFICIAL, SourceFormat.PROFILES):
         raise CimemError(
             f"{path}: a run needs profiles (official profiles.json or a results file),"
             f" not a {fmt} file"
@@ -127,7 +127,7 @@ def new_run_from_profiles(
             if settings.profiles_limit is not None and kept >= settings.profiles_limit:
                 break
             rec.messages, rec.judgments, rec.verdicts = {}, {}, {}
-            if kind == "labels" or labels_from is not None:
+            if kind == RunKind.LABELS or labels_from is not None:
                 # a labelling run holds only the labels it makes; --labels-from replaces the file's
                 rec.persona_labels, rec.hard_labels = {}, {}
             for table, data in writer.tables(rec):
@@ -395,8 +395,6 @@ def _estimate(
     gen_out = reply * len(new)
     judge_in = judge_out = 0
     if s.judge_model:
-        from cimem.llm.prompts import load_judge_prompt
-
         template = len(load_judge_prompt(s.judge_prompts).text)
         memory = sum(len(r[0]["content"]) for r in new) // max(len(new), 1)
         judge_in = len(new) * (template + memory) // CHARS_PER_TOKEN + gen_out

@@ -17,11 +17,15 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.json as pjson
+import pyarrow.parquet as pq
 
 from cimem.errors import InputError, describe
 from cimem.ingest.files import decompressed, logical_suffix, read_bytes, require_file
+from cimem.ingest.formats import SourceFormat
 from cimem.ingest.records import Attribute, ProfileRecord, Progress, RunMeta
 from cimem.ingest.validate import HF, NUL, NUL_FREE
+from cimem.store.enums import RunKind
 
 REQUIRED = ("name", "attribute", "memory_statement", "label", "prompt")
 _REQUEST = re.compile(
@@ -46,11 +50,7 @@ def _read_table(path: Path) -> pa.Table:
     source = decompressed(path)
     try:
         if suffix == ".parquet":
-            import pyarrow.parquet as pq
-
             return pq.read_table(source)
-        import pyarrow.json as pjson
-
         return pjson.read_json(source)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(
@@ -192,8 +192,8 @@ def rows_to_records(
     df["label_name"] = labels.map(_LABELS).fillna("ambiguous")
     meta = RunMeta(
         name=name,
-        kind="labels",
-        source_format="hf",
+        kind=RunKind.LABELS,
+        source_format=SourceFormat.HF,
         prompt_set="official",
         level=1,
         memory_format="official",

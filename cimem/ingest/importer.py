@@ -15,8 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cimem.ingest.detect import detect_format, open_reader
 from cimem.ingest.files import readers_for, require_file
+from cimem.ingest.formats import SourceFormat, source_format
+from cimem.ingest.official import empty_file
+from cimem.ingest.parallel import span_tables
+from cimem.ingest.readers import detect_format, open_reader
 from cimem.ingest.records import ProfileRecord, Progress, Told
 from cimem.ingest.writer import RunWriter
 from cimem.store import Store
@@ -47,7 +50,7 @@ def ingest_file(
     *,
     name: str | None = None,
     model: str | None = None,
-    fmt: str | None = None,
+    fmt: SourceFormat | str | None = None,
     progress: Progress | None = None,
     simulated: bool | None = None,
     level: int | None = None,
@@ -61,7 +64,7 @@ def ingest_file(
     ``told``: what made the run, as the person importing it says (the file may not)."""
     path = Path(path)
     require_file(path)
-    fmt = fmt or detect_format(path)
+    fmt = source_format(fmt) if fmt else detect_format(path)
     digest: dict[str, str] = {}
     hasher = threading.Thread(target=lambda: digest.setdefault("h", file_sha256(path)), daemon=True)
     hasher.start()
@@ -74,7 +77,7 @@ def ingest_file(
     try:
         with store.transaction():
             run_id = writer.start(meta, source=source or str(path))
-            if fmt != "official":
+            if fmt is not SourceFormat.OFFICIAL:
                 readers = 1
             _write_records(store, writer, path, records, readers, progress)
             hasher.join()
@@ -120,8 +123,6 @@ def _write_in_parallel(
 ) -> None:
     """An official file's spans read by ``readers`` processes (:mod:`cimem.ingest.parallel`),
     appended in file order with their ids moved past the spans before them."""
-    from cimem.ingest.parallel import span_tables
-
     total = path.stat().st_size
     for part in span_tables(path, writer.run_id, writer.judge_id, readers):
         appender.put(part.tables, shift=writer.offsets())
@@ -129,8 +130,6 @@ def _write_in_parallel(
         if progress:
             progress(part.end, total)
     if not writer.n_profiles:
-        from cimem.ingest.official import empty_file
-
         raise empty_file(path)
 
 

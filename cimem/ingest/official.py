@@ -26,7 +26,7 @@ from cimem.ingest.files import (
     read_head,
     require_file,
 )
-from cimem.ingest.formats import FORMAT_NAMES, detect_format
+from cimem.ingest.formats import FORMAT_NAMES, SourceFormat, detect_format
 from cimem.ingest.official_profile import ProfileReader
 from cimem.ingest.records import ProfileRecord, Progress
 from cimem.ingest.validate import ESCAPED_NUL, has_escaped_nul, nul_error
@@ -128,14 +128,18 @@ def other_format(path: Path) -> InputError | None:
     except CimemError:
         return None
     head = read_head(path, 4096).lstrip()
-    if fmt == "official" or (fmt == "profiles" and not (head[:1] == b"[" and b'"bio"' in head)):
+    if fmt == SourceFormat.OFFICIAL or (
+        fmt == SourceFormat.PROFILES and not (head[:1] == b"[" and b'"bio"' in head)
+    ):
         return None  # detection's guess for any list, or an object in a .json file
-    messages = fmt == "persistbench"  # the others hold labels and profiles, no run to measure
+    messages = (
+        fmt == SourceFormat.PERSISTBENCH
+    )  # the others hold labels and profiles, no run to measure
     return InputError(
         str(path),
         "the file",
         "(file)",
-        FORMAT_NAMES["official"],
+        FORMAT_NAMES[SourceFormat.OFFICIAL],
         got=f"{FORMAT_NAMES[fmt]}; import it with `python -m cimem ingest {path}`, which detects"
         " the format" + (", and read its run from the database with --db" if messages else ""),
     )

@@ -21,6 +21,7 @@ import orjson
 
 from cimem.errors import CimemError
 from cimem.ingest.endings import NOT_KNOWN, ending
+from cimem.ingest.formats import SourceFormat
 from cimem.ingest.profiles import load_json_document
 from cimem.ingest.records import (
     ENDING_COLUMNS,
@@ -32,6 +33,7 @@ from cimem.ingest.records import (
     RunMeta,
 )
 from cimem.ingest.validate import MAX_TRIALS, PERSISTBENCH, Checker, Parts
+from cimem.store.enums import RunKind
 
 
 def read_persistbench(
@@ -52,8 +54,8 @@ def read_persistbench(
     config, method = _run_config(top, doc, metadata)
     meta = RunMeta(
         name=path.stem,
-        kind="results",
-        source_format="persistbench",
+        kind=RunKind.RESULTS,
+        source_format=SourceFormat.PERSISTBENCH,
         model=model,
         prompt_set=prompt_template,
         level=1,
@@ -235,6 +237,7 @@ class _Profile:
     def _trial(self, check: Checker, rule: str, field: str, c: int, g_i: int, g: dict) -> int:
         """The generation's trial: its ``generation_index`` (else its position), which must fit
         the trial masks and be the only one of its context with that index."""
+        trial: int
         if "generation_index" in g:  # when a file gives the index it must give one; else position
             trial = check.get(
                 g, "generation_index", f"{rule}.generation_index", f"{field}.generation_index"

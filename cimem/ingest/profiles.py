@@ -11,9 +11,11 @@ import orjson
 
 from cimem.errors import InputError, describe
 from cimem.ingest.files import read_bytes, require_file
+from cimem.ingest.formats import SourceFormat
 from cimem.ingest.official_profile import LABEL_PREFIX, TRIAL_PREFIX, read_profile_object
 from cimem.ingest.records import ProfileRecord, Progress, RunMeta
 from cimem.ingest.validate import Parts, has_escaped_nul, nul_error
+from cimem.store.enums import RunKind
 
 
 def load_json_document(
@@ -54,7 +56,7 @@ def read_profiles(
             "a non-empty JSON list of {bio, information_attributes, contexts}",
             got=describe(data),
         )
-    meta = RunMeta(name=path.stem, kind="profiles", source_format="profiles")
+    meta = RunMeta(name=path.stem, kind=RunKind.PROFILES, source_format=SourceFormat.PROFILES)
 
     def records() -> Iterator[ProfileRecord]:
         for i, obj in enumerate(data):

@@ -8,8 +8,10 @@ into database ids. Columns are plain lists or numpy arrays so big files stay fas
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from cimem.store.enums import JudgeKind, RunKind
 
 Progress = Callable[[int, int], None]
 """progress(done, total), in the importer's unit (bytes for files)."""
@@ -38,7 +40,7 @@ class JudgeMeta:
     """The judge whose verdicts a source file carries."""
 
     name: str
-    kind: str = "imported"
+    kind: JudgeKind = JudgeKind.IMPORTED
     model: str | None = None
     prompt_hash: str | None = None
     config: dict[str, Any] = field(default_factory=dict)
@@ -49,8 +51,8 @@ class RunMeta:
     """How a run was made, as far as the source says."""
 
     name: str
-    kind: str  # results, profiles, labels
-    source_format: str
+    kind: RunKind
+    source_format: str  # a SourceFormat, or "runner" for a run cimem makes
     model: str | None = None
     prompt_set: str | None = None
     level: int | None = None
@@ -76,8 +78,6 @@ class Told:
 
     def joined(self, **more: Any) -> Told:
         """These, with the values of ``more`` that are given (not None or empty)."""
-        from dataclasses import replace
-
         return replace(self, **{k: v for k, v in more.items() if v not in (None, "")})
 
     def apply(self, meta: RunMeta) -> None:

@@ -228,7 +228,7 @@ class Checker:
     ) -> list[str] | None:
         """``mapping[key]``, a list of attribute keys (or null) checked against the rule, each key
         one of ``known``; an unknown key fails at ``field`` with "keys of ``keys_of``"."""
-        keys = mapping.get(key)
+        keys: list[str] | None = mapping.get(key)
         if type(keys) is list:
             try:  # one pass in C; the slow walk below only names the culprit
                 if all(map(known.__contains__, keys)):

@@ -9,7 +9,7 @@ import orjson
 import pyarrow as pa
 
 from cimem.ingest.records import ENDING_COLUMNS, ProfileRecord, RunMeta
-from cimem.store import Store
+from cimem.store import RunKind, Store
 
 
 @dataclass(frozen=True)
@@ -275,7 +275,7 @@ class RunWriter:
             content_hash=content_hash,
             n_trials=self.max_trials if self.has_messages else None,
             kind=self.meta.kind
-            if self.has_messages or self.meta.kind != "results"
+            if self.has_messages or self.meta.kind != RunKind.RESULTS
             else ("labels" if self.has_labels else "profiles"),
         )
 

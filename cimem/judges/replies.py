@@ -59,11 +59,15 @@ def _load(candidate: str) -> object | None:
     if not candidate:
         return None
     try:
-        return json.loads(candidate)
+        parsed: object = json.loads(candidate)
+        return parsed
     except ValueError:
         pass
     try:
-        return ast.literal_eval(candidate)  # single quotes, Python literals; never executes code
+        literal: object = ast.literal_eval(
+            candidate
+        )  # single quotes, Python literals; never executes code
+        return literal
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
 

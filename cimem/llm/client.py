@@ -68,6 +68,8 @@ def resolve_api_key(settings: ClientSettings, explicit: str | None = None) -> st
 
 
 def make_client(settings: ClientSettings, api_key: str | None = None) -> AsyncOpenAI:
+    # openai is imported when a client is made: importing it costs about 0.7 s, which every
+    # command that never calls a model (and the app's first page) would pay
     from openai import AsyncOpenAI
 
     return AsyncOpenAI(
@@ -121,7 +123,7 @@ def _retry_after(exc: Exception) -> float | None:
 
 
 def _retryable(exc: Exception) -> bool:
-    import openai
+    import openai  # already loaded: an exception of it came (see make_client)
 
     if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError)):
         return True

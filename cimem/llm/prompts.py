@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+import yaml
+
 from cimem.errors import CimemError
 
 _JUDGE_ANSWER = """Answer with a JSON object only: each key is a revealed attribute key exactly as listed, and its
@@ -79,8 +82,6 @@ class PromptTemplate:
 
 def load_yaml_mapping(path: str | Path, what: str, expected: str) -> dict:
     """A YAML (or JSON) file holding a mapping, or an error naming the file and the expectation."""
-    import yaml
-
     p = Path(path)
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8"))
@@ -147,8 +148,6 @@ def profile_bio(
 ) -> dict[str, Any]:
     """A profile's bio as its source wrote it (kept as JSON), else from the stored fields."""
     if bio_json:
-        import orjson
-
         bio = orjson.loads(bio_json)
         if isinstance(bio, dict):
             return bio

@@ -142,10 +142,10 @@ class Report:
     @property
     def how(self) -> str:
         """The line every figure of the report stands under."""
-        o = self.options
+        options = ", ".join(f"{what} {value}" for what, value in self.options.described())
         low, high = ORDERS_PER_PROFILE
         return (
-            f"mode {o.mode}, label rule {o.label_rule}; intervals: bootstrap over profiles"
+            f"{options}; intervals: bootstrap over profiles"
             f" ({self.bootstrap}); growth: random task order, expected ratio from"
             f" {ORDERS_PER_RUN:,} task orders per run ({low} to {high} per profile, seed 0),"
             " enumerated where a task count has fewer subsets"

@@ -21,6 +21,7 @@ from cimem.store.enums import (
     LabelCode,
     MessageStatus,
     PeopleLabel,
+    RunKind,
 )
 from cimem.store.rows import *  # noqa: F403  (the row types, listed once in rows.__all__)
 
@@ -35,6 +36,7 @@ __all__ = [
     "LabelCode",
     "MessageStatus",
     "PeopleLabel",
+    "RunKind",
     "Store",
     "default_wait",
 ]

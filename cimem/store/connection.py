@@ -240,7 +240,7 @@ class Database:
         if not found:
             return False
         version = self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0][0]
-        return version == SCHEMA_VERSION
+        return bool(version == SCHEMA_VERSION)
 
     def _after_retake(self) -> None:
         """What an aggregate does when the process takes the file back after letting it go

@@ -1,4 +1,4 @@
-"""The closed vocabularies the store keeps as text (statuses, judge kinds, labels), and the
+"""The closed vocabularies the store keeps as text (statuses, run and judge kinds, labels), and the
 integer codes of labels the metrics compute with.
 
 Each vocabulary is a :class:`~enum.StrEnum` whose values are the strings in the database, so SQL and files
@@ -32,6 +32,14 @@ class JudgmentStatus(StrEnum):
     OK = "ok"
     PARSE_FAILURE = "parse_failure"  # a reply came but could not be read as verdicts
     ERROR = "error"  # the call itself failed
+
+
+class RunKind(StrEnum):
+    """What a run holds (``runs.kind``)."""
+
+    RESULTS = "results"  # messages and the verdicts on them
+    PROFILES = "profiles"  # profiles only (the official profiles.json)
+    LABELS = "labels"  # profiles with labels, no messages (a labelling run, Hugging Face rows)
 
 
 class JudgeKind(StrEnum):

@@ -360,7 +360,8 @@ def _fetch(
     """The relation's rows, a batch at a time, refused once they pass ``max_bytes``; turned into
     pandas as DuckDB does (a HUGEINT sum a float, as everywhere else)."""
     if max_bytes is None:
-        return rel.df()
+        whole: pd.DataFrame = rel.df()
+        return whole
     reader = rel.to_arrow_reader(BATCH_ROWS)
     batches, size = [], 0
     for batch in reader:
@@ -371,4 +372,5 @@ def _fetch(
                 " or shorter columns (left(text, 200) for a message), or fewer rows"
             )
         batches.append(batch)
-    return con.from_arrow(pa.Table.from_batches(batches, schema=reader.schema)).df()
+    frame: pd.DataFrame = con.from_arrow(pa.Table.from_batches(batches, schema=reader.schema)).df()
+    return frame

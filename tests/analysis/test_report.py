@@ -4,7 +4,9 @@ import math
 
 import pandas as pd
 
-from cimem.analysis.report import frame_to_csv, latex_escape, pareto_front, to_latex
+from cimem.analysis.latex import latex_escape, to_latex
+from cimem.analysis.overview_table import pareto_front
+from cimem.analysis.sheets import frame_to_csv
 
 
 def test_latex_escape_every_special_character():

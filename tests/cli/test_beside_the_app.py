@@ -25,7 +25,7 @@ from llm_world import World
 
 from cimem.analysis.cube import cube_from_store
 from cimem.store import Store
-from webapp.startup import warm
+from webapp import connection
 
 from conftest import REPO
 from fixtures import runner_profiles, small_profile, write_jsonl
@@ -49,7 +49,7 @@ def visitors(db: Path) -> Iterator[list[int]]:
     """The app's share of the file read over and over (each read a cache miss that opens the
     file), as visitors of a served app do; yields the count of reads done."""
     done, stop = [0], threading.Event()
-    share = warm.shared(str(db))
+    share = connection.shared(str(db))
 
     def read() -> None:
         while not stop.is_set():

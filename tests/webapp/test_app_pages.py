@@ -497,7 +497,8 @@ def test_growth_prefetches_the_worst_order_and_switching_uses_it(demo_db, monkey
     from cimem.analysis.cube import cube_from_store
     from cimem.analysis.growth import growth
     from cimem.analysis.metrics import MetricOptions
-    from webapp.startup import prefetch, warm
+    from webapp import connection
+    from webapp.startup import prefetch
 
     at = open_page(demo_db, PAGES[2], monkeypatch, runs="1,2")
     no_exception(at)
@@ -507,7 +508,7 @@ def test_growth_prefetches_the_worst_order_and_switching_uses_it(demo_db, monkey
         if k[0] == "growth" and k[1].path == demo_db and k[2].order == "worst"
     }
     assert {1, 2} <= set(started)  # (other tests of this module may have shown run 3 too)
-    with warm.shared(demo_db).reading() as store:  # the app's share: this process opens it
+    with connection.shared(demo_db).reading() as store:  # the app's share: this process opens it
         want = growth(cube_from_store(store, 1, None), MetricOptions(), order="worst")
     assert started[1].result(timeout=120).violation == want.violation
     at.radio(key="order").set_value("worst").run()
@@ -521,7 +522,8 @@ def test_growth_prefetches_the_k_sliders_slices_as_the_page_would_compute_them(
     from cimem.analysis.cube import cube_from_store
     from cimem.analysis.growth import growth
     from cimem.analysis.metrics import MetricOptions
-    from webapp.startup import prefetch, warm
+    from webapp import connection
+    from webapp.startup import prefetch
 
     at = open_page(demo_db, PAGES[2], monkeypatch, runs="1")
     no_exception(at)
@@ -536,7 +538,7 @@ def test_growth_prefetches_the_k_sliders_slices_as_the_page_would_compute_them(
         and k[2].tasks is None
     }
     assert set(ahead) == {(k,) for k in range(1, n + 1)}
-    with warm.shared(demo_db).reading() as store:
+    with connection.shared(demo_db).reading() as store:
         run_cube = cube_from_store(store, 1, None)
     want = growth(run_cube, MetricOptions(), trials=[n - 1])  # the CLI's defaults too
     assert ahead[(n - 1,)].result(timeout=120).violation == want.violation
@@ -611,8 +613,8 @@ def test_leaks_makes_each_domains_page_ahead_and_a_pick_shows_it(demo_db, monkey
     from cimem.analysis import leaks
     from cimem.analysis.breakdowns import attribute_table, pair_table
     from cimem.analysis.cube import cube_from_store
-    from webapp import cache
-    from webapp.startup import prefetch, warm
+    from webapp import cache, connection
+    from webapp.startup import prefetch
 
     at = open_page(demo_db, PAGES[1], monkeypatch, runs="1")
     no_exception(at)
@@ -629,7 +631,7 @@ def test_leaks_makes_each_domains_page_ahead_and_a_pick_shows_it(demo_db, monkey
     key, started = ahead[one]
     made = started.result()
     # what the page would make itself
-    with warm.shared(demo_db).reading() as store:
+    with connection.shared(demo_db).reading() as store:
         run_cube = cube_from_store(store, 1, None)
     view = leaks.filtered_pairs(pair_table(run_cube, key[1].opts), one)
     pd.testing.assert_frame_equal(made.view, view)

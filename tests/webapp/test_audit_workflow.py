@@ -445,7 +445,7 @@ def test_a_message_left_out_of_the_queue_says_so(demo_copy, monkeypatch):
 
 
 def test_a_long_queue_lists_the_messages_around_the_one_shown(demo_copy, monkeypatch):
-    from webapp.panels import queue
+    from webapp.panels.audit import queue
 
     monkeypatch.setattr(queue, "PICKER_AROUND", 2)
     with Store.open(demo_copy) as store:
@@ -654,7 +654,7 @@ def test_the_suggested_sample_as_a_queue_shows_progress(demo_copy, tmp_path, mon
 
 
 def test_side_by_side_two_judges_and_another_run(demo_copy, monkeypatch):
-    from webapp.panels.side_by_side import TWO_RUNS
+    from webapp.panels.audit.side_by_side import TWO_RUNS
 
     with Store.open(demo_copy) as store:
         others = store.counterparts(5)

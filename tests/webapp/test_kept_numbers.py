@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from apptest import PAGES, leaderboard, no_exception, open_page
 
-import cimem.analysis.leaderboard as board_numbers
 import webapp.cache.cubes as cubes
+import webapp.cache.leaderboard as board_numbers
 from cimem.ingest import ingest_file
 from cimem.judges.base import OfflineJudge, rejudge
 from cimem.store import Store

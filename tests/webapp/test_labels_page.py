@@ -81,7 +81,7 @@ def test_a_run_nobody_labelled_reads_no_personas_and_a_mode_change_asks_the_same
 def test_people_labels_bring_their_schemes_and_agreement(demo_db, tmp_path, monkeypatch):
     db = tmp_path / "people.duckdb"
     shutil.copy(demo_db, db)
-    from webapp.panels.people_labelling import entries
+    from webapp.panels.labels.people_labelling import entries
 
     with Store.open(db) as store:
         from cimem.analysis.people_labels import SheetChoice, template_records

@@ -173,9 +173,9 @@ def test_the_marks_are_colour_blind_safe_with_a_second_cue_and_the_legend_uses_t
 
 def reading(db: str):
     """The database as the app in this process reads it (DuckDB lets a process open a file once)."""
-    from webapp.startup import warm
+    from webapp import connection
 
-    return warm.shared(db).reading()
+    return connection.shared(db).reading()
 
 
 def message_text(db: str, message_id: int) -> str:

@@ -1,15 +1,15 @@
 """The app's cached reads, each keyed by one frozen value (:class:`DbScope` for the database,
 :class:`RunScope` for a run under a judge and options, plus the few values of the question),
-and the app's writes, which forget them.
+and the app's one write path, :func:`writing`, which forgets them.
 
 The only part of the app that knows about Streamlit's caches. Every read takes its scope's
-database path and version (a changed file is read again); :func:`changed` also forgets
-everything after the app's own writes.
+database path and version (a changed file is read again); each is registered where it is made
+(:mod:`webapp.cache.registry`), and :func:`writing` forgets every registered read after the app's
+own writes.
 """
 
 from __future__ import annotations
 
-from webapp.cache import cubes, curves, leaderboard, leak_views, queues
 from webapp.cache.cubes import (
     attribute_view,
     composition,
@@ -46,7 +46,7 @@ from webapp.cache.leak_views import (
     ranked_attributes,
 )
 from webapp.cache.queues import (
-    QueueFilter,
+    QueueAsk,
     audit_plan_sentence,
     audit_seed,
     review_queue,
@@ -66,16 +66,18 @@ from webapp.cache.records import (
     run_contents,
     run_names,
     run_progress,
+    run_summaries,
     runs_frame,
 )
+from webapp.cache.registry import writing
 from webapp.cache.scope import DbScope, RunScope
-from webapp.connection import db_path, version, writing
+from webapp.connection import db_path, version
 
 __all__ = [
     "ONE_VALUE_PAGES",
     "CurveAsk",
     "DbScope",
-    "QueueFilter",
+    "QueueAsk",
     "RunScope",
     "agreement",
     "agreement_of",
@@ -84,7 +86,6 @@ __all__ = [
     "board_entries",
     "board_metrics",
     "board_metrics_known",
-    "changed",
     "composition",
     "context_sheet",
     "contexts_by_profile",
@@ -124,12 +125,14 @@ __all__ = [
     "run_contents",
     "run_names",
     "run_progress",
+    "run_summaries",
     "runs_frame",
     "sample_queue",
     "sample_rows",
     "saved_labels",
     "sensitivity_of",
     "audit_plan_sentence",
+    "writing",
 ]
 
 
@@ -138,36 +141,14 @@ def current() -> DbScope:
     return DbScope(db_path(), version())
 
 
-def changed() -> None:
-    """Call after a write: forget cached results (the big shared ones too)."""
-    import streamlit as st
-
-    st.cache_data.clear()
-    for made in (
-        cubes._cube,
-        cubes.pairs,
-        leak_views._view,
-        leak_views.leak_tables,
-        leak_views.group_tables,
-        leak_views.leaky_pairs,
-        queues._review_queue,
-        queues.sample_queue,
-        queues.sample_rows,
-        curves._growth_slice,
-        leaderboard._known,
-    ):
-        made.clear()
-
-
 def rename_run(run_id: int, name: str) -> None:
-    """Rename a run of this visit's database and forget cached results."""
+    """Rename a run of this visit's database (cached results are forgotten)."""
     with writing() as store:
         store.rename_run(run_id, name)
-    changed()
 
 
 def delete_run(run_id: int) -> None:
-    """Delete a run of this visit's database with everything in it, and forget cached results."""
+    """Delete a run of this visit's database with everything in it (cached results are
+    forgotten)."""
     with writing() as store:
         store.delete_run(run_id)
-    changed()

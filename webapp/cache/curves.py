@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import streamlit as st
-
 from cimem.analysis.cube import LeakCube
-from cimem.analysis.growth import GrowthCurve
+from cimem.analysis.growth import GrowthCurve, growth
 from cimem.analysis.metrics import MetricOptions
+from webapp.cache import registry
 from webapp.cache.cubes import cube
 from webapp.cache.scope import RunScope
 from webapp.startup import prefetch
@@ -49,7 +48,7 @@ def growth_slice(
 
 # a shared read-only resource, not a copy per call: a whole-grid curve keeps every profile's
 # grid, and copying it out of the cache cost a page change about 70 ms
-@st.cache_resource(show_spinner="Computing the curves...", max_entries=128)
+@registry.shared_read(show_spinner="Computing the curves...", max_entries=128)
 def _growth_slice(scope: RunScope, ask: CurveAsk) -> GrowthCurve:
     started = prefetch.claim(("growth", scope, ask))
     if started is not None:  # under way or done in the background: the same call
@@ -60,8 +59,6 @@ def _growth_slice(scope: RunScope, ask: CurveAsk) -> GrowthCurve:
 
 def _curve(run_cube: LeakCube, opts: MetricOptions, ask: CurveAsk) -> GrowthCurve:
     """A run's growth curve as the page draws it (what a slice and a prefetch both compute)."""
-    from cimem.analysis.growth import growth
-
     return growth(
         run_cube,
         opts,

@@ -4,28 +4,27 @@ changed file is read again; the app's own writes forget them)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import pandas as pd
 
-import streamlit as st
-
+from cimem.analysis.label_sources import Scheme
+from cimem.analysis.labels import LabelRule
+from cimem.analysis.people_labels import (
+    PeopleAgreement,
+    SheetChoice,
+    persona_agreement,
+    template_records,
+)
+from cimem.analysis.sensitivity import RunLabels, Sensitivity, sensitivity
+from cimem.store import PeopleLabelRow
+from webapp.cache import registry
 from webapp.cache.cubes import cube
 from webapp.cache.scope import DbScope, RunScope
 from webapp.connection import reading_at
 
-if TYPE_CHECKING:
-    import pandas as pd
 
-    from cimem.analysis.people_labels import PeopleAgreement
-    from cimem.analysis.sensitivity import Sensitivity
-    from cimem.store import PeopleLabelRow
-
-
-@st.cache_data(show_spinner="Relabelling the runs under each scheme...", max_entries=8)
+@registry.data_read(show_spinner="Relabelling the runs under each scheme...", max_entries=8)
 def sensitivity_of(scopes: tuple[RunScope, ...], schemes: tuple[str, ...]) -> Sensitivity:
     """What ``cimem labels sensitivity`` prints, for these runs under their judges."""
-    from cimem.analysis.label_sources import Scheme
-    from cimem.analysis.sensitivity import RunLabels, sensitivity
-
     cubes = [cube(s) for s in scopes]
     with reading_at(scopes[0].path) as store:
         runs = [
@@ -35,14 +34,14 @@ def sensitivity_of(scopes: tuple[RunScope, ...], schemes: tuple[str, ...]) -> Se
     return sensitivity(runs, [Scheme.parse(x) for x in schemes], scopes[0].opts)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@registry.data_read(show_spinner=False, max_entries=8)
 def people_labels(db: DbScope) -> list[PeopleLabelRow]:
     """Every reviewer's current label (all runs share them)."""
     with reading_at(db.path) as store:
         return store.people_labels()
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@registry.data_read(show_spinner=False, max_entries=64)
 def saved_labels(
     db: DbScope, reviewer: str, profile: str, recipient: str, task: str
 ) -> dict[str, str]:
@@ -55,15 +54,12 @@ def saved_labels(
     }
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def agreement_of(scope: RunScope, rule: str) -> PeopleAgreement:
     """People against the personas on the run's pairs, under the label ``rule``. Keyed by the
     run and judge alone (``scope.verdicts()``): the metric options change nothing here. The
     personas' fractions (a million rows for a 60-profile run, 0.15 s) are read only when people
     labelled a pair of the run."""
-    from cimem.analysis.labels import LabelRule
-    from cimem.analysis.people_labels import PeopleAgreement, persona_agreement
-
     mine = cube(scope)
     with reading_at(scope.path) as store:
         people = store.people_labels_of(scope.run_id)
@@ -73,19 +69,15 @@ def agreement_of(scope: RunScope, rule: str) -> PeopleAgreement:
     return persona_agreement(mine, fractions, people, LabelRule.parse(rule))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def context_sheet(db: DbScope, run_id: int, profile: str, ctx: int) -> pd.DataFrame:
     """One context's labelling sheet (the pairs of the profile's context ``ctx``)."""
-    import pandas as pd
-
-    from cimem.analysis.people_labels import SheetChoice, template_records
-
     with reading_at(db.path) as store:
         rows = template_records(store, run_id, SheetChoice(profile=profile, context=ctx))
     return pd.DataFrame(rows)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def contexts_by_profile(db: DbScope, run_id: int) -> dict[str, dict[int, str]]:
     """Each profile name of the run -> its contexts' indexes -> "recipient: task"."""
     with reading_at(db.path) as store:

@@ -8,17 +8,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
-import streamlit as st
-
+from cimem.analysis.leaderboard import Entry, entries, run_metrics
+from cimem.analysis.metrics import MetricOptions, RunMetrics
+from webapp.cache import registry
 from webapp.cache.records import run_contents
 from webapp.cache.scope import DbScope
 from webapp.connection import reading_at
-
-if TYPE_CHECKING:
-    from cimem.analysis.leaderboard import Entry
-    from cimem.analysis.metrics import MetricOptions, RunMetrics
 
 KEPT_OPTIONS = 8  # (database, options) pairs whose numbers are kept
 _LOCK = threading.Lock()
@@ -26,16 +22,14 @@ _LOCK = threading.Lock()
 Known = OrderedDict[tuple[str, "MetricOptions"], dict[int, tuple[str, "RunMetrics"]]]
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def board_entries(db: DbScope) -> list[Entry]:
     """Every run of the database as the leaderboard lists it, before its numbers."""
-    from cimem.analysis.leaderboard import entries
-
     with reading_at(db.path) as store:
         return entries(store.leaderboard_facts())
 
 
-@st.cache_resource(show_spinner=False)
+@registry.shared_read(show_spinner=False)
 def _known() -> Known:
     return OrderedDict()
 
@@ -58,8 +52,6 @@ def board_metrics(
 ) -> dict[int, RunMetrics]:
     """Compute the numbers of these runs not yet known, one run at a time (``progress(done,
     total)`` after each), keep them, and return every known one."""
-    from cimem.analysis.leaderboard import run_metrics
-
     contents = run_contents(db)
     todo = [r for r in run_ids if r not in board_metrics_known(db, opts)]
     for i, run_id in enumerate(todo):

@@ -9,10 +9,10 @@ The views and tables are shared read-only resources, like the pair table they co
 from __future__ import annotations
 
 import pandas as pd
-import streamlit as st
 
 from cimem.analysis import leaks
 from cimem.analysis.leaks import LeakFilter, LeaksPage
+from webapp.cache import registry
 from webapp.cache.cubes import pairs
 from webapp.cache.scope import RunScope
 from webapp.startup import prefetch
@@ -21,7 +21,7 @@ from webapp.startup import prefetch
 ONE_VALUE_PAGES = 12
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
+@registry.shared_read(show_spinner=False, max_entries=32)
 def _view(scope: RunScope, filters: LeakFilter) -> pd.DataFrame:
     """The pairs matching the Leaks page's filters (shared, never copied: read only)."""
     made = _made_ahead(scope, filters)
@@ -37,13 +37,13 @@ def _made_ahead(scope: RunScope, filters: LeakFilter) -> LeaksPage | None:
     return None if started is None else started.result()
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def filter_options(scope: RunScope) -> dict[str, list[str]]:
     """The Leaks page's filter choices, sorted (profile, domain, event, recipient, task)."""
     return leaks.filter_options(pairs(scope))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def _full_columns(scope: RunScope) -> dict[str, frozenset[str]]:
     return leaks.full_columns(pairs(scope))
 
@@ -58,7 +58,7 @@ def matching_pairs(scope: RunScope, filters: LeakFilter) -> int:
     return len(_view(scope, filters))
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@registry.shared_read(show_spinner=False, max_entries=64)
 def leak_tables(scope: RunScope, filters: LeakFilter) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The Leaks page's tables always on screen, for one filter selection: attributes, and
     recipients (with tasks). Shared: read only."""
@@ -68,14 +68,14 @@ def leak_tables(scope: RunScope, filters: LeakFilter) -> tuple[pd.DataFrame, pd.
     return leaks.leak_tables(_view(scope, filters))
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@registry.shared_read(show_spinner=False, max_entries=64)
 def group_tables(scope: RunScope, filters: LeakFilter) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The Leaks page's folded tables (made when opened), for one filter selection: domains and
     profiles. Shared: read only."""
     return leaks.group_tables(_view(scope, filters))
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@registry.shared_read(show_spinner=False, max_entries=64)
 def leaky_pairs(scope: RunScope, filters: LeakFilter) -> pd.DataFrame:
     """The pairs with a leak (most leaks first), for the message list. Shared: read only."""
     made = _made_ahead(scope, filters)
@@ -84,14 +84,15 @@ def leaky_pairs(scope: RunScope, filters: LeakFilter) -> pd.DataFrame:
     return leaks.leaky_pairs(_view(scope, filters))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@registry.data_read(show_spinner=False, max_entries=64)
 def heat_cells(scope: RunScope, filters: LeakFilter, only_private: bool, top: int) -> pd.DataFrame:
     """The heatmap's cells for the ``top`` most leaked attributes only (what is on screen)
     (:func:`cimem.analysis.leaks.heat_cells`). Made in the background when
     :func:`prefetch_heat_cells` started them."""
     started = prefetch.claim(("heat", scope, filters, only_private, top))
     if started is not None:
-        return started.result()
+        ready: pd.DataFrame = started.result()
+        return ready
     made = _made_ahead(scope, filters)
     if made is not None and made.heat_for == (only_private, top):
         return made.cells
@@ -130,7 +131,7 @@ def make_leaks_page(scope: RunScope, filters: LeakFilter, only_private: bool, to
         heat_cells(scope, filters, only_private, top)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def ranked_attributes(scope: RunScope) -> pd.DataFrame:
     """Every attribute of the run, most leaked first (the Growth page's attribute picker): a
     small table of its own, so a rerun does not copy all of the Leaks page's tables."""

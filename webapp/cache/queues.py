@@ -6,42 +6,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import streamlit as st
-
+from cimem.analysis.audit import correction, queue
+from cimem.analysis.audit.plan import plan_sentence, run_plan
 from cimem.analysis.audit.queue import Queue
-from cimem.analysis.audit.sample import SampleRow
-from cimem.analysis.metrics import MetricOptions
+from cimem.analysis.audit.sample import SampleRow, audit_sample
+from cimem.analysis.choices import QueueFilter
+from cimem.analysis.metrics import MetricOptions, prepare
 from cimem.errors import CimemError
+from webapp.cache import registry
 from webapp.cache.cubes import cube
 from webapp.cache.scope import RunScope
 from webapp.connection import reading_at
 
 
 @dataclass(frozen=True)
-class QueueFilter:
+class QueueAsk:
     """Which messages the review queue holds: the ``filter`` (leaked, disagree, ...) against
     judge ``vs``, narrowed to a profile, a task (or recipient) and an attribute ("" for all)."""
 
-    filter: str
+    filter: QueueFilter
     vs: int | None = None
     profile: str = ""
     task: str = ""
     attribute: str = ""
 
 
-def review_queue(scope: RunScope, ask: QueueFilter) -> Queue:
+def review_queue(scope: RunScope, ask: QueueAsk) -> Queue:
     """The Audit page's queue under the scope's judge and label rule (task matches the task or
     the recipient); the other options do not change it, nor its cache entry."""
     return _review_queue(scope.with_opts(MetricOptions(label_rule=scope.opts.label_rule)), ask)
 
 
-@st.cache_resource(show_spinner="Building the review queue...", max_entries=32)
-def _review_queue(scope: RunScope, ask: QueueFilter) -> Queue:
-    from cimem.analysis.audit.queue import Narrowing, narrow
-    from cimem.analysis.audit.queue import review_queue as build
-
+@registry.shared_read(show_spinner="Building the review queue...", max_entries=32)
+def _review_queue(scope: RunScope, ask: QueueAsk) -> Queue:
     with reading_at(scope.path) as store:
-        q = build(
+        q = queue.review_queue(
             store,
             scope.run_id,
             scope.judge_id,
@@ -49,27 +48,22 @@ def _review_queue(scope: RunScope, ask: QueueFilter) -> Queue:
             filter=ask.filter,
             label_rule=scope.opts.label_rule,
         )
-    return narrow(
-        q, Narrowing(profile=ask.profile, task_or_recipient=ask.task, attribute=ask.attribute)
+    return queue.narrow(
+        q, queue.Narrowing(profile=ask.profile, task_or_recipient=ask.task, attribute=ask.attribute)
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def audit_seed(scope: RunScope) -> int:
     """The seed of the audit sample people decided on the run under the scope's judge and
     options (noted with their verdicts), else 0: the sample the pages go on with."""
-    from cimem.analysis.audit.correction import audit_seed as noted
-
     with reading_at(scope.path) as store:
-        return noted(store, cube(scope), scope.opts, None)
+        return correction.audit_seed(store, cube(scope), scope.opts, None)
 
 
-@st.cache_resource(show_spinner="Drawing the audit sample...", max_entries=16)
+@registry.shared_read(show_spinner="Drawing the audit sample...", max_entries=16)
 def sample_rows(scope: RunScope, size: int, seed: int) -> list[SampleRow]:
     """The suggested audit sample's cells of a run under a judge, in review order."""
-    from cimem.analysis.audit.sample import audit_sample
-    from cimem.analysis.metrics import prepare
-
     run_cube = cube(scope)
     if run_cube.info.judge_id is None:
         raise CimemError(f"run {scope.run_id} has no judge: there is nothing to audit")
@@ -77,24 +71,19 @@ def sample_rows(scope: RunScope, size: int, seed: int) -> list[SampleRow]:
         return audit_sample(store, prepare(run_cube, scope.opts), size, seed)
 
 
-@st.cache_resource(show_spinner="Drawing the audit sample...", max_entries=16)
+@registry.shared_read(show_spinner="Drawing the audit sample...", max_entries=16)
 def sample_queue(scope: RunScope, size: int, seed: int) -> Queue:
     """The suggested audit sample of a run under a judge, as a queue with its progress."""
-    from cimem.analysis.audit.queue import sample_queue as build
-
     rows = sample_rows(scope, size, seed)
     judge = cube(scope).info.judge_id
     assert judge is not None
     with reading_at(scope.path) as store:
-        return build(store, scope.run_id, judge, rows)
+        return queue.sample_queue(store, scope.run_id, judge, rows)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def audit_plan_sentence(scope: RunScope, margin_points: float) -> str:
     """How much more audit gives the corrected metrics +/- ``margin_points`` (one line)."""
-    from cimem.analysis.audit.plan import plan_sentence, run_plan
-    from cimem.analysis.metrics import prepare
-
     with reading_at(scope.path) as store:
         plans = run_plan(store, prepare(cube(scope), scope.opts), margin_points / 100)
     return plan_sentence(plans, margin_points)

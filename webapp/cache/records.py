@@ -3,74 +3,77 @@ coverage, one message and its counterparts, a pair's messages, two judges' agree
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import asdict
+from typing import Any
 
-import streamlit as st
+import pandas as pd
 
+from cimem.analysis import agreement as analysis_agreement
+from cimem.analysis import audit
+from cimem.analysis.agreement import Agreement
+from cimem.analysis.audit import MessageAudit
+from cimem.store import (
+    Counterpart,
+    JudgeCoverage,
+    JudgeInfo,
+    PairMessage,
+    RunProgress,
+    RunSummary,
+)
+from webapp.cache import registry
 from webapp.cache.scope import DbScope
 from webapp.connection import reading_at
 
-if TYPE_CHECKING:
-    import pandas as pd
 
-    from cimem.analysis.agreement import Agreement
-    from cimem.analysis.audit import MessageAudit
-    from cimem.store import Counterpart, JudgeCoverage, JudgeInfo, PairMessage, RunProgress
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def runs_frame(db: DbScope) -> pd.DataFrame:
-    """Every run of the database, one row each (what the sidebar and the Data page list)."""
-    import pandas as pd
-
+@registry.data_read(show_spinner=False, max_entries=64)
+def run_summaries(db: DbScope) -> list[RunSummary]:
+    """Every run of the database, one typed row each (what the sidebar and the Data page list)."""
     with reading_at(db.path) as store:
-        return pd.DataFrame([r.__dict__ for r in store.list_runs()])
+        return store.list_runs()
+
+
+def runs_frame(db: DbScope) -> pd.DataFrame:
+    """:func:`run_summaries` as a table, for a page that draws them as one."""
+    return pd.DataFrame([asdict(r) for r in run_summaries(db)])
 
 
 RUN_CONTENT = ("name", "messages", "verdicts", "judges", "profiles", "contexts")
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def run_contents(db: DbScope) -> dict[int, str]:
     """Per run, what its row of the runs table says it holds (name, messages, verdicts, judges,
     profiles, contexts): it changes when a command adds to the run, not when another run
     changes, so numbers of the other runs are kept while a `cimem run` stores its parts."""
-    runs = runs_frame(db)
-    if runs.empty:
-        return {}
-    return {
-        int(cast(int, r["run_id"])): "/".join(str(r[c]) for c in RUN_CONTENT)
-        for r in runs.to_dict("records")
-    }
+    return {r.run_id: "/".join(str(getattr(r, c)) for c in RUN_CONTENT) for r in run_summaries(db)}
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def run_names(db: DbScope) -> dict[int, str]:
     """Run id -> "id: name", as the sidebar shows it."""
-    runs = runs_frame(db)
-    return {int(cast(int, r.run_id)): f"{r.run_id}: {r.name}" for r in runs.itertuples()}
+    return {r.run_id: f"{r.run_id}: {r.name}" for r in run_summaries(db)}
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@registry.data_read(show_spinner=False, max_entries=64)
 def run_config(db: DbScope, run_id: int) -> dict[str, Any]:
     with reading_at(db.path) as store:
         return store.run_config(run_id)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@registry.data_read(show_spinner=False, max_entries=32)
 def judges_of(db: DbScope, run_id: int) -> list[JudgeInfo]:
     with reading_at(db.path) as store:
         return store.judges(run_id)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@registry.data_read(show_spinner=False, max_entries=32)
 def coverage_of(db: DbScope, run_id: int) -> dict[int, JudgeCoverage]:
     """{judge_id: JudgeCoverage} of a run's judges."""
     with reading_at(db.path) as store:
         return {c.judge_id: c for c in store.judge_coverage(run_id)}
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@registry.data_read(show_spinner=False, max_entries=32)
 def human_judge_of(db: DbScope, run_id: int) -> int | None:
     """The run's human judge when people have recorded verdicts on it, else None."""
     with reading_at(db.path) as store:
@@ -78,29 +81,27 @@ def human_judge_of(db: DbScope, run_id: int) -> int | None:
         return human if human is not None and store.human_verdicts(human) else None
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@registry.data_read(show_spinner=False, max_entries=64)
 def message_audit(db: DbScope, message_id: int, label_rule: str) -> MessageAudit | None:
     """One message under audit (the Audit page), or None when there is no such message."""
-    from cimem.analysis.audit import message_audit as build
-
     with reading_at(db.path) as store:
-        return build(store, message_id, label_rule)
+        return audit.message_audit(store, message_id, label_rule)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@registry.data_read(show_spinner=False, max_entries=64)
 def find_message(db: DbScope, run_id: int, profile_id: int, ctx_idx: int, trial: int) -> int | None:
     with reading_at(db.path) as store:
         return store.find_message(run_id, profile_id, ctx_idx, trial)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@registry.data_read(show_spinner=False, max_entries=64)
 def counterparts(db: DbScope, message_id: int) -> list[Counterpart]:
     """The same profile, task and trial in the other runs (the Audit page's side by side)."""
     with reading_at(db.path) as store:
         return store.counterparts(message_id)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@registry.data_read(show_spinner=False, max_entries=64)
 def pair_messages(
     db: DbScope, run_id: int, profile_id: int, ctx_idx: int, attr_id: int, judge_id: int | None
 ) -> list[PairMessage]:
@@ -109,16 +110,16 @@ def pair_messages(
         return store.pair_messages(run_id, profile_id, ctx_idx, attr_id, judge_id)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def agreement(db: DbScope, judge_a: int, judge_b: int, label_rule: str) -> Agreement:
     """Agreement of two judges over a whole run (the Audit page)."""
-    from cimem.analysis.agreement import agreement as build
-
     with reading_at(db.path) as store:
-        return build(store, judge_a, judge_b, label_rule, max_disagreements=200)
+        return analysis_agreement.agreement(
+            store, judge_a, judge_b, label_rule, max_disagreements=200
+        )
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@registry.data_read(show_spinner=False, max_entries=16)
 def run_progress(db: DbScope) -> list[RunProgress]:
     """The progress rows of runs `cimem run` made or makes (their states are read at drawing:
     whether a process still runs changes without the file changing)."""

@@ -15,7 +15,7 @@ def leak_frequency_chart(view: AttributeView) -> alt.Chart:
     (p = c/n), most leaked on top."""
     pv = pd.DataFrame({"task": view.tasks, "p": view.p, "samples": view.samples})
     pv["leak frequency %"] = 100 * pv["p"]
-    return (
+    chart: alt.Chart = (
         alt.Chart(pv)
         .mark_bar()
         .encode(
@@ -34,6 +34,7 @@ def leak_frequency_chart(view: AttributeView) -> alt.Chart:
         )
         .properties(height=max(120, 20 * len(pv)))
     )
+    return chart
 
 
 HAZARD_COLOURS = {NEXT_TASK: "#0072B2", NEXT_SAMPLE: "#E69F00"}  # Okabe-Ito blue and orange
@@ -49,7 +50,7 @@ def hazard_chart(view: AttributeView) -> alt.Chart:
         ]
     ).dropna()  # undefined after a sure leak
     both["hazard %"] = 100 * both["hazard"]
-    return (
+    chart: alt.Chart = (
         alt.Chart(both)
         .mark_line(point=True)
         .encode(
@@ -70,3 +71,4 @@ def hazard_chart(view: AttributeView) -> alt.Chart:
         )
         .properties(height=260)
     )
+    return chart

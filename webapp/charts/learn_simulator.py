@@ -14,7 +14,7 @@ CURVE_COLOURS = ("#D55E00", "#0072B2", "#555555")  # per curve: Okabe-Ito vermil
 
 def chances_chart(p: np.ndarray) -> alt.Chart:
     """How the simulated attributes' chances per sample are spread, in percent."""
-    return (
+    chart: alt.Chart = (
         alt.Chart(pd.DataFrame({"p": 100 * p}))
         .mark_bar()
         .encode(
@@ -23,6 +23,7 @@ def chances_chart(p: np.ndarray) -> alt.Chart:
         )
         .properties(height=300, title="The attributes' chances")
     )
+    return chart
 
 
 def simulator_chart(curves: pd.DataFrame) -> alt.LayerChart:
@@ -48,4 +49,7 @@ def simulator_chart(curves: pd.DataFrame) -> alt.LayerChart:
     simulated = alt.datum.curve == CURVES[0]
     formulas = base.transform_filter(~simulated).mark_line(point=True, strokeWidth=2)
     observed = base.transform_filter(simulated).mark_line(point=True, strokeWidth=3.5)
-    return (formulas + observed).properties(height=300, title="Worst case as tasks accumulate")
+    chart: alt.LayerChart = (formulas + observed).properties(
+        height=300, title="Worst case as tasks accumulate"
+    )
+    return chart

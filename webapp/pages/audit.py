@@ -7,16 +7,9 @@ import streamlit as st
 from cimem.analysis.audit import MessageAudit, what_happened
 from cimem.store import MessageStatus
 from webapp import cache, message_view, render, sidebar
-from webapp.panels import (
-    agreement,
-    judge_errors,
-    people_agreement,
-    progress,
-    queue,
-    rejudge,
-    verdict_form,
-)
-from webapp.panels.side_by_side import side_by_side
+from webapp.panels import judge_errors, progress
+from webapp.panels.audit import agreement, people_agreement, queue, rejudge, verdict_form
+from webapp.panels.audit.side_by_side import side_by_side
 
 st.title("Audit")
 ch: sidebar.Choices = st.session_state["choices"]

@@ -13,7 +13,8 @@ from cimem.errors import CimemError
 from cimem.ingest import ingest_or_find
 from cimem.text import plural
 from webapp import cache, connection, render, sidebar
-from webapp.panels import health, progress, run_admin
+from webapp.panels import progress
+from webapp.panels.data import health, run_admin
 
 st.title("Data")
 st.caption(
@@ -55,7 +56,7 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
             path = Path(tmp.name)
         else:
             path = paths.confine(server_path, paths.data_dir(), paths.INPUT_SUFFIXES)
-        with connection.writing() as store:  # every other reader waits for the import
+        with cache.writing() as store:  # every other reader waits for the import
             res = ingest_or_find(
                 store,
                 path,
@@ -65,7 +66,6 @@ if st.button("Import", type="primary", disabled=not (upload or server_path), key
                 source=f"{upload.name} (uploaded)" if upload else None,
             )
         bar.progress(1.0, text="Done")
-        cache.changed()
         if res.created:
             note = (
                 f"Run {res.run_id} ({render.escape_md(res.name)}): {plural(res.profiles, 'profile')},"

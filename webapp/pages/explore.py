@@ -6,7 +6,7 @@ import streamlit as st
 
 from cimem.store.explore import LEAK_CELLS, MAX_ROWS, TIME_LIMIT
 from webapp import render, sidebar
-from webapp.panels import explore_cell
+from webapp.panels.explore import explore_cell
 
 st.title("Explore")
 ch: sidebar.Choices = st.session_state["choices"]

@@ -5,10 +5,11 @@ attribute's leak frequency per task and its hazards."""
 import streamlit as st
 
 from webapp import sidebar
-from webapp.panels import growth_sections, progress
-from webapp.panels.growth_attribute import one_attribute
-from webapp.panels.growth_composition import composition_section
-from webapp.panels.growth_settings import how_computed_caption, settings
+from webapp.panels import progress
+from webapp.panels.growth import growth_sections
+from webapp.panels.growth.growth_attribute import one_attribute
+from webapp.panels.growth.growth_composition import composition_section
+from webapp.panels.growth.growth_settings import how_computed_caption, settings
 
 st.title("Growth")
 ch: sidebar.Choices = st.session_state["choices"]

@@ -5,7 +5,7 @@ leaves out per domain), and people's own labels with their agreement with the pe
 import streamlit as st
 
 from webapp import cache, sidebar
-from webapp.panels import label_sensitivity, people_labelling
+from webapp.panels.labels import label_sensitivity, people_labelling
 
 st.title("Labels")
 ch: sidebar.Choices = st.session_state["choices"]

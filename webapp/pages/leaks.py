@@ -11,7 +11,8 @@ from cimem.analysis import leak_table
 from cimem.analysis.leak_table import FILTERED, GROUP_COLUMNS, Filters, filters_of, readable
 from webapp import cache, render, sidebar
 from webapp.charts import leaks as chart
-from webapp.panels import leak_messages, leaks_link, progress
+from webapp.panels import progress
+from webapp.panels.leaks import leak_messages, leaks_link
 
 st.title("Leaks")
 ch, cube = sidebar.labelled_run(
@@ -20,7 +21,7 @@ ch, cube = sidebar.labelled_run(
 )
 progress.making_banner([ch.run_id])
 m = cache.metrics(ch.scope(ch.run_id))
-RUN = ch.at.run(ch.run_id, ch.judge, ch.opts)  # the run, judge and options every read takes
+RUN = ch.scope(ch.run_id)  # the run, judge and options every read takes
 READ = leak_messages.Reading(ch, cube, m.info.judge_id)  # what reading a pair's messages takes
 TOP = 30  # attributes on the heatmap at first
 CELL_PROFILES = 5  # a chosen cell lists the messages of at most this many profiles

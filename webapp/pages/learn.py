@@ -6,7 +6,8 @@ import streamlit as st
 
 from cimem.demo.teaching import FIGURE1
 from webapp import render
-from webapp.panels import judge_errors, learn_figure1, learn_modes, learn_simulator
+from webapp.panels import judge_errors
+from webapp.panels.learn import learn_figure1, learn_modes, learn_simulator
 
 st.title("Learn the metrics")
 st.markdown("""

@@ -6,14 +6,17 @@ from dataclasses import replace
 import streamlit as st
 
 from cimem.analysis import leaderboard, overview_table
+from cimem.analysis.latex import to_latex
 from cimem.analysis.level_curves import cohort_note
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP
-from cimem.analysis.report import frame_to_csv, to_latex
+from cimem.analysis.options import Mode
+from cimem.analysis.sheets import frame_to_csv
 from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import cache, render, sidebar
 from webapp.charts import overview as chart
-from webapp.panels import judge_errors, level_curves, progress
-from webapp.panels.leaderboard import leaderboard_section
+from webapp.panels import judge_errors, progress
+from webapp.panels.overview import level_curves
+from webapp.panels.overview.leaderboard import leaderboard_section
 
 st.title("Overview")
 ch: sidebar.Choices = st.session_state["choices"]
@@ -143,7 +146,7 @@ st.caption(
 
 def dropped_contexts() -> None:
     """The contexts official mode left out of each run's numbers, listed."""
-    if ch.opts.mode != "official":
+    if ch.opts.mode != Mode.OFFICIAL:
         st.caption("Switch the sidebar to official mode to list them.")
         return
     for m in ov.metrics:

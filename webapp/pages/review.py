@@ -4,7 +4,7 @@ key per verdict. What people decide here is what Overview's corrected numbers co
 import streamlit as st
 
 from webapp import render, sidebar
-from webapp.panels import review_loop
+from webapp.panels.review import review_loop
 
 st.title("Review")
 ch: sidebar.Choices = st.session_state["choices"]

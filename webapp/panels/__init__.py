@@ -1,2 +1,3 @@
-"""The Audit page's parts, each one job: the review queue, the verdict form, the judge picker,
-the side by side, two judges' agreement and the judge's errors (with the correction they imply)."""
+"""The pages' parts, each one job: a folder per page for the parts only it draws (``audit/``,
+``growth/``, ...), and here the parts several pages share (``progress``: a run being made;
+``judge_errors``: the judge's errors and the correction they imply)."""

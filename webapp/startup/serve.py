@@ -6,8 +6,8 @@ Streamlit imports a page's modules when the first visitor's script runs, so with
 page a fresh server shows waits about a second for pandas, Altair, DuckDB and cimem. Imported here,
 before the server listens, they are in ``sys.modules`` when that script runs. The app's own
 ``webapp`` modules with Streamlit caches are left to the script (their caches must be made with
-the runtime up); ``webapp.startup.warm`` has none and starts building the default database's
-cubes. Once the server answers, ``webapp.startup.warm_visit`` opens every page once, so the first
+the runtime up); ``webapp.startup.warm`` (and ``webapp.connection``, the app's door to its
+databases) have none, and the warm start builds the default database's cubes. Once the server answers, ``webapp.startup.warm_visit`` opens every page once, so the first
 person's page is drawn from warm caches; the console then says "cimem: ready".
 """
 
@@ -48,13 +48,15 @@ def main(argv: list[str]) -> int:
         importlib.import_module(name)
     from streamlit.web import cli
 
+    from webapp.connection import default_database
     from webapp.startup import warm, warm_visit
 
-    warm.start(warm.default_database())
+    warm.start(default_database())
     warm_visit.start()
 
     sys.argv = ["streamlit", "run", str(APP), *argv]
-    return cli.main(prog_name="streamlit")
+    code: int = cli.main(prog_name="streamlit")
+    return code
 
 
 if __name__ == "__main__":

@@ -1,54 +1,26 @@
-"""What a fresh server does before its first visitor asks: the server's one share of each database
-(:func:`shared`), and the leak cubes of the runs a visit opens with (the default selection, a few
-runs whatever the database holds), built in a background thread as the server starts
+"""What a fresh server does before its first visitor asks: the leak cubes of the runs a visit opens
+with (the default selection, a few runs whatever the database holds), built in a background thread as the server starts
 (``webapp.startup.serve``). Building a cube reads every verdict of its run (about 0.15 s for a
 60-profile run), the biggest part of a first page's wait.
 
-No Streamlit here: this runs before the Streamlit runtime exists. ``webapp.cache`` takes a warm
-cube once (its own cache keeps it from then on) and ``webapp.connection`` reaches databases
-through :func:`shared`, so the warm thread and the pages share one.
+No Streamlit cache here: this runs before the Streamlit runtime exists. ``webapp.cache`` takes a
+warm cube once (its own cache keeps it from then on); the warm thread reaches the database through
+:func:`webapp.connection.shared`, as the pages do, so they share one.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from pathlib import Path
 
 from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.analysis.leaderboard import default_selection
-from cimem.store.sharing import SharedDatabase
+from webapp.connection import file_version, shared
 
 log = logging.getLogger(__name__)
-DEMO_DB = Path(__file__).resolve().parents[2] / "local" / "demo.duckdb"
-_shares: dict[str, SharedDatabase] = {}
-_shares_lock = threading.Lock()
 _cubes: dict[tuple[str, float, int], LeakCube] = {}
 _warming: dict[str, threading.Event] = {}
-
-
-def default_database() -> str:
-    """The database of a visit without ?db=: $CIMEM_DB, else the demo's."""
-    return os.environ.get("CIMEM_DB") or str(DEMO_DB)
-
-
-def shared(path: str) -> SharedDatabase:
-    """The server's one share of a database (DuckDB lets a process open a file once): held only
-    while a read or write lasts. Only the database of a visit without ?db= is created when
-    missing (the operator named it)."""
-    with _shares_lock:
-        found = _shares.get(path)
-        if found is None:
-            found = _shares[path] = SharedDatabase(path, create=path == default_database())
-        return found
-
-
-def file_version(path: str) -> float:
-    """Changes whenever the database file changes (its own or its write-ahead log's mtime)."""
-    p = Path(path)
-    wal = p.with_name(p.name + ".wal")
-    return max((f.stat().st_mtime for f in (p, wal) if f.exists()), default=0.0)
 
 
 def start(path: str) -> threading.Thread | None:

@@ -19,6 +19,11 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 
+from streamlit import config, runtime
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.sync.client import connect
+
 from webapp.startup import prefetch
 
 # The app's pages by URL path, the default page first (app.py's st.navigation).
@@ -46,10 +51,6 @@ class VisitReport:
 def visit(ws_url: str, pages: tuple[str, ...] = PAGES) -> VisitReport:
     """Open one session at ``ws_url`` (``ws://host:port/_stcore/stream``) and run each page's
     script with its defaults, one after the other, until each has finished."""
-    from streamlit.proto.BackMsg_pb2 import BackMsg
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-    from websockets.sync.client import connect
-
     done = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR}
     report = VisitReport()
     with connect(ws_url, max_size=None, open_timeout=30) as ws:
@@ -76,8 +77,6 @@ def visit(ws_url: str, pages: tuple[str, ...] = PAGES) -> VisitReport:
 def _server_urls() -> tuple[str, str] | None:
     """The running server's health and websocket URLs, from its options (None under TLS: the
     visit is skipped rather than trusting any certificate)."""
-    from streamlit import config
-
     if config.get_option("server.sslCertFile"):
         return None
     host = config.get_option("server.address") or "127.0.0.1"
@@ -93,8 +92,6 @@ def _server_urls() -> tuple[str, str] | None:
 def _wait_for_server(deadline: float) -> tuple[str, str] | None:
     """Wait until Streamlit's runtime exists (its options are then final) and the server
     answers its health check."""
-    from streamlit import runtime
-
     while not runtime.exists():
         if time.monotonic() > deadline:
             return None

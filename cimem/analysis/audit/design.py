@@ -149,7 +149,8 @@ def draw_sequence(pop: Population, judge_yes: bool, seed: int, count: int = DRAW
     cdf = np.cumsum(pop.weight[units])
     rng = np.random.default_rng([seed, list(Metric).index(pop.metric), int(judge_yes)])
     picks = np.searchsorted(cdf, rng.random(count) * cdf[-1], side="right")
-    return units[np.minimum(picks, len(units) - 1)]
+    drawn: np.ndarray = units[np.minimum(picks, len(units) - 1)]
+    return drawn
 
 
 def people_on_cells(pop: Population, audit: AuditCells) -> np.ndarray:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from cimem.analysis.labels import LabelRule
-from cimem.analysis.options import MetricOptions
+from cimem.analysis.options import MetricOptions, Mode
 from cimem.errors import CimemError
 from cimem.store import AuditSample
 
@@ -27,10 +26,10 @@ def draw_options(opts: MetricOptions, n_trials: int) -> str:
     >>> draw_options(MetricOptions("definition", "majority", ("name",), "zero", 3), 5)
     'definition, rule majority, k 3, exclude name, parse failures zero'
     """
-    parts = [opts.mode, f"rule {LabelRule.parse(opts.label_rule).name}"]
+    parts = [opts.mode, f"rule {opts.label_rule}"]
     if opts.k is not None and opts.k < max(n_trials, 1):
         parts.append(f"k {opts.k}")
-    if opts.mode == "definition":
+    if opts.mode == Mode.DEFINITION:
         if opts.exclude:
             parts.append("exclude " + ";".join(sorted(opts.exclude)))
         if opts.parse_failures != "exclude":
@@ -42,7 +41,7 @@ def parse_draw_options(text: str) -> MetricOptions:
     """The options :func:`draw_options` wrote (k read back as given).
 
     >>> parse_draw_options("definition, rule majority, k 3, exclude name, parse failures zero")
-    MetricOptions(mode='definition', label_rule='majority', exclude=('name',), parse_failures='zero', k=3)
+    MetricOptions(mode=<Mode.DEFINITION: 'definition'>, label_rule='majority', exclude=('name',), parse_failures='zero', k=3)
     """
     parts = [p.strip() for p in text.split(",")]
     found = {
@@ -52,7 +51,7 @@ def parse_draw_options(text: str) -> MetricOptions:
         if part.startswith(prefix + " ")
     }
     return MetricOptions(
-        mode=parts[0],  # type: ignore[arg-type]
+        mode=Mode(parts[0]),
         label_rule=found.get("rule", "unanimous"),
         exclude=tuple(found["exclude"].split(";")) if found.get("exclude") else (),
         parse_failures=found.get("parse failures", "exclude"),  # type: ignore[arg-type]

@@ -18,8 +18,7 @@ import numpy as np
 from cimem.analysis.audit.message import evidence_grounded
 from cimem.analysis.audit.reviewers import disputed
 from cimem.analysis.audit.sample import SampleRow, draws_done
-from cimem.analysis.choices import QUEUE_FILTERS
-from cimem.analysis.choices import SAMPLE as CHOICE_SAMPLE
+from cimem.analysis.choices import MESSAGE_FILTERS, QueueFilter
 from cimem.analysis.cube import HARD_FROM_FRACTIONS
 from cimem.analysis.health import flagged, scan
 from cimem.analysis.labels import PRIVATE, LabelRule
@@ -34,9 +33,6 @@ from cimem.store import (
 )
 from cimem.store.columns import LabelColumns, QueueCells
 
-FILTERS = QUEUE_FILTERS
-SAMPLE = CHOICE_SAMPLE
-
 
 @dataclass(frozen=True)
 class QueueItem:
@@ -48,7 +44,7 @@ class QueueItem:
     recipient: str
     task: str
     trial: int
-    reasons: tuple[str, ...]  # every filter it matches
+    reasons: tuple[QueueFilter, ...]  # every filter it matches
     attributes: tuple[str, ...]  # keys behind the chosen filter (the judge's "yes" by default)
     reviewed: bool  # a person has recorded a verdict on this message (in every queue alike)
     cells_left: int | None = None  # the suggested sample: its cells of it no person decided yet
@@ -59,11 +55,12 @@ class Queue:
     """The messages to review under one filter and judge, with what each filter counts."""
 
     items: list[QueueItem]
-    filter: str
+    filter: QueueFilter
     judge: int
     vs: int | None
     human_judge: int | None
-    # messages matching each filter (ungrounded: only counted when it is the filter)
+    # messages matching each filter (ungrounded: only counted when it is the filter); the
+    # suggested sample's progress (cells, cells_decided, draws, draws_decided) for SAMPLE
     counts: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -147,7 +144,7 @@ def review_queue(
     judge: int | None = None,
     *,
     vs: int | None = None,
-    filter: str = "leaked",
+    filter: QueueFilter | str = QueueFilter.LEAKED,
     label_rule: str = "unanimous",
     profile: str | None = None,
     task: str | None = None,
@@ -157,6 +154,7 @@ def review_queue(
     """The run's messages that match ``filter`` under ``judge`` (default: the run's original),
     narrowed by profile, task, recipient (substring, any case) and attribute key; sorted by
     profile, task, trial. ``disagree`` needs ``vs``, a second judge of the run."""
+    filter = message_filter(filter)
     judge = _checked_judge(store, run_id, judge, vs, filter)
     human = store.find_human_judge(run_id)
     people = store.human_verdicts(human) if human is not None else []
@@ -166,14 +164,14 @@ def review_queue(
         store, run_id, judge, vs, filter, LabelRule.parse(label_rule), messages
     )
     disputed = _disputed(store, run_id, people)
-    hit["people_disagree"] = set(disputed)
-    if filter == "people_disagree":
+    hit[QueueFilter.PEOPLE_DISAGREE] = set(disputed)
+    if filter == QueueFilter.PEOPLE_DISAGREE:
         behind = disputed
     contexts = {(c.profile_id, c.ctx_idx): c for c in store.contexts_of(run_id)}
     status = store.judgments_of(judge)
     other_status = store.judgments_of(vs) if vs is not None else {}
     items: list[QueueItem] = []
-    counts = dict.fromkeys(FILTERS, 0)
+    counts: dict[str, int] = dict.fromkeys(MESSAGE_FILTERS, 0)
     for m in messages:
         flags = _flags(m.message_id, hit, status, other_status, vs, reviewed)
         for name, on in flags.items():
@@ -182,20 +180,34 @@ def review_queue(
             ctx = contexts[(m.profile_id, m.ctx_idx)]
             items.append(_item(m, ctx, flags, behind.get(m.message_id, ()), reviewed))
     items.sort(key=lambda i: (i.profile, i.ctx_idx, i.trial, i.message_id))
-    for costly in ("ungrounded", "flagged"):
+    for costly in (QueueFilter.UNGROUNDED, QueueFilter.FLAGGED):
         if filter != costly:
             del counts[costly]
     queue = Queue(items, filter, judge, vs, human, counts)
     return narrow(queue, Narrowing(profile or "", task or "", recipient or "", "", attribute or ""))
 
 
+def message_filter(text: str) -> QueueFilter:
+    """``text`` as a filter of messages (parsed once, where a person typed it).
+
+    >>> message_filter("leaked") is QueueFilter.LEAKED
+    True
+    >>> message_filter("sample")
+    Traceback (most recent call last):
+    ...
+    cimem.errors.CimemError: unknown filter 'sample'; choose one of leaked, disagree, \
+parse_failure, judge_error, ungrounded, flagged, unreviewed, people_disagree
+    """
+    if text not in MESSAGE_FILTERS:
+        raise CimemError(f"unknown filter {text!r}; choose one of {', '.join(MESSAGE_FILTERS)}")
+    return QueueFilter(text)
+
+
 def _checked_judge(
-    store: Store, run_id: int, judge: int | None, vs: int | None, filter: str
+    store: Store, run_id: int, judge: int | None, vs: int | None, filter: QueueFilter
 ) -> int:
-    """The judge the queue is under (the run's original by default), after checking the filter
-    and that both judges are the run's."""
-    if filter not in FILTERS:
-        raise CimemError(f"unknown filter {filter!r}; choose one of {', '.join(FILTERS)}")
+    """The judge the queue is under (the run's original by default), after checking that both
+    judges are the run's."""
     judge = judge if judge is not None else store.find_default_judge(run_id)
     if judge is None:
         raise CimemError(f"run {run_id} has no judge yet: judge it with `python -m cimem judge`")
@@ -203,7 +215,7 @@ def _checked_judge(
     for j in (judge, vs):
         if j is not None and j not in known:
             raise CimemError(f"judge {j} is not a judge of run {run_id}")
-    if filter == "disagree" and vs is None:
+    if filter == QueueFilter.DISAGREE and vs is None:
         raise CimemError("the disagree filter compares two judges: give the second one (--vs)")
     return judge
 
@@ -213,26 +225,26 @@ def _cells_behind(
     run_id: int,
     judge: int,
     vs: int | None,
-    filter: str,
+    filter: QueueFilter,
     rule: LabelRule,
     messages: list[MessageToJudge],
-) -> tuple[dict[str, set[int]], dict[int, tuple[str, ...]]]:
+) -> tuple[dict[QueueFilter, set[int]], dict[int, tuple[str, ...]]]:
     """Per cell filter (leaked, disagree, ungrounded) and the health scan's ``flagged``, the
     messages it hits; and per message the attribute keys behind ``filter`` (the judge's "yes"
     for a filter of whole messages)."""
     keys = {a.attr_id: a.key for a in store.attributes_of(run_id)}
-    cells = store.queue_cells(run_id, judge, vs, evidence=filter == "ungrounded")
+    cells = store.queue_cells(run_id, judge, vs, evidence=filter == QueueFilter.UNGROUNDED)
     yes = np.asarray(cells["revealed"], bool)
     other = np.asarray(cells["other"], np.int8)
     private = _private_cells(store.label_columns(run_id), cells, rule)
     by_filter = {  # per filter, which cells are behind it
-        "leaked": yes & private,
-        "disagree": (other >= 0) & (other != yes),
-        "ungrounded": np.zeros(len(yes), bool),
+        QueueFilter.LEAKED: yes & private,
+        QueueFilter.DISAGREE: (other >= 0) & (other != yes),
+        QueueFilter.UNGROUNDED: np.zeros(len(yes), bool),
     }
-    if filter == "ungrounded":  # text matching is the slow part: only when asked for
+    if filter == QueueFilter.UNGROUNDED:  # text matching is the slow part: only when asked for
         text = {m.message_id: m.text for m in messages}
-        by_filter["ungrounded"] = np.array(
+        by_filter[QueueFilter.UNGROUNDED] = np.array(
             [
                 bool(y) and evidence_grounded(ev, text[int(m)] or "") is False
                 for m, y, ev in zip(cells["message_id"], yes, cells["evidence"])
@@ -240,10 +252,10 @@ def _cells_behind(
             bool,
         )
     hit = {name: set(cells["message_id"][sel].tolist()) for name, sel in by_filter.items()}
-    hit["flagged"] = set()
-    if filter == "flagged":  # reads every message again: only when asked for
+    hit[QueueFilter.FLAGGED] = set()
+    if filter == QueueFilter.FLAGGED:  # reads every message again: only when asked for
         health = scan(store.health_messages(run_id))
-        hit["flagged"] = set(health.loc[flagged(health), "message_id"].tolist())
+        hit[QueueFilter.FLAGGED] = set(health.loc[flagged(health), "message_id"].tolist())
     return hit, _attributes_by_message(cells, by_filter.get(filter, yes), keys)
 
 
@@ -263,31 +275,31 @@ def _disputed(
 
 def _flags(
     message_id: int,
-    hit: dict[str, set[int]],
+    hit: dict[QueueFilter, set[int]],
     status: dict[int, Judgment],
     other_status: dict[int, Judgment],
     vs: int | None,
     reviewed: set[int],
-) -> dict[str, bool]:
-    """Which filters a message matches (in FILTERS order)."""
+) -> dict[QueueFilter, bool]:
+    """Which filters a message matches (in MESSAGE_FILTERS order)."""
     st = status.get(message_id)
     return {
-        "leaked": message_id in hit["leaked"],
-        "disagree": message_id in hit["disagree"]
+        QueueFilter.LEAKED: message_id in hit[QueueFilter.LEAKED],
+        QueueFilter.DISAGREE: message_id in hit[QueueFilter.DISAGREE]
         or (vs is not None and (message_id in status) != (message_id in other_status)),
-        "parse_failure": st is not None and st.status == JudgmentStatus.PARSE_FAILURE,
-        "judge_error": st is not None and st.status == JudgmentStatus.ERROR,
-        "ungrounded": message_id in hit["ungrounded"],
-        "flagged": message_id in hit["flagged"],
-        "unreviewed": message_id not in reviewed,
-        "people_disagree": message_id in hit["people_disagree"],
+        QueueFilter.PARSE_FAILURE: st is not None and st.status == JudgmentStatus.PARSE_FAILURE,
+        QueueFilter.JUDGE_ERROR: st is not None and st.status == JudgmentStatus.ERROR,
+        QueueFilter.UNGROUNDED: message_id in hit[QueueFilter.UNGROUNDED],
+        QueueFilter.FLAGGED: message_id in hit[QueueFilter.FLAGGED],
+        QueueFilter.UNREVIEWED: message_id not in reviewed,
+        QueueFilter.PEOPLE_DISAGREE: message_id in hit[QueueFilter.PEOPLE_DISAGREE],
     }
 
 
 def _item(
     m: MessageToJudge,
     ctx: ContextRow,
-    flags: dict[str, bool],
+    flags: dict[QueueFilter, bool],
     attributes: tuple[str, ...],
     reviewed: set[int],
 ) -> QueueItem:
@@ -368,7 +380,7 @@ def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -
                 recipient=detail.recipient,
                 task=detail.task,
                 trial=detail.trial,
-                reasons=(SAMPLE,),
+                reasons=(QueueFilter.SAMPLE,),
                 attributes=tuple(sorted(c.attribute for c in cells)),
                 reviewed=mid in seen,
                 cells_left=sum(not done[c.draw] and (mid, c.attr_id) not in said for c in cells),
@@ -380,4 +392,4 @@ def sample_queue(store: Store, run_id: int, judge: int, rows: list[SampleRow]) -
         "draws": len(done),
         "draws_decided": sum(done.values()),
     }
-    return Queue(items, SAMPLE, judge, None, human, counts)
+    return Queue(items, QueueFilter.SAMPLE, judge, None, human, counts)

@@ -52,7 +52,8 @@ def _bits(prep: Prepared) -> np.ndarray:
 
 def _mask(bits: np.ndarray) -> np.ndarray:
     trials = np.arange(bits.shape[1], dtype=np.uint64)
-    return np.bitwise_or.reduce(bits.astype(np.uint64) << trials, axis=1)
+    masks: np.ndarray = np.bitwise_or.reduce(bits.astype(np.uint64) << trials, axis=1)
+    return masks
 
 
 def simulator_truths(store: Store) -> dict[str, Prepared]:
@@ -97,7 +98,8 @@ def _usable(prep: Prepared, rows: np.ndarray) -> np.ndarray:
     """[rows, trials] booleans: the samples the metrics count."""
     trials = np.arange(prep.cube.n_slots, dtype=np.uint64)
     samples = prep.samples[prep.cube.pair_ctx[rows]]
-    return ((samples[:, None] >> trials) & np.uint64(1)).astype(bool)
+    counted: np.ndarray = ((samples[:, None] >> trials) & np.uint64(1)).astype(bool)
+    return counted
 
 
 def noisy_judge(

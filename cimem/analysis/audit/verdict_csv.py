@@ -23,7 +23,7 @@ from cimem.analysis.audit.provenance import SampleSpec, parse_draw_options, spec
 from cimem.analysis.audit.sample import SampleRow, audit_sample
 from cimem.analysis.cube import cube_from_store
 from cimem.analysis.metrics import prepare
-from cimem.analysis.report import BadCell, from_spreadsheet, records_to_csv, sheet_rows
+from cimem.analysis.sheets import BadCell, from_spreadsheet, records_to_csv, sheet_rows
 from cimem.errors import CimemError
 from cimem.paths import write_whole
 from cimem.store import HumanVerdict, HumanVerdictRow, Store

@@ -225,7 +225,10 @@ def _stderr(plan: _Plan, grids: _Grids, profiles: int) -> list[list[float]] | No
     """The Monte Carlo standard error of the mean over profiles (a sampled expected ratio)."""
     if plan.order != Order.RANDOM or plan.method != Method.EXPECTED_RATIO:
         return None
-    return (np.sqrt(np.nansum(grids.error**2, axis=0)) / max(profiles, 1)).tolist()
+    errors: list[list[float]] = (
+        np.sqrt(np.nansum(grids.error**2, axis=0)) / max(profiles, 1)
+    ).tolist()
+    return errors
 
 
 def _random_grids(
@@ -308,7 +311,8 @@ def _union_bound(mats: list[ProfileMatrix], plan: _Plan, grids: _Grids) -> np.nd
             v1 = np.nanmean(per, axis=0)
     if not tasks:
         return np.zeros((0, 0))
-    return np.minimum(1.0, np.array(tasks)[:, None] * v1[None, :])
+    bound: np.ndarray = np.minimum(1.0, np.array(tasks)[:, None] * v1[None, :])
+    return bound
 
 
 def _method_label(plan: _Plan, all_exact: bool, seed: int) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 from cimem.analysis.cube import popcount
 from cimem.analysis.growth.vocab import SampleMode
 from cimem.analysis.metrics import Prepared
+from cimem.analysis.options import usable_samples
 
 
 @dataclass
@@ -41,7 +42,7 @@ class _PrivatePairs:
 def _private_pairs(prep: Prepared) -> _PrivatePairs:
     cube = prep.cube
     rows = prep.priv_rows
-    s = _usable(prep)[cube.pair_ctx[rows]]
+    s = usable_samples(prep.cube, prep.opts)[cube.pair_ctx[rows]]
     m = cube.pair_mask[rows] & s
     return _PrivatePairs(
         ctx_group=prep.ctx_group[cube.pair_ctx[rows]],
@@ -99,13 +100,6 @@ def _fill(
     np.minimum.at(firsts, (ai, ci), pairs.first[sel])
     np.maximum.at(samples, ci, pairs.n_usable[sel])
     return ProfileMatrix(name, elig, counts, samples, firsts, [], [])
-
-
-def _usable(prep: Prepared) -> np.ndarray:
-    cube, opts = prep.cube, prep.opts
-    if opts.mode == "definition" and opts.parse_failures == "exclude":
-        return cube.ctx_valid
-    return cube.ctx_valid | cube.ctx_unparsed
 
 
 def _first_bit(m: np.ndarray, n: int) -> np.ndarray:

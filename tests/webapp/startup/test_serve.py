@@ -9,6 +9,7 @@ from webapp.startup import serve
 def test_serve_imports_the_libraries_then_runs_the_app_with_the_options(monkeypatch):
     from streamlit.web import cli
 
+    from webapp import connection
     from webapp.startup import warm, warm_visit
 
     seen: dict = {}
@@ -26,7 +27,7 @@ def test_serve_imports_the_libraries_then_runs_the_app_with_the_options(monkeypa
     assert serve.main(["--server.port", "9999"]) == 0
     assert seen["argv"] == ["streamlit", "run", str(serve.APP), "--server.port", "9999"]
     assert seen["loaded"] == list(serve.PRELOAD)
-    assert seen["warm"] == warm.default_database()  # the cubes of the default database
+    assert seen["warm"] == connection.default_database()  # the cubes of the default database
     assert seen["visit"]  # and the server's own first visit were started
     assert serve.APP.name == "app.py" and serve.APP.exists()
 

@@ -8,6 +8,7 @@ import numpy as np
 from cimem.analysis.cube import cube_from_store
 from cimem.ingest import ingest_file
 from cimem.store import Store
+from webapp import connection
 from webapp.startup import warm
 
 from fixtures import small_profile, write_jsonl
@@ -22,18 +23,18 @@ def test_warm_cubes_are_the_pages_cubes_handed_over_once(tmp_path):
     thread = warm.start(path)
     assert thread is not None and warm.start(path) is None  # once per database
     thread.join(timeout=60)
-    version = warm.file_version(path)
+    version = connection.file_version(path)
     for run in (1, 2):
         assert warm.take_cube(path, version, run, judge_id=1) is None  # a chosen judge: built
         got = warm.take_cube(path, version, run, None)
-        with warm.shared(path).reading() as store:
+        with connection.shared(path).reading() as store:
             want = cube_from_store(store, run, None)
         assert got is not None and got.run == want.run and got.judge == want.judge
         assert np.array_equal(got.pair_mask, want.pair_mask)
         assert np.array_equal(got.ctx_valid, want.ctx_valid)
         assert warm.take_cube(path, version, run, None) is None  # handed over once
     assert warm.take_cube(path, version + 1, 1, None) is None
-    assert warm.shared(path) is warm.shared(path)  # one share per database
+    assert connection.shared(path) is connection.shared(path)  # one share per database
 
 
 def test_a_missing_or_broken_database_warms_nothing_and_says_so(tmp_path, caplog):
@@ -45,7 +46,7 @@ def test_a_missing_or_broken_database_warms_nothing_and_says_so(tmp_path, caplog
         assert thread is not None
         thread.join(timeout=60)
     assert "pages build their cubes on first use" in caplog.text
-    assert warm.take_cube(str(broken), warm.file_version(str(broken)), 1, None) is None
+    assert warm.take_cube(str(broken), connection.file_version(str(broken)), 1, None) is None
 
 
 def test_cubes_of_a_file_that_changed_since_are_forgotten(tmp_path):
@@ -56,6 +57,6 @@ def test_cubes_of_a_file_that_changed_since_are_forgotten(tmp_path):
     thread = warm.start(path)
     assert thread is not None
     thread.join(timeout=60)
-    later = warm.file_version(path) + 1  # as if a write came after the warm start
+    later = connection.file_version(path) + 1  # as if a write came after the warm start
     assert warm.take_cube(path, later, 1, None) is None
     assert not [k for k in warm._cubes if k[0] == path]

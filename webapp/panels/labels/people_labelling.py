@@ -123,15 +123,15 @@ def _form(ch: sidebar.Choices) -> None:
         " labels are filled in); the personas' labels stay hidden."
     )
     if st.button("Save my labels", disabled=new.empty, key="plab_save"):
-        with connection.writing() as store:
+        with cache.writing() as store:
             n = store.add_people_labels(entries(sheet, new, reviewer))
         _saved_and_redrawn(f"Recorded {plural(n, 'label')} by {reviewer}.")
 
 
 def _saved_and_redrawn(note: str) -> None:
-    """After a save: forget the cached reads, keep the note for the redrawn page, and start a
-    fresh table and uploader (so nothing is saved twice), then draw the page again."""
-    cache.changed()
+    """After a save (its cached reads forgotten by :func:`webapp.cache.writing`): keep the note
+    for the redrawn page, and start a fresh table and uploader (so nothing is saved twice), then
+    draw the page again."""
     st.session_state[NOTE] = note
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
     st.rerun()
@@ -180,7 +180,7 @@ def _sheet(ch: sidebar.Choices) -> None:
     if upload is not None and st.button("Record the sheet's labels", key="plab_import"):
         try:
             body = upload.getvalue().decode("utf-8-sig")
-            with connection.writing() as store:
+            with cache.writing() as store:
                 labels, empty = read_labels(store, body, upload.name, reviewer.strip() or None)
                 recorded = store.add_people_labels(labels)
         except UnicodeDecodeError:

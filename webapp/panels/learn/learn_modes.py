@@ -9,6 +9,7 @@ import streamlit as st
 
 from cimem.analysis.learn.modes import both_modes, official_steps, parse_failures_note
 from cimem.analysis.metrics import RunMetrics
+from cimem.analysis.options import Mode
 from webapp import cache, render, sidebar
 
 
@@ -22,7 +23,7 @@ def official_differences(ch: sidebar.Choices) -> None:
         st.info("The selected run has no labels, so neither metric applies to it.")
         return
     both = {mode: cache.metrics(ch.scope(ch.run, o)) for mode, o in both_modes(ch.opts).items()}
-    official, definition = both["official"], both["definition"]
+    official, definition = both[Mode.OFFICIAL], both[Mode.DEFINITION]
     st.markdown(
         f"For **{render.escape_md(official.run)}** (label rule"
         f" {render.escape_md(ch.opts.label_rule)}, n = {official.n_trials}):"

@@ -71,7 +71,7 @@ def provenance_form(run_id: int, cfg: dict, judges: list[JudgeInfo]) -> None:
                 if original is not None and judge_model is not None and prompt_hash is not None
                 else None
             )
-            with connection.writing() as store:
+            with cache.writing() as store:
                 store.set_provenance(
                     run_id,
                     model=model.strip() or None,
@@ -79,7 +79,6 @@ def provenance_form(run_id: int, cfg: dict, judges: list[JudgeInfo]) -> None:
                     memory_format=memory,
                     judge=judge,
                 )
-            cache.changed()
             st.rerun()
 
 

@@ -12,7 +12,7 @@ import streamlit as st
 
 from cimem.analysis import leaderboard as lb
 from cimem.analysis.metrics import RunMetrics
-from cimem.analysis.report import frame_to_csv
+from cimem.analysis.sheets import frame_to_csv
 from webapp import cache, render, sidebar
 
 # every run's numbers at once when the runs not yet read hold at most this many messages (about

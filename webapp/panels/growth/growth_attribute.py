@@ -31,13 +31,12 @@ def one_attribute(ch: sidebar.Choices, run_id: int, names: Mapping[int, str]) ->
 
 def attribute_detail(ch: sidebar.Choices, run_id: int) -> None:
     """The chosen attribute's first leak, its leak frequency per task and its hazards."""
-    judge = sidebar.judge_for(ch, run_id)
-    picked = _pick_attribute(ch, run_id, judge)
+    picked = _pick_attribute(ch, run_id)
     if picked is None:
         return
     profile, key = picked
     try:
-        view = cache.attribute_view(ch.at.run(run_id, judge, ch.opts), profile, key)
+        view = cache.attribute_view(ch.scope(run_id), profile, key)
     except LookupError as exc:
         st.info(render.escape_md(str(exc)))
         return
@@ -51,13 +50,13 @@ def attribute_detail(ch: sidebar.Choices, run_id: int) -> None:
     st.caption(HAZARD_NOTE)
 
 
-def _pick_attribute(ch: sidebar.Choices, run_id: int, judge: int | None) -> tuple[str, str] | None:
+def _pick_attribute(ch: sidebar.Choices, run_id: int) -> tuple[str, str] | None:
     """A profile of the run and one of its attributes, most leaked first; None (said) when no
     attribute of the profile is private in a task with samples."""
-    cube = cache.cube(ch.at.run(run_id, judge))
+    cube = cache.cube(ch.scope(run_id))
     pc1, pc2 = st.columns(2)
     profile = pc1.selectbox("Profile", cube.profile_names, key="growth_profile")
-    ranked = cache.ranked_attributes(ch.at.run(run_id, judge, ch.opts))
+    ranked = cache.ranked_attributes(ch.scope(run_id))
     keys = ranked[ranked["profile"] == profile]["key"].tolist()
     if not keys:
         st.info(f"No attribute of {render.escape_md(profile)} is private in a task with samples.")

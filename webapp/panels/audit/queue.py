@@ -9,22 +9,23 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from cimem.analysis.audit.queue import FILTERS, SAMPLE, Narrowing, Queue, QueueItem, narrow
+from cimem.analysis.audit.queue import Narrowing, Queue, QueueItem, narrow
+from cimem.analysis.choices import QueueFilter
 from cimem.store import JudgeInfo
 from webapp import cache, sidebar
 
 FILTER_TEXT = {
-    "leaked": "leaked a private attribute",
-    "disagree": "two judges disagree",
-    "parse_failure": "judge reply not parsed",
-    "judge_error": "judge call failed",
-    "ungrounded": "evidence not in the message",
-    "flagged": "flagged by the health scan",
-    "unreviewed": "not yet reviewed by a person",
-    "people_disagree": "reviewers disagree (to adjudicate)",
-    SAMPLE: "the suggested audit sample",
+    QueueFilter.LEAKED: "leaked a private attribute",
+    QueueFilter.DISAGREE: "two judges disagree",
+    QueueFilter.PARSE_FAILURE: "judge reply not parsed",
+    QueueFilter.JUDGE_ERROR: "judge call failed",
+    QueueFilter.UNGROUNDED: "evidence not in the message",
+    QueueFilter.FLAGGED: "flagged by the health scan",
+    QueueFilter.UNREVIEWED: "not yet reviewed by a person",
+    QueueFilter.PEOPLE_DISAGREE: "reviewers disagree (to adjudicate)",
+    QueueFilter.SAMPLE: "the suggested audit sample",
 }
-CHOICES = (*FILTERS, SAMPLE)
+CHOICES = tuple(QueueFilter)
 PLAN_MARGIN = 3.0  # points either side: the margin the sample's plan is said for
 PICKER_AROUND = 50  # the message picker lists this many queue items before and after
 
@@ -33,7 +34,7 @@ PICKER_AROUND = 50  # the message picker lists this many queue items before and 
 class QueueChoice:
     """What the reviewer chose in the queue's widgets."""
 
-    filter: str
+    filter: QueueFilter
     vs: int | None  # the second judge of "disagree"
     size: int  # the sample's cells ("sample" only)
     narrowing: Narrowing
@@ -74,19 +75,21 @@ def queue_panel(
     judge = sidebar.judge_for(ch, run_id)
     with st.container(border=True):
         choice = _choose(judge, [j.judge_id for j in judges])
-        if choice.filter == "disagree" and choice.vs is None:
+        if choice.filter == QueueFilter.DISAGREE and choice.vs is None:
             st.caption("This run has one judge: re-judge it (below) to compare two.")
             return current
         queue = _queue(ch, run_id, judge, choice)
         st.session_state["sampled"] = (
-            {i.message_id: i.attributes for i in queue.items} if choice.filter == SAMPLE else {}
+            {i.message_id: i.attributes for i in queue.items}
+            if choice.filter == QueueFilter.SAMPLE
+            else {}
         )
         message = current
         if message is None and queue.items:
             message = queue.items[0].message_id
         _navigation(queue, message)
-        if choice.filter == SAMPLE:
-            scope = ch.at.run(run_id, judge, ch.opts)
+        if choice.filter == QueueFilter.SAMPLE:
+            scope = ch.scope(run_id)
             st.caption(
                 cache.audit_plan_sentence(scope, PLAN_MARGIN)
                 + " (`cimem audit-plan`; the Review page decides them one key at a time)."
@@ -107,7 +110,7 @@ def _choose(judge: int | None, ids: list[int]) -> QueueChoice:
         key="qf",
     )
     vs = None
-    if flt == "disagree":
+    if flt == QueueFilter.DISAGREE:
         others = [j for j in ids if j != (judge or (ids[0] if ids else None))]
         want = _int_param("qvs", -1)
         vs = c2.selectbox(
@@ -116,13 +119,13 @@ def _choose(judge: int | None, ids: list[int]) -> QueueChoice:
             index=others.index(want) if want in others else max(len(others) - 1, 0),
             key="qvs",
         )
-    size = _sample_size(c2) if flt == SAMPLE else 0
+    size = _sample_size(c2) if flt == QueueFilter.SAMPLE else 0
     by = Narrowing(
         profile=c3.text_input("profile", q.get("qp", ""), key="qp"),
         task_or_recipient=c4.text_input("task or recipient", q.get("qt", ""), key="qt"),
         attribute=c5.text_input("attribute", q.get("qa", ""), key="qa"),
     )
-    sample = flt == SAMPLE
+    sample = flt == QueueFilter.SAMPLE
     for name, value in (
         ("qf", flt),
         ("qvs", "" if vs is None else str(vs)),
@@ -154,14 +157,14 @@ def _sample_size(column: DeltaGenerator) -> int:
 
 def _queue(ch: sidebar.Choices, run_id: int, judge: int | None, choice: QueueChoice) -> Queue:
     """The chosen queue, narrowed by what the reviewer typed."""
-    if choice.filter == SAMPLE:
-        scope = ch.at.run(run_id, judge, ch.opts)
+    if choice.filter == QueueFilter.SAMPLE:
+        scope = ch.scope(run_id)
         sample = cache.sample_queue(scope, choice.size, cache.audit_seed(scope))
         return narrow(sample, choice.narrowing)
     by = choice.narrowing
     return cache.review_queue(
-        ch.at.run(run_id, judge, ch.opts),
-        cache.QueueFilter(choice.filter, choice.vs, by.profile, by.task_or_recipient, by.attribute),
+        ch.scope(run_id),
+        cache.QueueAsk(choice.filter, choice.vs, by.profile, by.task_or_recipient, by.attribute),
     )
 
 
@@ -175,7 +178,7 @@ def _navigation(queue: Queue, message: int | None) -> None:
     progress = (
         f"; {queue.counts['draws_decided']} of {queue.counts['draws']} sampled draws decided"
         " (the corrected numbers count them up to the first undecided draw of each kind)"
-        if queue.filter == SAMPLE
+        if queue.filter == QueueFilter.SAMPLE
         else ""
     )
     where = f" — message {ids.index(message) + 1} of {len(ids)}" if message in ids else ""
@@ -235,7 +238,7 @@ def _item_text(item: QueueItem | None, message_id: int) -> str:
 def message_finder(ch: sidebar.Choices, run_id: int) -> None:
     """Open any message of the run by profile, task and trial (a folded section)."""
     with st.expander("Open any message by profile, task and trial"):
-        cube = cache.cube(ch.at.run(run_id, sidebar.judge_for(ch, run_id)))
+        cube = cache.cube(ch.scope(run_id))
         c1, c2, c3 = st.columns([2, 3, 1])
         pos = c1.selectbox(
             "Profile", range(cube.n_profiles), format_func=lambda i: cube.profile_names[i]

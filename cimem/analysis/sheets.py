@@ -1,32 +1,17 @@
-"""Tables for papers: the Table-1-style rows as CSV and LaTeX (booktabs), and the Pareto front;
-sheets people fill read back row by row, with one-line errors naming the cell;
-text cells a spreadsheet shows as text and never runs as a formula."""
+"""Sheets in and out: tables written as CSV whose text cells a spreadsheet shows as text and never
+runs as a formula, and the sheets people fill read back row by row, with one-line errors naming
+the cell."""
 
 from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
 from cimem.errors import CimemError
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
 
 # A cell that starts with one of these is read as a formula by spreadsheets ("=HYPERLINK(...)"
 # in a run's name or a reviewer's note would run when the CSV is opened).
@@ -110,58 +95,3 @@ class BadCell:
             f"{self.source}: line {self.line}: column {column}: expected {expected},"
             f" found {self.row.get(column)!r}"
         )
-
-
-def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
-
-
-def _cell(value: object, missing: str) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
-        return missing
-    if isinstance(value, float):
-        return f"{value:.2f}"
-    return latex_escape(str(value))
-
-
-def to_latex(
-    df: pd.DataFrame, caption: str, label: str = "tab:cimemories", missing: str = "--"
-) -> str:
-    """A booktabs table of the frame's columns, numbers with two decimals, a missing value
-    (None, NaN) written ``missing``; numeric columns are right-aligned, gaps or not."""
-    cols = list(df.columns)
-    align = "".join("r" if pd.api.types.is_numeric_dtype(df[c]) else "l" for c in cols)
-    lines = [
-        r"\begin{table}[t]",
-        r"\centering",
-        rf"\begin{{tabular}}{{{align}}}",
-        r"\toprule",
-        " & ".join(latex_escape(c) for c in cols) + r" \\",
-        r"\midrule",
-    ]
-    for _, row in df.iterrows():
-        lines.append(" & ".join(_cell(row[c], missing) for c in cols) + r" \\")
-    lines += [
-        r"\bottomrule",
-        r"\end{tabular}",
-        rf"\caption{{{latex_escape(caption)}}}",
-        rf"\label{{{label}}}",
-        r"\end{table}",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def pareto_front(points: list[tuple[str, float, float]]) -> list[str]:
-    """Names of the points no other point beats: lower violation and higher completeness.
-
-    A point is off the front when another is at least as good on both and better on one:
-
-    >>> pareto_front([("a", 10.0, 50.0), ("b", 40.0, 90.0), ("c", 45.0, 80.0), ("d", 10.0, 40.0)])
-    ['a', 'b']
-    """
-    front = []
-    for name, v, c in points:
-        if any((v2 <= v and c2 >= c) and (v2 < v or c2 > c) for _, v2, c2 in points):
-            continue
-        front.append(name)
-    return front

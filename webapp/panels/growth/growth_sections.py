@@ -10,8 +10,8 @@ import streamlit as st
 from cimem.analysis.growth import Axis, end_gap_note
 from cimem.text import plural
 from webapp import cache, render
-from webapp.panels.growth_chart import ChartText, growth_chart
-from webapp.panels.growth_settings import View
+from webapp.panels.growth.growth_chart import ChartText, growth_chart
+from webapp.panels.growth.growth_settings import View
 
 PREFETCH_KS = 8  # the k slider's values computed ahead, nearest the one shown first
 

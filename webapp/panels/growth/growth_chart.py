@@ -27,7 +27,7 @@ from cimem.publish import palette
 from webapp import cache, render
 from webapp.charts import growth as charts
 from webapp.charts import linechart
-from webapp.panels.growth_settings import View
+from webapp.panels.growth.growth_settings import View
 
 
 @dataclass(frozen=True)

@@ -106,10 +106,9 @@ def _save(run_id: int, chosen: list[HumanVerdict], listed: int) -> None:
     if not chosen:
         st.info("Nothing set: choose revealed or not revealed on a row first.")
         return
-    with connection.writing() as store, store.transaction():
+    with cache.writing() as store, store.transaction():
         hj = store.get_or_create_human_judge(run_id)
         store.add_human_verdicts(hj, chosen)
-    cache.changed()
     st.success(
         f"Stored {plural(len(chosen), 'verdict')} as judge {hj} (people's verdicts of this run);"
         f" {plural(listed - len(chosen), 'row')} left unset."

@@ -10,6 +10,7 @@ import streamlit as st
 
 from cimem.analysis.composition import CompositionAxis, CompositionCurve
 from cimem.analysis.growth import composition_rows
+from cimem.analysis.options import Mode
 from webapp import cache, render, sidebar
 from webapp.charts import growth_composition as charts
 from webapp.charts import linechart
@@ -30,7 +31,7 @@ def composition_section(ch: sidebar.Choices, run_id: int, names: Mapping[int, st
     counted = (
         "Official mode counts these messages in Violation@n and Completeness too, as the"
         " official script counts every trial; definition mode does not"
-        if ch.opts.mode == "official"
+        if ch.opts.mode == Mode.OFFICIAL
         else "Definition mode leaves these messages out of Violation@n and Completeness"
         " (official mode counts them, as the official script does)"
     )

@@ -81,7 +81,8 @@ def sample(ch: sidebar.Choices, run_id: int, judge: int, size: int) -> list[Samp
     key = (cache.current().path, run_id, judge, ch.opts, size)
     kept = st.session_state.get("review_rows")
     if kept is not None and kept[0] == key:
-        return kept[1]
+        drawn: list[SampleRow] = kept[1]
+        return drawn
     scope = ch.scope(run_id)
     seed = cache.audit_seed(scope)
     rows = cache.sample_rows(scope, size, seed)
@@ -119,7 +120,7 @@ def position(rows: list[SampleRow], made: Progress) -> int:
     if isinstance(at, int) and 0 <= at < len(rows):
         return at
     start = min(int(st.session_state.get("review_from") or 0), len(rows))
-    order = [*range(start, len(rows)), *range(0, start)]
+    order: list[int] = [*range(start, len(rows)), *range(0, start)]
     for wanted in (made.second_turn, made.needed):  # a second review waits for no one
         for i in order:
             if wanted(rows[i]):
@@ -137,14 +138,13 @@ def _record(run_id: int, row: SampleRow, i: int, revealed: bool) -> None:
     who = reviewer_name()
     reviewer = None if who == ANONYMOUS else who
     spec, size = st.session_state["review_sample"]
-    with connection.writing() as store, store.transaction():
+    with cache.writing() as store, store.transaction():
         human = store.get_or_create_human_judge(run_id)
         store.add_human_verdicts(
             human, [HumanVerdict(row.message_id, row.attr_id, revealed, reviewer, None)]
         )
         if spec is not None:
             store.record_audit_samples(human, [spec.noted(human, size)])
-    cache.changed()
     _move_on(i)
 
 

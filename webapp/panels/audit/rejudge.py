@@ -11,7 +11,7 @@ from cimem.judges.base import JudgeOutcome, judge_message, rejudge
 from cimem.store import JudgmentStatus
 from cimem.text import plural
 from webapp import cache, connection, render
-from webapp.panels.judge_picker import PickedJudge, pick_judge
+from webapp.panels.audit.judge_picker import PickedJudge, pick_judge
 
 
 def rejudge_section(audit: MessageAudit, shown: int | None) -> None:
@@ -33,7 +33,7 @@ def _run(message_id: int, picked: PickedJudge) -> None:
     try:
         with (
             st.spinner("Judging..."),
-            connection.writing() if picked.uses_call_cache else connection.reading() as store,
+            cache.writing() if picked.uses_call_cache else connection.reading() as store,
         ):
             outcome, seconds = judge_message(store, message_id, picked.judge(store))
         st.session_state["live"] = (message_id, outcome, seconds)
@@ -70,9 +70,8 @@ def _show_outcome(
     st.dataframe(audit.compare(outcome.revealed, shown), hide_index=True)
     if st.button("Save to this run's audit judge (one per model and prompt)"):
         run_id, message_id = audit.message.run_id, audit.message.message_id
-        with connection.writing() as store:
+        with cache.writing() as store:
             res = rejudge(store, run_id, picked.judge(store), message_ids=[message_id], audit=True)
-        cache.changed()
         cov = cache.coverage_of(cache.current(), run_id)[res.judge_id]
         st.success(
             f"Saved to judge {res.judge_id} ({plural(res.verdicts, 'verdict')} on this message); it"

@@ -74,15 +74,12 @@ def _draw(ch: sidebar.Choices, has_people: bool) -> None:
 
 def _how(ch: sidebar.Choices) -> str:
     """How the numbers were computed, as the other pages say it (without the label rule)."""
-    o = ch.opts
-    parts = [f"Mode **{o.mode}**", f"n = {o.k}" if o.k else "n = each run's own"]
-    if o.mode == "definition":
-        parts.append(
-            "parse failures "
-            + ("excluded" if o.parse_failures == "exclude" else "counted as nothing revealed")
-        )
-        if o.exclude:
-            parts.append("excluded keys " + render.escape_md(", ".join(o.exclude)))
+    (mode, value), *rest = ch.opts.described(with_rule=False)
+    parts = [
+        f"{mode.capitalize()} **{value}**",
+        f"n = {ch.opts.k}" if ch.opts.k else "n = each run's own",
+    ]
+    parts += [f"{what} {render.escape_md(shown)}" for what, shown in rest]
     return ", ".join(parts) + "; each run under the judge chosen in the sidebar."
 
 

@@ -1,0 +1,1 @@
+"""The Data page's own parts."""

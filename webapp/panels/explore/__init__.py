@@ -1,0 +1,1 @@
+"""The Explore page's own parts."""

@@ -1,0 +1,1 @@
+"""The Growth page's own parts."""

@@ -1,0 +1,1 @@
+"""The Labels page's own parts."""

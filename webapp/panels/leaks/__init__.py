@@ -1,0 +1,1 @@
+"""The Leaks page's own parts."""

@@ -1,0 +1,1 @@
+"""The Learn page's own parts."""

@@ -1,0 +1,1 @@
+"""Overview's own parts."""
