@@ -117,6 +117,10 @@ def test_two_reviewers_by_keys_then_overview_corrects(full_run, tmp_path):
             timeout=180000
         )
         overview.wait_for_function(IDLE, timeout=120000)
+        # the script is done before the browser has drawn every table: a page's first HTML
+        # table waits for its component's code to load
+        corrected = overview.locator("table.cimem-table").filter(has_text="corrected 95% CI")
+        corrected.first.wait_for(timeout=60000)
         page_text = overview.locator('[data-testid="stMain"]').inner_text()
         assert overview.locator('[data-testid="stException"]').count() == 0
         assert overview.get_by_text("Deploy", exact=True).count() == 0  # a reader's toolbar
