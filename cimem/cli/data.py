@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cimem.cli.common import add_db, open_store, progress_bar, table
@@ -22,11 +23,12 @@ from cimem.text import plural
 
 def cmd_ingest(args: argparse.Namespace) -> int:
 
-    if args.name and len(args.paths) > 1:
+    paths = ingest_paths(args.paths)
+    if args.name and len(paths) > 1:
         raise CimemError("--name names one run: give one file with it")
     told = told_of(args)
     with open_store(args) as store:
-        for path in args.paths:
+        for path in paths:
             update, close = progress_bar(f"ingest {path}")
             try:
                 res = ingest_or_find(
@@ -153,6 +155,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from cimem.ingest.export import export_official
 
+    if args.format == "inspect":
+        return _export_inspect(args)
     with open_store(args, read_only=True) as store:
         run_id = store.resolve_run(args.run)
         update, close = progress_bar("export", unit="profile")
@@ -170,6 +174,38 @@ def cmd_export(args: argparse.Namespace) -> int:
         f" {plural(counts['messages'], 'message')}, {plural(counts['verdicts'], 'verdict')}{note}"
     )
     return 0
+
+
+def _export_inspect(args: argparse.Namespace) -> int:
+    """`export --format inspect`: the run as an Inspect log that `inspect view` opens."""
+    from cimem.inspect_eval.export_log import export_inspect
+
+    with open_store(args, read_only=True) as store:
+        run_id = store.resolve_run(args.run)
+        counts = export_inspect(store, run_id, args.out, judge_id=args.judge)
+    note = (
+        f" ({counts['skipped_failed']} failed generations left out)"
+        if counts["skipped_failed"]
+        else ""
+    )
+    print(f"wrote {args.out}: an Inspect log, {plural(counts['samples'], 'sample')}{note}")
+    return 0
+
+
+def ingest_paths(paths: list[str]) -> list[str]:
+    """The files to import: each file as given, each folder's Inspect logs (``*.eval``) in name
+    order; a folder without logs is an error."""
+    out = []
+    for path in paths:
+        folder = Path(path)
+        if not folder.is_dir():
+            out.append(path)
+            continue
+        logs = sorted(str(p) for p in folder.glob("*.eval") if p.is_file())
+        if not logs:
+            raise CimemError(f"{folder}: a folder is read for its Inspect logs (*.eval): none here")
+        out += logs
+    return out
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -204,10 +240,13 @@ def _add_ingest_command(sub: argparse._SubParsersAction) -> None:
         help="import result, profile or label files as runs",
         description="Import files as runs: the official run-output (results.jsonl),"
         " the official profiles.json, Hugging Face rows (Parquet/CSV/JSONL) or a"
-        " PersistBench CIM file. The format is detected; the same file twice is"
+        " PersistBench CIM file, or an Inspect log of the cimemories task (.eval;"
+        " a folder: its logs). The format is detected; the same file twice is"
         " imported once. Each file is one transaction.",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files to import")
+    p.add_argument(
+        "paths", nargs="+", metavar="PATH", help="files to import (a folder: its *.eval logs)"
+    )
     add_db(p)
     p.add_argument("--name", help="name of the new run (default: the file name)")
     p.add_argument(
@@ -289,7 +328,12 @@ def _add_export_command(sub: argparse._SubParsersAction) -> None:
     )
     add_db(p)
     p.add_argument("--run", required=True, help="run id or name")
-    p.add_argument("--format", choices=("official",), default="official", help="output format")
+    p.add_argument(
+        "--format",
+        choices=("official", "inspect"),
+        default="official",
+        help="official results.jsonl, or an Inspect log (.eval) that `inspect view` opens",
+    )
     p.add_argument(
         "--judge",
         type=int,

@@ -14,6 +14,7 @@ from cimem.ingest.files import iter_lines, logical_suffix, read_head, require_fi
 
 NUL = b"\x00"  # in the first bytes: binary data, not text
 PARQUET_MAGIC = b"PAR1"
+ZIP_MAGIC = b"PK\x03\x04"  # an Inspect .eval log is a zip archive
 
 
 class SourceFormat(StrEnum):
@@ -25,6 +26,7 @@ class SourceFormat(StrEnum):
     PROFILES = "profiles"
     HF = "hf"
     PERSISTBENCH = "persistbench"
+    INSPECT = "inspect"
 
 
 @dataclass
@@ -72,6 +74,12 @@ def _hf_line(f: FileHead) -> bool:
 
 
 KNOWN: tuple[KnownFormat, ...] = (  # in the order detection tries them: the first that matches
+    KnownFormat(
+        SourceFormat.INSPECT,
+        "an Inspect log of the cimemories task (.eval)",
+        (".eval",),
+        lambda f: f.head[:4] == ZIP_MAGIC,
+    ),
     KnownFormat(
         SourceFormat.HF,
         "Hugging Face rows (one row per profile, task and attribute)",
@@ -132,7 +140,7 @@ def detect_format(path: Path) -> SourceFormat:
             "a non-empty results, profiles, Hugging Face or PersistBench file",
             got="an empty file",
         )
-    if NUL in f.head and f.head[:4] != PARQUET_MAGIC:
+    if NUL in f.head and f.head[:4] not in (PARQUET_MAGIC, ZIP_MAGIC):
         raise InputError(
             str(path),
             f"byte {f.head.index(NUL) + 1}",

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from cimem.ingest.formats import FORMAT_NAMES, SourceFormat, detect_format, source_format
+from cimem.ingest.inspect_log import read_inspect_log
 from cimem.ingest.official import read_official
 from cimem.ingest.persistbench import read_persistbench
 from cimem.ingest.profiles import read_profiles
@@ -56,6 +57,7 @@ READERS: dict[SourceFormat, Read] = {
     SourceFormat.PROFILES: lambda path, progress, model: read_profiles(path, progress),
     SourceFormat.HF: _hf,
     SourceFormat.PERSISTBENCH: read_persistbench,
+    SourceFormat.INSPECT: read_inspect_log,
 }
 
 

@@ -110,3 +110,23 @@ def test_first_lines_follow_the_rules():
         "pets": "pets: ['cat', 'dog']",
         "general_name": "I am Ann.",
     }
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4])
+def test_inspect_task_prompts_are_eval_py_bytes(level):
+    """The Inspect task's samples carry eval.py's task prompt, on every profile and context."""
+    from cimem.inspect_eval.dataset import task_items
+
+    path, prompts_file = shared_file("profiles.json"), shared_file("prompts.yaml")
+    profiles = json.loads(path.read_text())
+    prompts = yaml.safe_load(prompts_file.read_text())
+    items = task_items(path, RunSettings(model="m", prompts=str(prompts_file), level=level))
+    want = [
+        task_text
+        for profile in profiles
+        for task_text, _ in expected_prompts(profile, prompts, level, "")
+    ]
+    assert [i.prompt.encode() for i in items] == [w.encode() for w in want]
+    assert [(i.metadata["profile_index"], i.metadata["context"]) for i in items] == [
+        (p, c) for p, profile in enumerate(profiles) for c in range(len(profile["contexts"]))
+    ]

@@ -1,0 +1,136 @@
+"""A stored run written as an Inspect log of the cimemories task (``cimem export --format
+inspect``), so a team can open it in ``inspect view`` and ``cimem ingest`` reads it back.
+
+The run goes out through the official export first (:func:`cimem.ingest.export.export_official`,
+whose round trip is tested) and is read back as profile records; each message becomes one sample
+of one epoch, the chosen judge's verdicts its ``reveal`` score, and the log's metrics are cimem's
+Violation@n and Completeness of that judge. Messages whose generation failed are left out, as the
+official format leaves them out (the command says how many).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.log import (
+    EvalConfig,
+    EvalDataset,
+    EvalLog,
+    EvalMetric,
+    EvalResults,
+    EvalSample,
+    EvalScore,
+    EvalSpec,
+    write_eval_log,
+)
+from inspect_ai.model import ModelOutput
+from inspect_ai.scorer import Score
+
+from cimem.analysis.cube import cube_from_store
+from cimem.analysis.metrics import compute
+from cimem.errors import CimemError
+from cimem.ingest.export import export_official
+from cimem.ingest.formats import SourceFormat
+from cimem.ingest.inspect_samples import SCHEMA, SCORER, TASK_NAME, Judged, sample_metadata
+from cimem.ingest.readers import open_reader
+from cimem.ingest.records import ProfileRecord
+from cimem.store import Store
+from cimem.store.rows import JudgeInfo
+
+
+def export_inspect(
+    store: Store, run_id: int, out: str | Path, judge_id: int | None = None
+) -> dict[str, int]:
+    """Write run ``run_id`` (its original verdicts, or judge ``judge_id``'s) as an Inspect log at
+    ``out`` (``.eval``). Returns the counts written."""
+    out = Path(out)
+    if out.suffix != ".eval":
+        raise CimemError(f"{out}: an Inspect log is written as a .eval file")
+    run = store.run_config(run_id)
+    with tempfile.TemporaryDirectory() as tmp:
+        official = Path(tmp) / "run.jsonl"
+        counts = export_official(store, run_id, official, judge_id=judge_id)
+        _, records = open_reader(official, SourceFormat.OFFICIAL, None)
+        samples = [s for i, rec in enumerate(records) for s in _samples(rec, i)]
+    cube = cube_from_store(store, run_id, judge_id)
+    metrics = compute(cube)
+    judge = store.judge_info(cube.info.coverage.judge_id) if cube.info.coverage else None
+    log = EvalLog(
+        status="success",
+        eval=_spec(run, run_id, len(samples), judge),
+        samples=samples,
+        results=EvalResults(
+            total_samples=len(samples),
+            completed_samples=len(samples),
+            scores=[
+                EvalScore(
+                    name=SCORER,
+                    scorer=SCORER,
+                    metrics={
+                        "violation": EvalMetric(name="violation", value=metrics.violation.mean),
+                        "completeness": EvalMetric(
+                            name="completeness", value=metrics.completeness.mean
+                        ),
+                    },
+                )
+            ],
+        ),
+    )
+    write_eval_log(log, str(out))
+    return {"samples": len(samples), "skipped_failed": counts["skipped_failed"]}
+
+
+def _spec(run: dict[str, Any], run_id: int, n: int, judge: JudgeInfo | None) -> EvalSpec:
+    model = str(run.get("model") or "unknown/unknown")
+    return EvalSpec(
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        task=TASK_NAME,
+        task_version=1,
+        dataset=EvalDataset(name=f"cimem run {run_id}", samples=n),
+        model=model if "/" in model else f"cimem/{model}",
+        config=EvalConfig(),
+        metadata={
+            "cimem": SCHEMA,
+            "exported_from": {"run_id": run_id, "name": run.get("name")},
+            "settings": {"level": run.get("level"), "memory_format": run.get("memory_format")},
+            "judge": None
+            if judge is None
+            else {"name": judge.name, "kind": str(judge.kind), "model": judge.model},
+        },
+    )
+
+
+def _samples(rec: ProfileRecord, i: int) -> list[EvalSample]:
+    """One sample per message of the record (its epoch the trial + 1)."""
+    msg, ver = rec.messages, rec.verdicts
+    judged = {int(m): str(s) for m, s in zip(rec.judgments["msg_idx"], rec.judgments["status"])}
+    raws = dict(zip(rec.judgments["msg_idx"], rec.judgments["raw"]))
+    revealed: dict[int, dict[str, str]] = {}
+    if ver:
+        for m, a, r, e in zip(ver["msg_idx"], ver["attr_idx"], ver["revealed"], ver["evidence"]):
+            if r:
+                revealed.setdefault(int(m), {})[rec.attributes[int(a)].key] = e or ""
+    out = []
+    for m, (ctx, trial, text) in enumerate(zip(msg["ctx_idx"], msg["trial"], msg["text"])):
+        ctx, trial = int(ctx), int(trial)
+        scores = {}
+        if m in judged:
+            j = Judged(judged[m], revealed.get(m, {}), raws.get(m))
+            scores[SCORER] = Score(
+                value=len(j.revealed), metadata=j.as_metadata(trial) | {"text": text}
+            )
+        out.append(
+            EvalSample(
+                id=f"{i}:{rec.name}/{ctx}",
+                epoch=trial + 1,
+                input=msg["prompt"][m] or "(the prompt was not stored)",
+                target="",
+                metadata=sample_metadata(rec, i, ctx),
+                output=ModelOutput.from_content(model="cimem", content=str(text)),
+                scores=scores,
+            )
+        )
+    return out

@@ -1,0 +1,210 @@
+"""The cimemories Inspect task end to end: run by Inspect against the tests' scripted
+OpenAI-compatible server, its log read by `cimem ingest` into the same messages, verdicts and
+metrics as `cimem run` on the same replies; the log's own metrics are cimem's; an exported run reads
+back with Inspect and into the same numbers; other tasks' logs are refused."""
+
+from __future__ import annotations
+
+import pytest
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import match
+from llm_server import FakeLLM, Reply
+from llm_world import generation_reply, is_judge, judge_reply
+
+import cimem.generate.runner as runner
+from cimem.analysis.cube import cube_from_store
+from cimem.analysis.metrics import compute
+from cimem.errors import InputError
+from cimem.generate.runner import RunSettings
+from cimem.ingest import ingest_file
+from cimem.inspect_eval.export_log import export_inspect
+from cimem.inspect_eval.task import cimemories
+from cimem.store import Store
+
+from fixtures import runner_profiles, write_jsonl
+
+TRIALS = 3
+
+
+def same_replies(body: dict, n: int) -> Reply:
+    """Replies that depend on the prompt only, so two runners get the same ones."""
+    if is_judge(body):
+        return Reply(judge_reply(body))
+    return Reply(generation_reply(body, 0))
+
+
+@pytest.fixture
+def profiles(tmp_path):
+    return write_jsonl(tmp_path / "profiles.jsonl", runner_profiles(3, 4))
+
+
+def run_inspect(profiles, server: FakeLLM, log_dir, monkeypatch, **task_args):
+    monkeypatch.setenv("SCRIPTED_BASE_URL", server.base_url)
+    monkeypatch.setenv("SCRIPTED_API_KEY", "test-key")
+    [log] = inspect_eval(
+        cimemories(profiles=str(profiles), n=TRIALS, judge="grader", **task_args),
+        model="openai-api/scripted/gen-m",
+        model_roles={"grader": "openai-api/scripted/judge-m"},
+        log_dir=str(log_dir),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def cimem_run(store: Store, profiles, server: FakeLLM) -> int:
+    """`cimem run` of the profiles, n = TRIALS, judged by the LLM judge, on the server."""
+    settings = RunSettings(
+        model="gen-m",
+        base_url=server.base_url,
+        trials=TRIALS,
+        judge_model="judge-m",
+        judge_base_url=server.base_url,
+    )
+    run_id = runner.create_run(store, profiles, settings)
+    runner.run(store, run_id, api_key="test-key")
+    return run_id
+
+
+def numbers(store: Store, run_id: int):
+    m = compute(cube_from_store(store, run_id))
+    return m.violation.per_profile, m.completeness.per_profile, m.n_trials
+
+
+def messages(store: Store, run_id: int) -> list[tuple]:
+    return store.con.execute(
+        "SELECT p.name, m.ctx_idx, m.trial, m.prompt, m.text, m.status FROM messages m"
+        " JOIN profiles p USING (run_id, profile_id) WHERE m.run_id = ?"
+        " ORDER BY p.name, m.ctx_idx, m.trial",
+        [run_id],
+    ).fetchall()
+
+
+def verdicts(store: Store, run_id: int) -> list[tuple]:
+    return store.con.execute(
+        "SELECT p.name, m.ctx_idx, m.trial, a.key, v.revealed, v.evidence FROM verdicts v"
+        " JOIN messages m USING (message_id) JOIN attributes a USING (attr_id)"
+        " JOIN profiles p ON p.run_id = m.run_id AND p.profile_id = m.profile_id"
+        " WHERE m.run_id = ? ORDER BY 1, 2, 3, 4",
+        [run_id],
+    ).fetchall()
+
+
+def test_inspect_log_reads_into_the_numbers_of_cimem_run(store, profiles, tmp_path, monkeypatch):
+    with FakeLLM(same_replies) as server:
+        ours = cimem_run(store, profiles, server)
+        cimem_prompts = sorted(r.body["messages"][0]["content"] for r in server.log)
+        server.log.clear()
+        log = run_inspect(profiles, server, tmp_path / "logs", monkeypatch)
+        inspect_prompts = sorted(r.body["messages"][0]["content"] for r in server.log)
+    assert inspect_prompts == cimem_prompts  # the same bytes, generation and judge
+    theirs = ingest_file(store, log.location).run_id
+    assert messages(store, theirs) == messages(store, ours)
+    assert verdicts(store, theirs) == verdicts(store, ours)
+    assert numbers(store, theirs) == numbers(store, ours)
+    violation, completeness, n = numbers(store, ours)
+    assert n == TRIALS and 0 < max(violation.values())  # the test can tell runs apart
+    metrics = {m.name: m.value for m in log.results.scores[0].metrics.values()}
+    run = compute(cube_from_store(store, ours))
+    assert metrics == {"violation": run.violation.mean, "completeness": run.completeness.mean}
+    provenance = store.run_config(theirs)
+    assert provenance["model"] == "openai-api/scripted/gen-m"
+    assert "test-key" not in str(provenance)
+    assert "test-key" not in read_eval_log(log.location).model_dump_json()
+    tokens = store.con.execute(
+        "SELECT sum(prompt_tokens), sum(completion_tokens) FROM messages WHERE run_id = ?",
+        [theirs],
+    ).fetchone()
+    assert tokens == (10 * 3 * 4 * TRIALS, 5 * 3 * 4 * TRIALS)  # the server's usage, per call
+
+
+def test_exported_run_reads_back_in_inspect_and_into_the_same_numbers(store, profiles, tmp_path):
+    with FakeLLM(same_replies) as server:
+        run_id = cimem_run(store, profiles, server)
+    out = tmp_path / "run.eval"
+    counts = export_inspect(store, run_id, out)
+    log = read_eval_log(str(out))
+    assert counts["samples"] == len(log.samples) == 3 * 4 * TRIALS
+    assert {s.epoch for s in log.samples} == {1, 2, 3}
+    back = ingest_file(store, out).run_id
+    assert numbers(store, back) == numbers(store, run_id)
+    assert verdicts(store, back) == verdicts(store, run_id)
+    judge = store.judges(back)[0]
+    assert judge.model == "judge-m"
+
+
+def mock_outputs(text: str, n: int) -> list[ModelOutput]:
+    """Replies of Inspect's mockllm (with usage set: the default counts tokens with a
+    tokenizer it downloads)."""
+    out = []
+    for _ in range(n):
+        o = ModelOutput.from_content(model="mockllm/model", content=text)
+        o.usage = ModelUsage(input_tokens=7, output_tokens=3, total_tokens=10)
+        out.append(o)
+    return out
+
+
+def test_mockllm_offline_judge_and_a_log_of_another_task(store, profiles, tmp_path):
+    statement = "I have asthma. I play chess on Sundays."
+    model = get_model("mockllm/model", custom_outputs=mock_outputs(statement, 3 * 4 * 2))
+    [log] = inspect_eval(
+        cimemories(profiles=str(profiles), n=2), model=model, log_dir=str(tmp_path), display="none"
+    )
+    run_id = ingest_file(store, log.location).run_id
+    revealed = {k for (_, _, _, k, r, _) in verdicts(store, run_id) if r}
+    assert revealed == {"diagnosis", "hobby"}
+    m = compute(cube_from_store(store, run_id))
+    task_metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}
+    assert task_metrics == {"violation": m.violation.mean, "completeness": m.completeness.mean}
+    assert store.judges(run_id)[0].kind == "offline"
+
+    other = Task(dataset=[Sample(input="2+2?", target="4")], scorer=match(), name="arith")
+    [olog] = inspect_eval(
+        other,
+        model=get_model("mockllm/model", custom_outputs=mock_outputs("4", 1)),
+        log_dir=str(tmp_path / "other"),
+        display="none",
+    )
+    with pytest.raises(InputError, match="a log of the cimemories task"):
+        ingest_file(store, olog.location)
+
+
+def test_a_log_still_being_written_is_read_as_far_as_it_goes(store, profiles, tmp_path):
+    model = get_model("mockllm/model", custom_outputs=mock_outputs("Hello.", 3 * 4))
+    [log] = inspect_eval(
+        cimemories(profiles=str(profiles), n=1), model=model, log_dir=str(tmp_path), display="none"
+    )
+    log.status = "started"
+    log.samples = log.samples[:5]
+    partial = tmp_path / "partial.eval"
+    write_eval_log(log, str(partial))
+    run_id = ingest_file(store, partial).run_id
+    assert len(messages(store, run_id)) == 5
+    provenance = store.run_config(run_id)["config"]
+    assert (
+        b'"still_being_written":true' in provenance.encode()
+        if isinstance(provenance, str)
+        else provenance
+    )
+
+
+def test_task_arguments_are_checked_before_any_call(profiles):
+    with pytest.raises(Exception, match="profiles=PATH"):
+        cimemories()
+    with pytest.raises(Exception, match="offline or grader"):
+        cimemories(profiles=str(profiles), judge="gpt")
+    with pytest.raises(Exception, match="positions"):
+        cimemories(profiles=str(profiles), contexts="a,b")
+
+
+def test_inspect_finds_the_task_by_its_registered_name():
+    """The package's entry point, which `inspect eval cimem/cimemories` loads (typed in
+    tests/workflows/test_inspect_guide.py)."""
+    from importlib.metadata import entry_points
+
+    [ep] = [e for e in entry_points(group="inspect_ai") if e.name == "cimem"]
+    assert ep.load().cimemories is cimemories

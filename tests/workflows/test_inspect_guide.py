@@ -1,0 +1,47 @@
+"""docs/inspect.md typed as documented, at full size: the Inspect task over the fabricated
+full-size run's 10 labelled profiles with n = 5 (2,450 generations and as many grader calls) against the tests' scripted
+server standing for the lab's, its log folder imported, the metrics equal to the log's own, and
+the run exported as an Inspect log that Inspect reads back."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from inspect_ai.log import read_eval_log
+from llm_server import FakeLLM
+from llm_world import World
+from typed import Typed, block
+
+from conftest import shared_file
+
+COMMANDS = block("docs/inspect.md", "## From `inspect eval` to the app")
+
+
+def test_inspect_guide_at_full_size(full_run, tmp_path):
+    profiles = json.loads(shared_file("profiles.json").read_text())
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copyfile(full_run.judged, work / "results.jsonl")  # 10 profiles, labelled
+    with FakeLLM(World()) as server:
+        server.keep_log = False
+        shell = Typed(work, endpoint=server.base_url)
+        said = shell.run_all(COMMANDS)
+    contexts = sum(len(p["contexts"]) for p in profiles)
+    assert server.count == 2 * 5 * contexts  # every generation and every grader call, once
+    [log_file] = sorted((work / "logs").glob("*.eval"))
+    log = read_eval_log(str(log_file))
+    assert log.status == "success" and len(log.samples) == 5 * contexts
+    assert "inspect, 10 profiles" in said[-3]
+    [run] = json.loads(said[-2])["runs"]
+    assert run["n_trials"] == 5 and run["violation"]["n_profiles"] == 10
+    own = {m.name: m.value for m in log.results.scores[0].metrics.values()}
+    assert own == {
+        "violation": run["violation"]["mean"],
+        "completeness": run["completeness"]["mean"],
+    }
+    assert 0 < own["violation"] < 1
+    back = read_eval_log(str(work / "run1.eval"))
+    assert len(back.samples) == 5 * contexts
+    exported = {m.name: m.value for m in back.results.scores[0].metrics.values()}
+    assert exported == own
