@@ -42,10 +42,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                     f" {plural(res.profiles, 'profile')}, {plural(res.messages, 'message')},"
                     f" {plural(res.verdicts, 'verdict')}"
                 )
+            elif res.judges_added:
+                print(
+                    f"run {res.run_id} ({res.name}): {path} adds"
+                    f" {plural(res.judges_added, 'judge')} (its new REVEAL scores),"
+                    f" {plural(res.verdicts, 'verdict')}"
+                )
             else:
                 print(
                     f"run {res.run_id} ({res.name}): {path} was already imported "
-                    "(same content hash); nothing added"
+                    "(same content hash, or an Inspect log of a run with all its scores);"
+                    " nothing added"
                 )
     return 0
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from cimem.ingest.files import readers_for, require_file
 from cimem.ingest.formats import SourceFormat, source_format
+from cimem.ingest.inspect_log import continue_inspect_run
 from cimem.ingest.official import empty_file
 from cimem.ingest.parallel import span_tables
 from cimem.ingest.readers import detect_format, open_reader
@@ -37,6 +38,7 @@ class IngestResult:
     profiles: int = 0
     messages: int = 0
     verdicts: int = 0
+    judges_added: int = 0  # an Inspect log of a run imported before: its new REVEAL scores
 
 
 def file_sha256(path: Path) -> str:
@@ -65,6 +67,17 @@ def ingest_file(
     path = Path(path)
     require_file(path)
     fmt = source_format(fmt) if fmt else detect_format(path)
+    if fmt is SourceFormat.INSPECT:
+        continued = continue_inspect_run(store, path)
+        if continued is not None:
+            return IngestResult(
+                run_id=continued.run_id,
+                name=continued.name,
+                created=False,
+                source_format=fmt,
+                verdicts=continued.verdicts,
+                judges_added=continued.judges,
+            )
     digest: dict[str, str] = {}
     hasher = threading.Thread(target=lambda: digest.setdefault("h", file_sha256(path)), daemon=True)
     hasher.start()
@@ -80,6 +93,8 @@ def ingest_file(
             if fmt is not SourceFormat.OFFICIAL:
                 readers = 1
             _write_records(store, writer, path, records, readers, progress)
+            if meta.after is not None:
+                writer.n_verdicts += meta.after(store, run_id)
             hasher.join()
             existing = store.find_run_by_hash(digest["h"])
             if existing is not None:

@@ -8,11 +8,13 @@ so in the run's provenance. Inspect is imported only here, when a log is read.""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cimem.errors import InputError
 from cimem.ingest.formats import SourceFormat
+from cimem.ingest.inspect_judges import LogJudge, run_of_eval, scorers_of, write_judges
 from cimem.ingest.inspect_samples import (
     SCHEMA,
     SCORER,
@@ -22,6 +24,7 @@ from cimem.ingest.inspect_samples import (
     records_from_samples,
 )
 from cimem.ingest.records import JudgeMeta, ProfileRecord, Progress, RunMeta
+from cimem.store import Store
 from cimem.store.enums import JudgeKind, RunKind
 
 _ENDINGS = {"max_tokens": "length", "model_length": "length"}  # Inspect's words, cimem's
@@ -30,7 +33,51 @@ _ENDINGS = {"max_tokens": "length", "model_length": "length"}  # Inspect's words
 def read_inspect_log(
     path: Path, progress: Progress | None = None, model: str | None = None
 ) -> tuple[RunMeta, Iterator[ProfileRecord]]:
-    """The run a log holds (``model`` is not used: a log holds one model's run)."""
+    """The run a log holds, judged by its first REVEAL score; its further REVEAL scores are
+    written as further judges once the run's rows are (``model`` is not used: a log holds one
+    model's run)."""
+    log = _read(path)
+    names = _scorers_of(log)
+    primary = names[0] if names else None
+    samples = [_sample(s, primary) for s in log.samples or []]
+    if progress:
+        progress(1, 1)
+    meta = _run_meta(path, log, primary, len(samples))
+    more = [_log_judge(log, name) for name in names[1:]]
+    if more:
+        meta.after = lambda store, run_id: write_judges(store, run_id, more, str(path))
+    return meta, iter(records_from_samples(samples))
+
+
+@dataclass(frozen=True)
+class Continued:
+    """A log whose run was imported before: the REVEAL scores it added as judges."""
+
+    run_id: int
+    name: str
+    judges: int
+    verdicts: int
+
+
+def continue_inspect_run(store: Store, path: Path) -> Continued | None:
+    """A log of an eval already imported (a copy rescored with ``inspect score``): its REVEAL
+    scores not yet stored become judges of that run. None when the eval was not imported."""
+    from inspect_ai.log import read_eval_log
+
+    head = read_eval_log(str(path), header_only=True)
+    _check_task(path, head)
+    run_id = run_of_eval(store, head.eval.eval_id)
+    if run_id is None:
+        return None
+    log = _read(path)
+    have = scorers_of(store, run_id)
+    judges = [_log_judge(log, name) for name in _scorers_of(log) if name not in have]
+    with store.transaction():
+        verdicts = write_judges(store, run_id, judges, str(path))
+    return Continued(run_id, str(store.run_config(run_id)["name"]), len(judges), verdicts)
+
+
+def _read(path: Path) -> Any:
     from inspect_ai.log import read_eval_log
 
     try:
@@ -40,12 +87,7 @@ def read_inspect_log(
             str(path), "the archive", "(file)", "an Inspect log (.eval)", got=f"{exc}"[:300]
         ) from None
     _check_task(path, log)
-    scorer = _scorer_of(path, log)
-    samples = [_sample(s, scorer) for s in log.samples or []]
-    if progress:
-        progress(1, 1)
-    meta = _run_meta(path, log, scorer, len(samples))
-    return meta, iter(records_from_samples(samples))
+    return log
 
 
 def _check_task(path: Path, log: Any) -> None:
@@ -61,14 +103,49 @@ def _check_task(path: Path, log: Any) -> None:
         )
 
 
-def _scorer_of(path: Path, log: Any) -> str | None:
-    """The REVEAL score to read: ``reveal``, else the first score of cimem's shape (a log
-    rescored under another name); None when no sample is scored yet."""
+def _scorers_of(log: Any) -> list[str]:
+    """The log's REVEAL scores (those of cimem's shape): ``reveal`` first, then the others in
+    the order the samples hold them (``reveal1``, ... from ``inspect score --action append``)."""
+    names: dict[str, None] = {}
     for s in log.samples or []:
         for name, score in (s.scores or {}).items():
-            if name == SCORER or "revealed" in (score.metadata or {}):
-                return str(name)
-    return None
+            if "revealed" in (score.metadata or {}):
+                names.setdefault(str(name))
+    return sorted(names, key=lambda n: (n != SCORER, list(names).index(n)))
+
+
+def _log_judge(log: Any, name: str) -> LogJudge:
+    return LogJudge(name, _judge_meta(log, name), [_sample(s, name) for s in log.samples or []])
+
+
+def _judge_meta(log: Any, scorer: str) -> JudgeMeta:
+    """The judge of a score, as its scores recorded it (else as the task's settings say)."""
+    said = next(
+        (
+            sc.metadata["judge"]
+            for s in log.samples or []
+            if (sc := (s.scores or {}).get(scorer)) is not None
+            and isinstance((sc.metadata or {}).get("judge"), dict)
+        ),
+        None,
+    )
+    if said is None:
+        settings = (log.eval.metadata or {}).get("settings", {})
+        grader = (log.eval.model_roles or {}).get("grader")
+        llm = settings.get("judge") == "grader"
+        said = {"kind": JudgeKind.LLM if llm else JudgeKind.OFFLINE, "hash": None}
+        said["model"] = grader.model if llm and grader else None
+    kind = JudgeKind(said["kind"])
+    suffix = "" if scorer == SCORER else f" {scorer}"
+    return JudgeMeta(
+        name=f"Inspect REVEAL scorer{suffix}"
+        if kind == JudgeKind.LLM
+        else f"offline judge (Inspect REVEAL scorer{suffix})",
+        kind=kind,
+        model=said.get("model"),
+        prompt_hash=said.get("hash"),
+        config={"scorer": scorer, "eval_id": log.eval.eval_id, "prompt": said.get("prompt")},
+    )
 
 
 def _sample(s: Any, scorer: str | None) -> LoggedSample:
@@ -101,16 +178,9 @@ def _prompt(value: Any) -> str | None:
 def _run_meta(path: Path, log: Any, scorer: str | None, n_samples: int) -> RunMeta:
     e = log.eval
     settings = (e.metadata or {}).get("settings", {})
-    grader = (e.model_roles or {}).get("grader")
-    llm = settings.get("judge") == "grader"
-    judge = JudgeMeta(
-        name="Inspect REVEAL scorer" if llm else "offline judge (Inspect REVEAL scorer)",
-        kind=JudgeKind.LLM if llm else JudgeKind.OFFLINE,
-        model=grader.model if llm and grader else None,
-        config={"scorer": scorer, "judge_prompts": settings.get("judge_prompts")},
-    )
+    judge = _judge_meta(log, scorer) if scorer else None
     told = (e.metadata or {}).get("judge")  # a log cimem exported names its judge
-    if isinstance(told, dict) and told.get("name"):
+    if judge is not None and isinstance(told, dict) and told.get("name"):
         judge = JudgeMeta(
             name=str(told["name"]),
             kind=JudgeKind(told.get("kind") or JudgeKind.IMPORTED),
@@ -125,7 +195,7 @@ def _run_meta(path: Path, log: Any, scorer: str | None, n_samples: int) -> RunMe
         prompt_set=settings.get("prompts") or "builtin",
         level=settings.get("level"),
         memory_format=settings.get("memory_format"),
-        judge=judge if scorer else None,
+        judge=judge,
         config={"inspect": _provenance(log, n_samples)},
     )
 

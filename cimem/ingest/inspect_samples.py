@@ -155,7 +155,7 @@ def _record(samples: list[LoggedSample]) -> ProfileRecord:
     for m, s in enumerate(samples):
         _message(msg, s)
         if s.text is not None and s.judged is not None:
-            _judgment(jud, ver, m, s.judged, index)
+            judgment_rows(jud, ver, m, s.judged, index)
     rec.messages, rec.judgments = msg, jud
     if ver["msg_idx"]:
         rec.verdicts = {
@@ -225,11 +225,11 @@ def _message(msg: dict[str, list], s: LoggedSample) -> None:
         msg[key].append(value)
 
 
-def _judgment(
+def judgment_rows(
     jud: dict[str, list], ver: dict[str, list], m: int, judged: Judged, index: dict[str, int]
 ) -> None:
-    """A judgment per judged message and, for a parsed reply, a verdict per attribute (as
-    :func:`cimem.judges.base.store_outcomes` writes them)."""
+    """Message ``m``'s judgment and, for a parsed reply, a verdict per attribute of ``index``
+    (key -> attribute index or id), as :func:`cimem.judges.base.store_outcomes` writes them."""
     raw = judged.raw
     if judged.unmatched:
         raw = orjson.dumps({"reply": judged.raw, "unmatched_keys": judged.unmatched}).decode()

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cimem.store.enums import JudgeKind, RunKind
+
+if TYPE_CHECKING:
+    from cimem.store import Store
 
 Progress = Callable[[int, int], None]
 """progress(done, total), in the importer's unit (bytes for files)."""
@@ -60,6 +63,9 @@ class RunMeta:
     simulated: bool = False
     judge: JudgeMeta | None = None
     config: dict[str, Any] = field(default_factory=dict)
+    # what the reader writes once the run's rows are, in the import's transaction (an Inspect
+    # log's further judges); returns the verdicts it wrote
+    after: Callable[[Store, int], int] | None = None
 
 
 @dataclass(frozen=True)

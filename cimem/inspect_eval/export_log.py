@@ -54,7 +54,8 @@ def export_inspect(
         official = Path(tmp) / "run.jsonl"
         counts = export_official(store, run_id, official, judge_id=judge_id)
         _, records = open_reader(official, SourceFormat.OFFICIAL, None)
-        samples = [s for i, rec in enumerate(records) for s in _samples(rec, i)]
+        people = _people_by_message(store, run_id)
+        samples = [s for i, rec in enumerate(records) for s in _samples(rec, i, people)]
     cube = cube_from_store(store, run_id, judge_id)
     metrics = compute(cube)
     judge = store.judge_info(cube.info.coverage.judge_id) if cube.info.coverage else None
@@ -103,7 +104,40 @@ def _spec(run: dict[str, Any], run_id: int, n: int, judge: JudgeInfo | None) -> 
     )
 
 
-def _samples(rec: ProfileRecord, i: int) -> list[EvalSample]:
+PEOPLE = "people"  # the score holding people's verdicts on a message
+
+
+def _people_by_message(store: Store, run_id: int) -> dict[tuple[str, int, int], list[dict]]:
+    """People's current verdicts (each reviewer's latest, and adjudications), by (profile,
+    context, trial), each with its reviewer and note."""
+    judge_id = store.find_human_judge(run_id)
+    out: dict[tuple[str, int, int], list[dict]] = {}
+    for v in store.human_verdicts(judge_id) if judge_id is not None else []:
+        out.setdefault((v.profile, v.ctx_idx, v.trial), []).append(
+            {
+                "key": v.key,
+                "revealed": v.revealed,
+                "reviewer": v.reviewer,
+                "note": v.note,
+                "adjudication": v.adjudication,
+            }
+        )
+    return out
+
+
+def _people_score(verdicts: list[dict]) -> Score:
+    """People's verdicts on one message as a score: how many pairs they said revealed."""
+    said = sorted({v["reviewer"] or "-" for v in verdicts})
+    return Score(
+        value=sum(1 for v in verdicts if v["revealed"]),
+        explanation=f"{len(verdicts)} verdicts by {', '.join(said)}",
+        metadata={"people": verdicts},
+    )
+
+
+def _samples(
+    rec: ProfileRecord, i: int, people: dict[tuple[str, int, int], list[dict]]
+) -> list[EvalSample]:
     """One sample per message of the record (its epoch the trial + 1)."""
     msg, ver = rec.messages, rec.verdicts
     judged = {int(m): str(s) for m, s in zip(rec.judgments["msg_idx"], rec.judgments["status"])}
@@ -122,6 +156,8 @@ def _samples(rec: ProfileRecord, i: int) -> list[EvalSample]:
             scores[SCORER] = Score(
                 value=len(j.revealed), metadata=j.as_metadata(trial) | {"text": text}
             )
+        if (rec.name, ctx, trial) in people:
+            scores[PEOPLE] = _people_score(people[(rec.name, ctx, trial)])
         out.append(
             EvalSample(
                 id=f"{i}:{rec.name}/{ctx}",

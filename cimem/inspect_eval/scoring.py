@@ -44,7 +44,7 @@ from cimem.llm.prompts import (
     memory_lines,
     profile_bio,
 )
-from cimem.store.enums import JudgmentStatus
+from cimem.store.enums import JudgeKind, JudgmentStatus
 
 GRADER = "grader"  # the model role an LLM judge is called through
 OFFLINE = "offline"
@@ -130,7 +130,7 @@ def reveal(
         else:
             out = outcome(await _grader_reply(prompt, message, specs), specs)
         judged = Judged(str(out.status), out.revealed, out.raw, out.unmatched)
-        meta = judged.as_metadata(state.epoch - 1) | {"text": message}
+        meta = judged.as_metadata(state.epoch - 1) | {"text": message, "judge": _judge(prompt)}
         return Score(
             value=len(out.revealed),
             answer=None,
@@ -158,6 +158,15 @@ async def _grader_reply(
     if reply.error:
         return ChatResult(None, error=str(reply.error))
     return ChatResult(reply.completion)
+
+
+def _judge(prompt: PromptTemplate | None) -> dict[str, str | None]:
+    """Which judge gave a score (kept with it, so a log rescored by another judge says so)."""
+    if prompt is None:
+        judge = OfflineJudge()
+        return {"kind": str(judge.kind), "model": None, "prompt": None, "hash": judge.prompt_hash()}
+    grader = str(get_model(role=GRADER, required=True))
+    return {"kind": str(JudgeKind.LLM), "model": grader, "prompt": prompt.name, "hash": prompt.hash}
 
 
 def _explain(judged: Judged) -> str:

@@ -63,6 +63,13 @@ class Judges(Database):
         with self.transaction():
             self.con.execute("UPDATE judges SET name = ? WHERE judge_id = ?", [name, judge_id])
 
+    def judge_configs(self, run_id: int) -> dict[int, str | None]:
+        """Each judge of the run's stored configuration (JSON text), by judge id."""
+        rows = self.con.execute(
+            "SELECT judge_id, config FROM judges WHERE run_id = ? ORDER BY judge_id", [run_id]
+        ).fetchall()
+        return {int(j): c for j, c in rows}
+
     def judges(self, run_id: int) -> list[JudgeInfo]:
         return self._rows(
             JudgeInfo,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
+from inspect_ai import score as inspect_score
 from inspect_ai.dataset import Sample
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
@@ -20,10 +21,13 @@ from cimem.analysis.cube import cube_from_store
 from cimem.analysis.metrics import compute
 from cimem.errors import InputError
 from cimem.generate.runner import RunSettings
-from cimem.ingest import ingest_file
+from cimem.ingest import ingest_file, ingest_or_find
 from cimem.inspect_eval.export_log import export_inspect
+from cimem.inspect_eval.scoring import reveal
 from cimem.inspect_eval.task import cimemories
+from cimem.judges.base import OfflineJudge, rejudge
 from cimem.store import Store
+from cimem.store.rows import HumanVerdict
 
 from fixtures import runner_profiles, write_jsonl
 
@@ -45,10 +49,14 @@ def profiles(tmp_path):
 def run_inspect(profiles, server: FakeLLM, log_dir, monkeypatch, **task_args):
     monkeypatch.setenv("SCRIPTED_BASE_URL", server.base_url)
     monkeypatch.setenv("SCRIPTED_API_KEY", "test-key")
+
+    def model(name: str):  # not memoized: Inspect would keep an earlier test's server
+        return get_model(f"openai-api/scripted/{name}", memoize=False)
+
     [log] = inspect_eval(
         cimemories(profiles=str(profiles), n=TRIALS, judge="grader", **task_args),
-        model="openai-api/scripted/gen-m",
-        model_roles={"grader": "openai-api/scripted/judge-m"},
+        model=model("gen-m"),
+        model_roles={"grader": model("judge-m")},
         log_dir=str(log_dir),
         display="none",
     )
@@ -125,11 +133,36 @@ def test_inspect_log_reads_into_the_numbers_of_cimem_run(store, profiles, tmp_pa
 def test_exported_run_reads_back_in_inspect_and_into_the_same_numbers(store, profiles, tmp_path):
     with FakeLLM(same_replies) as server:
         run_id = cimem_run(store, profiles, server)
+    first = store.con.execute(
+        "SELECT m.message_id, a.attr_id, a.key, p.name, m.ctx_idx, m.trial FROM messages m"
+        " JOIN attributes a USING (run_id, profile_id) JOIN profiles p USING (run_id, profile_id)"
+        " WHERE m.run_id = ? ORDER BY m.message_id, a.attr_id LIMIT 1",
+        [run_id],
+    ).fetchone()
+    people = store.get_or_create_human_judge(run_id)
+    store.add_human_verdicts(
+        people,
+        [
+            HumanVerdict(first[0], first[1], True, "ana", "says it outright"),
+            HumanVerdict(first[0], first[1], False, "ben", None),
+        ],
+    )
     out = tmp_path / "run.eval"
     counts = export_inspect(store, run_id, out)
     log = read_eval_log(str(out))
     assert counts["samples"] == len(log.samples) == 3 * 4 * TRIALS
     assert {s.epoch for s in log.samples} == {1, 2, 3}
+    [reviewed] = [s for s in log.samples if "people" in s.scores]
+    assert (reviewed.metadata["profile"], reviewed.metadata["context"], reviewed.epoch - 1) == (
+        first[3],
+        first[4],
+        first[5],
+    )
+    said = reviewed.scores["people"].metadata["people"]
+    assert sorted((v["reviewer"], v["key"], v["revealed"]) for v in said) == [
+        ("ana", first[2], True),
+        ("ben", first[2], False),
+    ]
     back = ingest_file(store, out).run_id
     assert numbers(store, back) == numbers(store, run_id)
     assert verdicts(store, back) == verdicts(store, run_id)
@@ -208,3 +241,46 @@ def test_inspect_finds_the_task_by_its_registered_name():
 
     [ep] = [e for e in entry_points(group="inspect_ai") if e.name == "cimem"]
     assert ep.load().cimemories is cimemories
+
+
+def judge_verdicts(store: Store, judge_id: int) -> list[tuple]:
+    return store.con.execute(
+        "SELECT p.name, m.ctx_idx, m.trial, a.key, v.revealed, v.evidence FROM verdicts v"
+        " JOIN messages m USING (message_id) JOIN attributes a USING (attr_id)"
+        " JOIN profiles p ON p.run_id = m.run_id AND p.profile_id = m.profile_id"
+        " WHERE v.judge_id = ? ORDER BY 1, 2, 3, 4",
+        [judge_id],
+    ).fetchall()
+
+
+def test_a_log_rescored_by_another_judge_adds_a_judge_to_its_run(
+    store, profiles, tmp_path, monkeypatch
+):
+    """`inspect score --action append` with the offline judge: the rescored copy adds one
+    judge to the run already imported (no second run), whose verdicts are cimem's offline
+    judge's on the same messages; a log holding both scores imports with both judges."""
+    with FakeLLM(same_replies) as server:
+        log = run_inspect(profiles, server, tmp_path / "logs", monkeypatch)
+    run_id = ingest_file(store, log.location).run_id
+    rescored = inspect_score(
+        read_eval_log(log.location), reveal(judge="offline"), action="append", display="none"
+    )
+    copy = tmp_path / "rescored.eval"
+    write_eval_log(rescored, str(copy))
+    again = ingest_or_find(store, copy)
+    assert (again.run_id, again.created, again.judges_added) == (run_id, False, 1)
+    assert len(store.list_runs()) == 1
+    grader, offline = store.judges(run_id)
+    assert (grader.kind, grader.model) == ("llm", "openai-api/scripted/judge-m")
+    assert offline.kind == "offline"
+    ours = rejudge(store, run_id, OfflineJudge()).judge_id
+    assert judge_verdicts(store, offline.judge_id) == judge_verdicts(store, ours)
+    assert judge_verdicts(store, offline.judge_id) != judge_verdicts(store, grader.judge_id)
+    assert ingest_or_find(store, copy).judges_added == 0  # nothing new the second time
+
+    with Store.open(tmp_path / "fresh.duckdb") as fresh:
+        both = ingest_file(fresh, copy).run_id
+        assert [j.kind for j in fresh.judges(both)] == ["llm", "offline"]
+        assert judge_verdicts(fresh, fresh.judges(both)[1].judge_id) == judge_verdicts(
+            store, offline.judge_id
+        )

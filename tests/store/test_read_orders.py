@@ -49,6 +49,7 @@ NOT_ORDERED_READS = {
     "get_or_create_audit_judge",
     "get_or_create_human_judge",
     "has_composition",
+    "judge_configs",  # a dict keyed by judge id
     "judge_info",
     "max_trial",
     "message_detail",

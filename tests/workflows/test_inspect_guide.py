@@ -16,6 +16,7 @@ from typed import Typed, block
 from conftest import shared_file
 
 COMMANDS = block("docs/inspect.md", "## From `inspect eval` to the app")
+RESCORED = block("docs/inspect.md", "## Another judge, with `inspect score`")
 
 
 def test_inspect_guide_at_full_size(full_run, tmp_path):
@@ -27,6 +28,7 @@ def test_inspect_guide_at_full_size(full_run, tmp_path):
         server.keep_log = False
         shell = Typed(work, endpoint=server.base_url)
         said = shell.run_all(COMMANDS)
+        rescored = shell.run_all(RESCORED)
     contexts = sum(len(p["contexts"]) for p in profiles)
     assert server.count == 2 * 5 * contexts  # every generation and every grader call, once
     [log_file] = sorted((work / "logs").glob("*.eval"))
@@ -45,3 +47,9 @@ def test_inspect_guide_at_full_size(full_run, tmp_path):
     assert len(back.samples) == 5 * contexts
     exported = {m.name: m.value for m in back.results.scores[0].metrics.values()}
     assert exported == own
+    assert "adds 1 judge" in rescored[1]
+    agreement = json.loads(rescored[2])
+    assert (agreement["judge_a"], agreement["judge_b"]) == (1, 2)
+    pairs = agreement["overall"]["n"]
+    assert pairs > 10 * 5 * contexts  # the pairs of every message (tens of attributes each)
+    assert 0 < agreement["overall"]["agreement"] < 1  # the LLM and the offline judge differ
