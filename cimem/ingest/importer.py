@@ -67,17 +67,9 @@ def ingest_file(
     path = Path(path)
     require_file(path)
     fmt = source_format(fmt) if fmt else detect_format(path)
-    if fmt is SourceFormat.INSPECT:
-        continued = continue_inspect_run(store, path)
-        if continued is not None:
-            return IngestResult(
-                run_id=continued.run_id,
-                name=continued.name,
-                created=False,
-                source_format=fmt,
-                verdicts=continued.verdicts,
-                judges_added=continued.judges,
-            )
+    continued = _continued(store, path) if fmt is SourceFormat.INSPECT else None
+    if continued is not None:
+        return continued
     digest: dict[str, str] = {}
     hasher = threading.Thread(target=lambda: digest.setdefault("h", file_sha256(path)), daemon=True)
     hasher.start()
@@ -111,6 +103,21 @@ def ingest_file(
         profiles=writer.n_profiles,
         messages=writer.n_messages,
         verdicts=writer.n_verdicts,
+    )
+
+
+def _continued(store: Store, path: Path) -> IngestResult | None:
+    """An Inspect log of a run imported before: its new REVEAL scores added as judges."""
+    found = continue_inspect_run(store, path)
+    if found is None:
+        return None
+    return IngestResult(
+        run_id=found.run_id,
+        name=found.name,
+        created=False,
+        source_format=SourceFormat.INSPECT,
+        verdicts=found.verdicts,
+        judges_added=found.judges,
     )
 
 

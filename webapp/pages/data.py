@@ -29,10 +29,11 @@ if note := st.session_state.pop("import_note", None):
 st.header("Import")
 st.markdown(
     "Official run output (`results.jsonl`, also gzipped), the benchmark's "
-    "`profiles.json`, Hugging Face rows (Parquet, CSV, JSON lines) or a PersistBench CIM "
-    "file. The format is detected; a file already imported is recognised by its content."
+    "`profiles.json`, Hugging Face rows (Parquet, CSV, JSON lines), a PersistBench CIM "
+    "file or an Inspect log of the cimemories task (`.eval`). The format is detected; a file "
+    "already imported is recognised by its content."
 )
-upload = st.file_uploader("Upload a file", type=["jsonl", "json", "gz", "parquet", "csv"])
+upload = st.file_uploader("Upload a file", type=["jsonl", "json", "gz", "parquet", "csv", "eval"])
 server_path = st.text_input(
     "...or a file in the data folder on the server",
     "",
