@@ -10,6 +10,7 @@ official format leaves them out (the command says how many).
 
 from __future__ import annotations
 
+import os
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,6 +50,8 @@ def export_inspect(
     out = Path(out)
     if out.suffix != ".eval":
         raise CimemError(f"{out}: an Inspect log is written as a .eval file")
+    if not out.parent.is_dir():
+        raise CimemError(f"{out}: no such folder {out.parent}")
     run = store.run_config(run_id)
     with tempfile.TemporaryDirectory() as tmp:
         official = Path(tmp) / "run.jsonl"
@@ -80,8 +83,20 @@ def export_inspect(
             ],
         ),
     )
-    write_eval_log(log, str(out))
+    _write_atomically(log, out)
     return {"samples": len(samples), "skipped_failed": counts["skipped_failed"]}
+
+
+def _write_atomically(log: EvalLog, out: Path) -> None:
+    """The log at ``out`` whole or not at all: written beside it, then moved into place."""
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.stem}.", suffix=".eval")
+    os.close(fd)
+    try:
+        write_eval_log(log, tmp)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _spec(run: dict[str, Any], run_id: int, n: int, judge: JudgeInfo | None) -> EvalSpec:

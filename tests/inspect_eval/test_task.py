@@ -19,7 +19,7 @@ from llm_world import generation_reply, is_judge, judge_reply
 import cimem.generate.runner as runner
 from cimem.analysis.cube import cube_from_store
 from cimem.analysis.metrics import compute
-from cimem.errors import InputError
+from cimem.errors import CimemError, InputError
 from cimem.generate.runner import RunSettings
 from cimem.ingest import ingest_file, ingest_or_find
 from cimem.inspect_eval.export_log import export_inspect
@@ -284,3 +284,13 @@ def test_a_log_rescored_by_another_judge_adds_a_judge_to_its_run(
         assert judge_verdicts(fresh, fresh.judges(both)[1].judge_id) == judge_verdicts(
             store, offline.judge_id
         )
+
+
+def test_export_refuses_a_bad_name_and_leaves_nothing_half_written(store, profiles, tmp_path):
+    run_id = ingest_file(store, profiles).run_id
+    with pytest.raises(CimemError, match=r"\.eval file"):
+        export_inspect(store, run_id, tmp_path / "run.json")
+    with pytest.raises(CimemError, match="no such folder"):
+        export_inspect(store, run_id, tmp_path / "nowhere" / "run.eval")
+    export_inspect(store, run_id, tmp_path / "run.eval")
+    assert sorted(p.name for p in tmp_path.iterdir() if "run" in p.name) == ["run.eval"]
