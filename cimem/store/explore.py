@@ -25,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 
 from cimem.errors import CimemError
+from cimem.store.location import sql_text
 
 ATTACHED = "cimem_store"
 MAX_ROWS = 10_000
@@ -269,7 +270,7 @@ class Sandbox:
     def __init__(self, path: str, extra: Mapping[str, pd.DataFrame] | None = None) -> None:
         self.con = duckdb.connect(":memory:", config={"threads": 1})
         try:
-            self.con.execute(f"ATTACH ? AS {ATTACHED} (READ_ONLY)", [str(path)])
+            self.con.execute(f"ATTACH {sql_text(str(path))} AS {ATTACHED} (READ_ONLY)")
             for v in VIEWS:
                 self._create(v)
             for name, frame in (extra or {}).items():

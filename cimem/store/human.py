@@ -32,7 +32,7 @@ _ADJUDICATION = {True: "coalesce(h.adjudication, FALSE)", False: "FALSE"}
 _PAIRS_SQL = """
     SELECT h.message_id, h.attr_id, h.revealed, coalesce(h.reviewer, ''), {adj}, h.note
     FROM human_verdicts h
-    JOIN (SELECT unnest(?) AS message_id, unnest(?) AS attr_id) t
+    JOIN (SELECT unnest(?::BIGINT[]) AS message_id, unnest(?::INTEGER[]) AS attr_id) t
       ON t.message_id = h.message_id AND t.attr_id = h.attr_id
     WHERE h.judge_id = ? ORDER BY h.seq"""
 _SETTLED_SQL = (
@@ -68,7 +68,7 @@ def settled(verdicts: list[tuple[bool, str, bool]]) -> bool | None:
 
 # a judgment 'ok' for every message a person decided on, unless the judge has one already
 _JUDGED_SQL = """
-    INSERT INTO judgments SELECT DISTINCT ?, m, 'ok', NULL FROM unnest(?) t(m)
+    INSERT INTO judgments SELECT DISTINCT ?, m, 'ok', NULL FROM unnest(?::BIGINT[]) t(m)
     WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.judge_id = ? AND j.message_id = t.m)"""
 
 
@@ -140,7 +140,8 @@ class HumanVerdicts(Judges):
             found.setdefault((m, a), []).append((revealed, reviewer, adjudication))
             notes[(m, a, revealed)] = note
         self.con.execute(
-            "DELETE FROM verdicts v USING (SELECT unnest(?) AS m, unnest(?) AS a) t"
+            "DELETE FROM verdicts v"
+            " USING (SELECT unnest(?::BIGINT[]) AS m, unnest(?::INTEGER[]) AS a) t"
             " WHERE v.judge_id = ? AND v.message_id = t.m AND v.attr_id = t.a",
             [mids, attrs, judge_id],
         )

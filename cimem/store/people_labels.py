@@ -34,8 +34,9 @@ _OF_RUN_SQL = f"""
     ORDER BY p.profile_id, c.ctx_idx, a.attr_id, cur.who"""
 # the positions of entries that name no (person, task, attribute) of any stored run
 _UNMATCHED_SQL = """
-    SELECT t.i FROM (SELECT unnest(?) AS i, unnest(?) AS profile, unnest(?) AS recipient,
-                            unnest(?) AS task, unnest(?) AS attr_key) t
+    SELECT t.i FROM (SELECT unnest(?::INTEGER[]) AS i, unnest(?::VARCHAR[]) AS profile,
+                            unnest(?::VARCHAR[]) AS recipient, unnest(?::VARCHAR[]) AS task,
+                            unnest(?::VARCHAR[]) AS attr_key) t
     WHERE NOT EXISTS (
         SELECT 1 FROM profiles p
         JOIN contexts c ON c.run_id = p.run_id AND c.profile_id = p.profile_id
