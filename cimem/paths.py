@@ -9,6 +9,7 @@ only what was typed and why: never the resolved server path, never the file's co
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import tempfile
@@ -29,12 +30,27 @@ def default_db_path() -> str:
     return os.environ.get(DEFAULT_DB_ENV) or DEFAULT_DB_PATH
 
 
+def lake_journal_base(location: str) -> str:
+    """Where this machine keeps a lake's side files (its call journals): a folder of the user's
+    cache (``$XDG_CACHE_HOME/cimem`` or ``~/.cache/cimem``), one name per lake.
+
+    >>> lake_journal_base("ducklake:postgres:dbname=a").endswith(".lake")
+    True
+    """
+    digest = hashlib.sha256(location.strip().encode()).hexdigest()[:16]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cimem"
+    cache.mkdir(parents=True, exist_ok=True)
+    return str(cache / f"{digest}.lake")
+
+
 def data_dir() -> Path:
     """The folder visitors' paths are confined to: ``$CIMEM_DATA_DIR``, else the folder of
     ``$CIMEM_DB``, else the working folder (resolved)."""
     if os.environ.get(DATA_DIR_ENV):
         return Path(os.environ[DATA_DIR_ENV]).expanduser().resolve()
-    if os.environ.get(DEFAULT_DB_ENV):
+    if os.environ.get(DEFAULT_DB_ENV) and not os.environ[DEFAULT_DB_ENV].strip().startswith(
+        "ducklake:"
+    ):
         return Path(os.environ[DEFAULT_DB_ENV]).expanduser().resolve().parent
     return Path.cwd().resolve()
 

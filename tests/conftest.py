@@ -49,6 +49,24 @@ def call_starts(monkeypatch) -> list[float]:
     return starts
 
 
+@pytest.fixture(scope="session")
+def lake_server():
+    """PostgreSQL on loopback for the session, started by ``bash scripts/lake start`` (skips
+    where PostgreSQL is not installed); ``lake_server.new_lake()`` gives a fresh lake."""
+    from app_server import free_port
+    from lakes import remove, start_server
+
+    server = start_server(free_port())
+    yield server
+    remove(server)
+
+
+@pytest.fixture
+def lake(lake_server) -> str:
+    """A fresh, empty lake's location (``ducklake:postgres:...``)."""
+    return lake_server.new_lake()
+
+
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory):
     """The demo bundle in a database, once per test module."""

@@ -122,10 +122,14 @@ class Typed:
 
     def _export(self, command: str) -> None:
         """``export NAME=...`` sets a variable for the commands after it (a placeholder value
-        becomes a test key); ``source .venv/bin/activate`` is what the PATH already does."""
+        becomes a test key, ``"$(command)"`` what the command prints); ``source
+        .venv/bin/activate`` is what the PATH already does."""
         if command.startswith("export "):
             name, _, value = command.removeprefix("export ").partition("=")
             value = value.split(" #")[0].strip()
+            found = re.fullmatch(r'"\$\((.*)\)"', value)
+            if found:  # export NAME="$(command)": what the command prints
+                value = self.run(found.group(1)).strip()
             self.env[name] = "sk-test-not-a-real-key" if value == "..." else value
 
     def run_all(self, commands: list[str]) -> list[str]:

@@ -37,7 +37,9 @@ from cimem.demo.simulate import build_demo_database
 from cimem.errors import CimemError
 from cimem.store import DatabaseRefused, Store
 from cimem.store.explore import Sandbox
-from cimem.store.sharing import SharedDatabase
+from cimem.store.file_checks import written_by_newer_duckdb
+from cimem.store.location import is_lake, lake_name
+from cimem.store.sharing import SharedDatabase, SharedLake, share
 from webapp.render import escape_md
 
 DEMO_DB = Path(__file__).resolve().parents[1] / "local" / "demo.duckdb"
@@ -58,13 +60,16 @@ def shared(path: str) -> SharedDatabase:
     with _shares_lock:
         found = _shares.get(path)
         if found is None:
-            found = _shares[path] = SharedDatabase(path, create=path == default_database())
+            found = _shares[path] = share(path, create=path == default_database())
         return found
 
 
 def file_version(path: str) -> float:
-    """Changes whenever the database file changes (its own or its write-ahead log's mtime): the
-    key of every cached read of it."""
+    """Changes whenever the database changes (a file's or its write-ahead log's mtime, a lake's
+    snapshot): the key of every cached read of it."""
+    found = shared(path)
+    if isinstance(found, SharedLake):
+        return float(found.snapshot())
     p = Path(path)
     wal = p.with_name(p.name + ".wal")
     return max((f.stat().st_mtime for f in (p, wal) if f.exists()), default=0.0)
@@ -123,7 +128,10 @@ def reading_at(path: str) -> Iterator[Store]:
 
 
 def shown_name(path: str) -> str:
-    """A server path as a visitor may see it: relative to the data folder, else its name."""
+    """A server path as a visitor may see it: relative to the data folder, else its name (a
+    lake: its database's name only, never its host, user or password)."""
+    if is_lake(path):
+        return lake_name(path)
     p = Path(path).resolve()
     root = paths.data_dir()
     return p.relative_to(root).as_posix() if p.is_relative_to(root) else p.name
@@ -169,14 +177,15 @@ def version() -> float:
 
 
 def ensure_demo_database() -> None:
-    """Build the demo database from data/demo the first time (a few seconds)."""
-    if db_path() == str(DEMO_DB) and not DEMO_DB.exists():
+    """Build the demo database from data/demo the first time (a few seconds), and again when
+    the one there was written by a newer DuckDB (an older cimem's)."""
+    if db_path() == str(DEMO_DB) and (not DEMO_DB.exists() or written_by_newer_duckdb(DEMO_DB)):
         with st.spinner("First run: building the demo database from data/demo (simulated data)..."):
             DEMO_DB.parent.mkdir(parents=True, exist_ok=True)
             tmp = DEMO_DB.with_suffix(".building")
             tmp.unlink(missing_ok=True)
             build_demo_database(tmp)
-            tmp.rename(DEMO_DB)
+            tmp.replace(DEMO_DB)
 
 
 @contextmanager

@@ -18,6 +18,7 @@ from tqdm import tqdm
 from cimem.errors import CimemError
 from cimem.paths import DB_WAIT_ENV, DEFAULT_DB_ENV, default_db_path
 from cimem.store import Store, default_wait
+from cimem.store.location import is_lake
 
 EXIT_USER_ERROR = 2
 
@@ -27,7 +28,10 @@ def add_db(
 ) -> None:
     """The one declaration of --db."""
     p.add_argument(
-        "--db", default=None, help=f"database file (default: ${DEFAULT_DB_ENV} or ./cimem.duckdb)"
+        "--db",
+        default=None,
+        help=f"database file, or a lake ducklake:postgres:... (docs/scaling.md; default:"
+        f" ${DEFAULT_DB_ENV} or ./cimem.duckdb)",
     )
 
 
@@ -36,7 +40,7 @@ def open_store(args: argparse.Namespace, read_only: bool = False) -> Store:
     it (the app reading, a run storing a part, an import), wait for it as $CIMEM_DB_WAIT says,
     saying so once on stderr."""
     path = args.db or default_db_path()
-    if read_only and not os.path.exists(path):
+    if read_only and not is_lake(path) and not os.path.exists(path):
         raise CimemError(
             f"{path}: no such database (make one with `python -m cimem ingest FILE --db {path}`)"
         )

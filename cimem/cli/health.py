@@ -99,9 +99,9 @@ def _run_of(store: Store, ref: str | None) -> int:
     ids = [r.run_id for r in store.list_runs() if r.messages > 0]
     if len(ids) != 1:
         raise CimemError(
-            f"{store.path} has {len(ids)} runs with messages; choose one with --run"
+            f"{store.shown_path} has {len(ids)} runs with messages; choose one with --run"
             if ids
-            else f"{store.path} has no run with messages; import one with `python -m cimem ingest`"
+            else f"{store.shown_path} has no run with messages; import one with `python -m cimem ingest`"
         )
     return ids[0]
 

@@ -82,7 +82,7 @@ def _sensitivity_inputs(args: argparse.Namespace) -> tuple[list[RunLabels], list
             else [r.run_id for r in store.list_runs() if r.messages > 0]
         )
         if not ids:
-            raise CimemError(f"{store.path} has no run with messages to compare")
+            raise CimemError(f"{store.shown_path} has no run with messages to compare")
         runs = [
             RunLabels(
                 cube_from_store(store, i), store.persona_fractions(i), store.people_labels_of(i)

@@ -20,6 +20,7 @@ from cimem.cli.common import EXIT_USER_ERROR
 from cimem.cli.data import add_data_commands
 from cimem.cli.judging import add_judge_command
 from cimem.cli.labels import add_labels_commands
+from cimem.cli.lake import add_lake_commands
 from cimem.cli.report import add_report_command
 from cimem.cli.run import add_run_commands
 from cimem.errors import CimemError
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_judge_command(sub)
     add_run_commands(sub)
     add_report_command(sub)
+    add_lake_commands(sub)
     return parser
 
 

@@ -88,12 +88,12 @@ def load_cubes(args: argparse.Namespace, many: bool) -> list[LeakCube]:
             ids = [r.run_id for r in store.list_runs() if r.messages > 0]
             if not ids:
                 raise CimemError(
-                    f"{store.path} has no run with messages; import one with"
+                    f"{store.shown_path} has no run with messages; import one with"
                     " `python -m cimem ingest`"
                 )
             if not many and len(ids) > 1:
                 raise CimemError(
-                    f"{store.path} has {len(ids)} runs with messages; choose one with --run"
+                    f"{store.shown_path} has {len(ids)} runs with messages; choose one with --run"
                 )
         judge = getattr(args, "judge", None)
         if judge is not None and len(ids) > 1:

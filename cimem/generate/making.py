@@ -133,7 +133,8 @@ def judge_and_store(
         for i in ok
     ]
     outcomes = ctx.judge.judge_many(items, tally.judge_progress) if items else []
-    with store.transaction():
+
+    def store_part() -> None:
         ids = store.add_messages(ctx.run_id, new)
         rows = [
             MessageToJudge(
@@ -150,11 +151,13 @@ def judge_and_store(
             store_outcomes(
                 store, judge_id_of(store, ctx.run_id, ctx.judge), rows, ctx.specs, outcomes
             )
-        tally.judged += len(items)
         store.record_progress(
             ctx.run_id,
             done=tally.done_before + tally.generation.done,
             failed=tally.generation.failed,
             cost=tally.spent,
         )
+
+    store.write(store_part, f"run {ctx.run_id}: storing {len(new)} messages and their verdicts")
+    tally.judged += len(items)
     return outcomes

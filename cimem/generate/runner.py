@@ -449,6 +449,10 @@ def _judge_missing(
     specs = attribute_specs(store, run_id)
     items = [(m.text, [sp for _, sp in specs.get(m.profile_id, [])], m.profile) for m in todo]
     outcomes = judge.judge_many(items, progress)
-    with store.transaction():
-        store_outcomes(store, making.judge_id_of(store, run_id, judge), todo, specs, outcomes)
+    store.write(
+        lambda: store_outcomes(
+            store, making.judge_id_of(store, run_id, judge), todo, specs, outcomes
+        ),
+        f"run {run_id}: storing {len(todo)} messages' verdicts",
+    )
     return outcomes

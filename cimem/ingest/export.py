@@ -49,7 +49,7 @@ def _check_judge_of(store: Store, judge_id: int, run_id: int) -> None:
     try:
         info = store.judge_info(judge_id)
     except LookupError:
-        raise CimemError(f"no judge {judge_id} in {store.path}") from None
+        raise CimemError(f"no judge {judge_id} in {store.shown_path}") from None
     if info.run_id != run_id:
         raise CimemError(
             f"judge {judge_id} belongs to run {info.run_id}, not run {run_id}"

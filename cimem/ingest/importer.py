@@ -24,7 +24,8 @@ from cimem.ingest.readers import detect_format, open_reader
 from cimem.ingest.records import ProfileRecord, Progress, Told
 from cimem.ingest.writer import RunWriter
 from cimem.store import Store
-from cimem.store.connection import BulkAppender
+from cimem.store.appender import BulkAppender
+from cimem.store.lake import retry_conflicts
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,41 @@ def ingest_file(
     """Import one file as a new run; all or nothing. Returns the run (new or already present).
     An official file of 64 MB or more is read by one process per core (``readers``). ``source``:
     the file's name as the run records it, when ``path`` is a copy (an upload's own name).
-    ``told``: what made the run, as the person importing it says (the file may not)."""
+    ``told``: what made the run, as the person importing it says (the file may not). On a lake,
+    an import that met another writer's change when it committed is made again (bounded)."""
+    kwargs: dict[str, Any] = {
+        "name": name,
+        "model": model,
+        "fmt": fmt,
+        "progress": progress,
+        "simulated": simulated,
+        "level": level,
+        "readers": readers,
+        "source": source,
+        "told": told,
+    }
+    if not store.lake:
+        return _ingest_once(store, path, **kwargs)
+    return retry_conflicts(
+        lambda: _ingest_once(store, path, **kwargs), f"{path}: importing into {store.shown_path}"
+    )
+
+
+def _ingest_once(
+    store: Store,
+    path: str | Path,
+    *,
+    name: str | None,
+    model: str | None,
+    fmt: SourceFormat | str | None,
+    progress: Progress | None,
+    simulated: bool | None,
+    level: int | None,
+    readers: int | None,
+    source: str | None,
+    told: Told | None,
+) -> IngestResult:
+    """One try of :func:`ingest_file`."""
     path = Path(path)
     require_file(path)
     fmt = source_format(fmt) if fmt else detect_format(path)
@@ -147,7 +182,7 @@ def _write_in_parallel(
     appended in file order with their ids moved past the spans before them."""
     total = path.stat().st_size
     for part in span_tables(path, writer.run_id, writer.judge_id, readers):
-        appender.put(part.tables, shift=writer.offsets())
+        appender.put(part.tables, shift=writer.offsets(part.counts.messages))
         writer.absorb(part.counts)
         if progress:
             progress(part.end, total)

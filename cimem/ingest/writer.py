@@ -32,7 +32,7 @@ class RunWriter:
     def __init__(self, store: Store | None):
         self.store = store
         self.n_profiles = self.n_messages = self.n_verdicts = 0
-        self.next_attr = 0
+        self.next_attr = self.next_message = 0
         self.max_trials = 0
         self.has_messages = self.has_labels = False
 
@@ -55,13 +55,21 @@ class RunWriter:
             self.has_labels,
         )
 
-    def offsets(self) -> dict[str, int]:
-        """Where a span written by a detached writer goes: its ids move past what is written."""
+    def offsets(self, messages: int) -> dict[str, int]:
+        """Where a span written by a detached writer goes (with ``messages`` messages): its ids
+        move past what is written."""
         return {
             "profile_id": self.n_profiles,
             "attr_id": self.next_attr,
-            "message_id": self.next_message,
+            "message_id": self._message_block(messages),
         }
+
+    def _message_block(self, count: int) -> int:
+        """The first id of the next ``count`` messages: numbered on from the run's start on a
+        file; a block reserved on a lake (other writers add messages meanwhile)."""
+        if self.store is not None and self.store.lake and count:
+            self.next_message = self.store.reserve_ids("message", count)
+        return self.next_message
 
     def absorb(self, counts: WriterCounts) -> None:
         """Count a span written by a detached writer as written here."""
@@ -101,12 +109,13 @@ class RunWriter:
                 prompt_hash=j.prompt_hash,
                 config=orjson.dumps(j.config).decode(),
             )
-        self.next_message = self.store.next_message_id()
+        if not self.store.lake:
+            self.next_message = self.store.next_message_id()
         return self.run_id
 
     def tables(self, rec: ProfileRecord) -> list[tuple[str, pa.Table]]:
         """The Arrow tables of one profile record, with database ids; counts what it wrote."""
-        a0, m0 = self.next_attr, self.next_message
+        a0, m0 = self.next_attr, self._message_block(rec.n_messages)
         built = (
             ("profiles", self._profile_table(rec)),
             ("attributes", self._attribute_table(rec, a0)),

@@ -157,9 +157,12 @@ def rejudge(
             "values_from": values_from,
         }
     }
-    with store.transaction():
+
+    def store_judge() -> tuple[int, int]:
         judge_id = _judge_to_write(store, run_id, judge, rows, cfg, audit)
-        n_verdicts = store_outcomes(store, judge_id, rows, specs, outcomes)
+        return judge_id, store_outcomes(store, judge_id, rows, specs, outcomes)
+
+    judge_id, n_verdicts = store.write(store_judge, f"run {run_id}: storing the judge's verdicts")
     return _rejudge_result(judge_id, len(rows), n_verdicts, outcomes, start)
 
 

@@ -170,7 +170,7 @@ def build_report(
         origins=[_origin(c, store) for c in cubes],
         curves=[_curve(c, opts) for c in cubes],
         details=[_detail(c, m, opts, store) for c, m in zip(cubes, ov.metrics)],
-        database=Path(str(store.path)).name if store is not None else "-",
+        database=store.display_name if store is not None else "-",
     )
 
 

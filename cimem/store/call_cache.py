@@ -33,6 +33,13 @@ from cimem.store.schema import LLM_CACHE_SCHEMA
 from cimem.store.waiting import process_running
 
 BATCH = 256
+# A file replaces a key by its key; a lake has no keys, so it adds only the calls it lacks (two
+# writers adding one call at once keep both rows: the same completion, read once).
+_PUT_SQL = {
+    False: "INSERT OR REPLACE INTO llm_cache ({names}) SELECT {names} FROM _cache_rows",
+    True: "INSERT INTO llm_cache ({names}) SELECT {names} FROM _cache_rows c"
+    " WHERE NOT EXISTS (SELECT 1 FROM llm_cache l WHERE l.key = c.key)",
+}
 
 
 class CacheTable(Protocol):
@@ -40,6 +47,9 @@ class CacheTable(Protocol):
     (:class:`CallCacheTable`'s; tests give a stand-in)."""
 
     path: str
+
+    @property
+    def local_path(self) -> str: ...
 
     @property
     def is_released(self) -> bool: ...
@@ -70,7 +80,8 @@ class CallCacheTable(Database):
             return {}
         rows = self.con.execute(
             "SELECT key, response, reasoning, prompt_tokens, completion_tokens, finish_reason"
-            " FROM llm_cache WHERE list_contains(?, key)",
+            " FROM llm_cache WHERE list_contains(?, key)"
+            " ORDER BY key, created_at DESC",  # a lake's key twice: the first stored is kept
             [keys],
         ).fetchall()
         return {
@@ -91,20 +102,23 @@ class CallCacheTable(Database):
         data = pa.table(
             {f.name: pa.array([getattr(r, f.name) for r in rows], f.type) for f in LLM_CACHE_SCHEMA}
         )
-        with self.transaction():
+        names = ", ".join(LLM_CACHE_SCHEMA.names)
+
+        def put() -> None:
             self.con.register("_cache_rows", data)
             try:
-                self.con.execute(
-                    f"INSERT OR REPLACE INTO llm_cache ({', '.join(LLM_CACHE_SCHEMA.names)})"
-                    f" SELECT {', '.join(LLM_CACHE_SCHEMA.names)} FROM _cache_rows"
-                )
+                self.con.execute(_PUT_SQL[self.lake].format(names=names))
             finally:
                 self.con.unregister("_cache_rows")
+
+        self.write(put, f"{self.shown_path}: storing {len(rows)} completed calls")
 
 
 def journal_path(store: CacheTable) -> Path | None:
     """This process's journal of the database's calls (None in memory)."""
-    return None if store.path == ":memory:" else Path(f"{store.path}.calls.{os.getpid()}")
+    if store.path == ":memory:":
+        return None
+    return Path(f"{store.local_path}.calls.{os.getpid()}")
 
 
 def stopped_journals(store: CacheTable, own: bool = True) -> list[Path]:
@@ -112,7 +126,7 @@ def stopped_journals(store: CacheTable, own: bool = True) -> list[Path]:
     processes that are no longer running."""
     if store.path == ":memory:":
         return []
-    base = Path(store.path + ".calls")
+    base = Path(store.local_path + ".calls")
     found = [base] if base.exists() else []
     for path in sorted(base.parent.glob(glob.escape(base.name) + ".*")):
         pid = path.name[len(base.name) + 1 :]
@@ -237,7 +251,7 @@ def recover_journal(store: CacheTable, path: Path) -> Recovery:
     store.cache_put_many(list({r.key: r for r in rows}.values()))  # a key twice: the last wins
     aside = None
     if rejected:
-        aside = Path(store.path + ".calls.rejected")
+        aside = Path(store.local_path + ".calls.rejected")
         fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             os.write(fd, b"".join(rejected))

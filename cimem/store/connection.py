@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import queue
-import stat
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -21,7 +19,18 @@ from typing import Any, NoReturn, Self, TypeVar
 import duckdb
 import pyarrow as pa
 
-from cimem.paths import default_db_path, private_files
+from cimem.paths import default_db_path, lake_journal_base, private_files
+from cimem.store.appender import BulkAppender
+from cimem.store.file_checks import check_database_file
+from cimem.store.lake import (
+    NOT_MADE,
+    LakeUnavailable,
+    connect_lake,
+    lake_schema,
+    retry_conflicts,
+    use_lake,
+)
+from cimem.store.location import is_lake, lake_name, parse_lake, shown
 from cimem.store.rows import field_names
 from cimem.store.schema import (
     COUNT_SQL,
@@ -48,61 +57,15 @@ _THREADS_SQL = {
     "set": "SET threads = ?",
 }
 _COUNTER_SQL = {
-    "get": "SELECT last FROM id_counters WHERE name = ?",
+    "get": "SELECT max(last) FROM id_counters WHERE name = ?",
     "set": "UPDATE id_counters SET last = ? WHERE name = ?",
     "add": "INSERT INTO id_counters (last, name) VALUES (?, ?)",
     "run": "SELECT coalesce(max(run_id), 0) FROM runs",
     "judge": "SELECT coalesce(max(judge_id), 0) FROM judges",
+    "message": "SELECT coalesce(max(message_id), 0) FROM messages",
+    "human_seq": "SELECT coalesce(max(seq), 0) FROM human_verdicts",
+    "label_seq": "SELECT coalesce(max(seq), 0) FROM people_labels",
 }
-
-
-_DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 12 of every DuckDB database file
-_CIMEM_TABLES = {"schema_info", "runs"}
-
-
-def _probe(path: str) -> duckdb.DuckDBPyConnection | None:
-    """A read-only look at a DuckDB file (None: another connection holds it, which opening it
-    reports itself); DatabaseRefused when this DuckDB cannot read it."""
-    try:
-        return duckdb.connect(path, read_only=True)
-    except duckdb.ConnectionException:
-        return None  # already open in this process (checked when it was opened)
-    except duckdb.IOException as exc:
-        if "lock" in str(exc).lower():
-            return None  # held by another process: opening it says so
-        raise DatabaseRefused(path, "a DuckDB database this DuckDB cannot read") from None
-    except duckdb.Error:
-        raise DatabaseRefused(path, "a DuckDB database this DuckDB cannot read") from None
-
-
-def check_database_file(path: str) -> None:
-    """Refuse, before any write, a path that is not a regular file, not a DuckDB database, or a
-    DuckDB database with objects of its own but not cimem's tables (someone else's data)."""
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            raise DatabaseRefused(path, "not a regular file")
-        with open(path, "rb") as f:
-            head = f.read(12)
-    except OSError:
-        raise DatabaseRefused(path, "cannot be read") from None
-    if head[8:12] != _DUCKDB_MAGIC:
-        raise DatabaseRefused(path, "not a DuckDB database")
-    probe = _probe(path)  # read-only: the check itself writes nothing
-    if probe is None:
-        return
-    try:
-        tables = {r[0] for r in probe.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-        others = probe.execute(
-            "SELECT (SELECT count(*) FROM duckdb_views() WHERE NOT internal)"
-            " + (SELECT count(*) FROM duckdb_sequences())"
-        ).fetchall()[0][0]
-    finally:
-        probe.close()
-    if (tables or others) and not _CIMEM_TABLES <= tables:
-        raise DatabaseRefused(
-            path, "a DuckDB database that is not cimem's (refused, left untouched)"
-        )
 
 
 def now() -> datetime:
@@ -123,11 +86,30 @@ class Database:
         self._reopen: Callable[[], duckdb.DuckDBPyConnection] | None = None  # roots only
         self._writable = False  # opened for writing (its journal is merged on opening)
         self._released = False
+        self.lake = is_lake(path)  # a DuckLake over PostgreSQL, shared with other machines
+        self._ids: duckdb.DuckDBPyConnection | None = None  # a lake's id reservations
 
     def cursor(self) -> Self:
         """Another handle on the same open database, for another thread or app session: its own
         transactions and snapshot (it reads the last committed state), the same write lock."""
-        return type(self)(self.con.cursor(), self.path, self._lock)
+        con = self.con.cursor()
+        return type(self)(use_lake(con) if self.lake else con, self.path, self._lock)
+
+    @property
+    def shown_path(self) -> str:
+        """The location as it may be shown, logged or exported (a lake's password masked)."""
+        return shown(self.path)
+
+    @property
+    def display_name(self) -> str:
+        """What a report names the database by: a file's name, a lake's database name."""
+        return lake_name(self.path) if self.lake else Path(self.path).name
+
+    @property
+    def local_path(self) -> str:
+        """Where this machine keeps the database's side files (the call journal): beside a
+        file; for a lake, a folder of this machine's cache named after the lake."""
+        return lake_journal_base(self.path) if self.lake else self.path
 
     @property
     def is_released(self) -> bool:
@@ -179,6 +161,8 @@ class Database:
         :func:`default_wait`), telling ``on_wait`` once, then raise :class:`DatabaseBusy`.
         ``check=False`` skips the file's checks (for a file this process has checked before)."""
         path = str(path or default_db_path())
+        if is_lake(path):
+            return cls._open_lake(path.strip(), read_only)
         if path != ":memory:":
             private_files()  # the database, its WAL and the call journal: 0600
             file = Path(path)
@@ -201,6 +185,19 @@ class Database:
             store._after_open()
         return store
 
+    @classmethod
+    def _open_lake(cls, path: str, read_only: bool) -> Self:
+        """Open a DuckLake over PostgreSQL (made, with cimem's tables, on first use)."""
+        store = cls(connect_lake(parse_lake(path), read_only, shown(path)), path)
+        if read_only and not store._current_schema():
+            store.close()
+            raise LakeUnavailable(NOT_MADE.format(lake=shown(path)))
+        if not read_only:
+            store._writable = True
+            retry_conflicts(store._ensure_schema, f"{shown(path)}: making cimem's tables")
+            store._after_open()
+        return store
+
     def __enter__(self) -> Self:
         return self
 
@@ -208,11 +205,17 @@ class Database:
         self.close()
 
     def close(self) -> None:
+        if self._ids is not None:
+            self._ids.close()
         self.con.close()
 
     def _ensure_schema(self) -> None:
         if self._current_schema():
             return  # nothing to create or migrate: opening writes nothing
+        if self.lake:
+            with self.transaction():  # two processes making one lake: one wins, one retries
+                self._make_lake_tables()
+            return
         self.con.execute(SCHEMA_SQL)
         version = self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0][0]
         if version is None:
@@ -232,6 +235,18 @@ class Database:
                 f"{self.path}: schema version {version} is newer than this cimem ({SCHEMA_VERSION})"
             )
 
+    def _make_lake_tables(self) -> None:
+        """A new lake's tables, its schema version and its id counters, all at once (a counter
+        row two processes both added would give the same ids twice)."""
+        if self._current_schema():
+            return
+        self.con.execute(lake_schema(SCHEMA_SQL))
+        if self.con.execute("SELECT count(*) FROM schema_info").fetchall()[0][0]:
+            raise RuntimeError(f"{self.shown_path}: a lake of another cimem schema version")
+        self.con.execute("INSERT INTO schema_info VALUES (?)", [SCHEMA_VERSION])
+        for name in ("run", "judge", "message", "human_seq", "label_seq"):
+            self.con.execute(_COUNTER_SQL["add"], [0, name])
+
     def _current_schema(self) -> bool:
         """Whether the file already has this cimem's schema version."""
         found = self.con.execute(
@@ -248,6 +263,10 @@ class Database:
 
     def _after_open(self) -> None:
         """What an aggregate does once the schema is there (the call cache merges its journal)."""
+
+    def lake_snapshot(self) -> int:
+        """A lake's current snapshot id (every commit of any writer makes a new one)."""
+        return int(self._scalar("SELECT id FROM current_snapshot()"))
 
     def schema_version(self) -> int:
         return int(self.con.execute("SELECT max(version) FROM schema_info").fetchall()[0][0])
@@ -277,7 +296,25 @@ class Database:
                 self.con.execute("ROLLBACK")
                 raise
             self._depth = 0
-            self.con.execute("COMMIT")
+            try:
+                self.con.execute("COMMIT")
+            except duckdb.Error:
+                self._rollback(self.con)  # a lake's commit that met another writer's change
+                raise
+
+    def write(self, body: Callable[[], R], what: str) -> R:
+        """Run ``body`` as one transaction. On a lake, a commit that meets another writer's
+        change runs ``body`` again (it must only compute from the database and its arguments),
+        a bounded number of times, then :class:`~cimem.store.lake.WriteConflict` names
+        ``what``. Inside another transaction, it joins that one."""
+
+        def once() -> R:
+            with self.transaction():
+                return body()
+
+        if not self.lake or self._depth:
+            return once()
+        return retry_conflicts(once, what)
 
     @contextmanager
     def rolled_back(self) -> Iterator[Self]:
@@ -345,14 +382,66 @@ class Database:
 
     def _next_id(self, name: str) -> int:
         """The next run or judge id, counted in a table rather than a sequence: a sequence is not
-        rolled back, so a failed import would use up an id; this counter is part of the
-        transaction. It never goes below the highest id in use, so a deleted run's id is not
-        given again."""
-        kept = self.con.execute(_COUNTER_SQL["get"], [name]).fetchall()
-        top = int(self.con.execute(_COUNTER_SQL[name]).fetchall()[0][0])
-        nxt = max(int(kept[0][0]) if kept else 0, top) + 1
-        self.con.execute(_COUNTER_SQL["set" if kept else "add"], [nxt, name])
-        return nxt
+        rolled back, so a failed import would use up an id; on a file this counter is part of
+        the transaction. It never goes below the highest id in use, so a deleted run's id is not
+        given again. On a lake see :meth:`reserve_ids`."""
+        if self.lake:
+            return self.reserve_ids(name, 1)
+        return self._count_ids(self.con, name, 1)
+
+    def reserve_ids(self, name: str, count: int) -> int:
+        """The first of ``count`` new ids of ``name`` (run, judge, message, human_seq,
+        label_seq) that no other writer of a lake gets: taken in a short transaction of their
+        own, retried on conflict, so a long write never holds the counter (a write that fails
+        afterwards leaves a gap in the ids, nothing else)."""
+        if not self.lake:
+            return self._count_ids(self.con, name, count)
+        with self._lock:
+            if self._ids is None:
+                self._ids = use_lake(self.con.cursor())
+            ids = self._ids
+
+            def take() -> int:
+                ids.execute("BEGIN TRANSACTION")
+                try:
+                    first = self._count_ids(ids, name, count)
+                    ids.execute("COMMIT")
+                except BaseException:
+                    self._rollback(ids)
+                    raise
+                return first
+
+            return retry_conflicts(take, f"{self.shown_path}: taking new {name} ids")
+
+    def new_message_ids(self, count: int) -> int:
+        """The first of ``count`` consecutive new message ids: after the highest stored on a
+        file (one writer at a time); reserved on a lake, where other writers add messages too."""
+        if self.lake:
+            return self.reserve_ids("message", count)
+        return int(self._scalar(_COUNTER_SQL["message"])) + 1
+
+    def _seq_base(self, name: str, count: int) -> int:
+        """The number after which ``count`` new entries of an append-only history are numbered
+        (human_seq, label_seq): the highest stored on a file; reserved on a lake."""
+        if self.lake:
+            return self.reserve_ids(name, count) - 1
+        return int(self._scalar(_COUNTER_SQL[name]))
+
+    @staticmethod
+    def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+        """Leave no transaction open after a failed commit (DuckDB may keep it, aborted)."""
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+
+    @staticmethod
+    def _count_ids(con: duckdb.DuckDBPyConnection, name: str, count: int) -> int:
+        kept = con.execute(_COUNTER_SQL["get"], [name]).fetchall()[0][0]
+        top = int(con.execute(_COUNTER_SQL[name]).fetchall()[0][0])
+        first = max(int(kept or 0), top) + 1
+        con.execute(_COUNTER_SQL["add" if kept is None else "set"], [first + count - 1, name])
+        return first
 
     def _scalar(self, sql: str, params: Sequence[object] = ()) -> Any:
         """The one value a query returns (None when it returns no row)."""
@@ -401,45 +490,3 @@ def _converted(row: tuple, at: list[tuple[int, Callable[[Any], Any]]]) -> tuple:
     for i, f in at:
         values[i] = f(values[i])
     return tuple(values)
-
-
-_Batch = tuple[list[tuple[str, pa.Table]], Mapping[str, int] | None]
-
-
-class BulkAppender:
-    """A bounded queue of (table, Arrow data) drained by one writer thread."""
-
-    def __init__(self, store: Database, depth: int):
-        self._store = store
-        self._queue: queue.Queue[_Batch | None] = queue.Queue(maxsize=depth)
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._drain, daemon=True)
-        self._thread.start()
-
-    def _drain(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            if self._error is None:
-                batch, shift = item
-                try:
-                    for table, data in batch:
-                        self._store.append(table, data, shift)
-                except BaseException as exc:  # surfaced in the caller's thread
-                    self._error = exc
-
-    def put(
-        self, batch: list[tuple[str, pa.Table]], shift: Mapping[str, int] | None = None
-    ) -> None:
-        """Append the tables (their id columns moved by ``shift``, see :meth:`Database.append`)."""
-        if self._error is not None:
-            raise self._error
-        self._queue.put((batch, shift))
-
-    def close(self, raise_error: bool = True) -> None:
-        if self._thread.is_alive():
-            self._queue.put(None)
-            self._thread.join()
-        if raise_error and self._error is not None:
-            raise self._error

@@ -9,17 +9,21 @@ No module outside :mod:`cimem.store` holds SQL. Every read and write is a small 
   :mod:`~cimem.store.judges`, :mod:`~cimem.store.labels`, :mod:`~cimem.store.human`,
   :mod:`~cimem.store.people_labels`, :mod:`~cimem.store.audits`;
 - :mod:`~cimem.store.cube_reads`: the whole-column reads the metrics compute from;
-- :mod:`~cimem.store.call_cache`: the LLM call cache and its journal.
+- :mod:`~cimem.store.call_cache`: the LLM call cache and its journal;
+- :mod:`~cimem.store.copying`: whole runs copied between databases (a file and a lake);
+- :mod:`~cimem.store.lake_upkeep`: a lake's compaction.
 """
 
 from __future__ import annotations
 
+from cimem.store.appender import BulkAppender
 from cimem.store.audits import AuditSamples
 from cimem.store.call_cache import CallCacheTable
-from cimem.store.connection import BulkAppender
+from cimem.store.copying import RunCopies
 from cimem.store.cube_reads import CubeReads
 from cimem.store.human import HumanVerdicts
 from cimem.store.labels import Labels
+from cimem.store.lake_upkeep import LakeUpkeep
 from cimem.store.messages import Messages
 from cimem.store.people_labels import PeopleLabels
 from cimem.store.profiles import Profiles
@@ -51,6 +55,8 @@ class Store(
     CubeReads,
     RunProgressTable,
     CallCacheTable,
+    RunCopies,
+    LakeUpkeep,
 ):
     """A cimem database. Open with :meth:`open`; use as a context manager to close it; take
     :meth:`cursor` for another thread or session."""

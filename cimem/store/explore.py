@@ -25,7 +25,8 @@ import pandas as pd
 import pyarrow as pa
 
 from cimem.errors import CimemError
-from cimem.store.location import sql_text
+from cimem.store.lake import attach_lake
+from cimem.store.location import is_lake, parse_lake, shown, sql_text
 
 ATTACHED = "cimem_store"
 MAX_ROWS = 10_000
@@ -270,7 +271,10 @@ class Sandbox:
     def __init__(self, path: str, extra: Mapping[str, pd.DataFrame] | None = None) -> None:
         self.con = duckdb.connect(":memory:", config={"threads": 1})
         try:
-            self.con.execute(f"ATTACH {sql_text(str(path))} AS {ATTACHED} (READ_ONLY)")
+            if is_lake(str(path)):
+                attach_lake(self.con, parse_lake(str(path)), ATTACHED, True, shown(str(path)))
+            else:
+                self.con.execute(f"ATTACH {sql_text(str(path))} AS {ATTACHED} (READ_ONLY)")
             for v in VIEWS:
                 self._create(v)
             for name, frame in (extra or {}).items():

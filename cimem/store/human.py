@@ -113,8 +113,9 @@ class HumanVerdicts(Judges):
         if not rows:
             return 0
         recorded_at = now()
-        with self.transaction():
-            seq = int(self._scalar("SELECT coalesce(max(seq), 0) FROM human_verdicts"))
+
+        def record() -> None:
+            seq = self._seq_base("human_seq", len(rows))
             self.con.executemany(
                 "INSERT INTO human_verdicts (seq, judge_id, message_id, attr_id, revealed,"
                 " reviewer, note, created_at, adjudication) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -126,6 +127,8 @@ class HumanVerdicts(Judges):
             )
             self._settle(judge_id, {(r.message_id, r.attr_id) for r in rows})
             self.con.execute(_JUDGED_SQL, [judge_id, [r.message_id for r in rows], judge_id])
+
+        self.write(record, f"{self.shown_path}: recording {len(rows)} people's verdicts")
         return len(rows)
 
     def _settle(self, judge_id: int, pairs: set[tuple[int, int]]) -> None:
@@ -140,10 +143,9 @@ class HumanVerdicts(Judges):
             found.setdefault((m, a), []).append((revealed, reviewer, adjudication))
             notes[(m, a, revealed)] = note
         self.con.execute(
-            "DELETE FROM verdicts v"
-            " USING (SELECT unnest(?::BIGINT[]) AS m, unnest(?::INTEGER[]) AS a) t"
-            " WHERE v.judge_id = ? AND v.message_id = t.m AND v.attr_id = t.a",
-            [mids, attrs, judge_id],
+            "DELETE FROM verdicts WHERE judge_id = ? AND (message_id, attr_id) IN"
+            " (SELECT unnest(?::BIGINT[]), unnest(?::INTEGER[]))",
+            [judge_id, mids, attrs],
         )
         keep = [(p, settled(v)) for p, v in found.items()]
         rows = [

@@ -44,7 +44,7 @@ class Judges(Database):
         config: str | None = None,
     ) -> int:
         columns: dict[str, object] = {
-            "judge_id": self._next_id("judge"),
+            "judge_id": (new_id := self._next_id("judge")),
             "run_id": run_id,
             "name": name,
             "kind": kind,
@@ -53,11 +53,9 @@ class Judges(Database):
             "created_at": now(),
             "config": config,
         }
-        sql = (
-            f"INSERT INTO judges ({', '.join(columns)})"
-            f" VALUES ({', '.join('?' * len(columns))}) RETURNING judge_id"
-        )
-        return int(self._scalar(sql, list(columns.values())))
+        sql = f"INSERT INTO judges ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        self.con.execute(sql, list(columns.values()))
+        return new_id
 
     def rename_judge(self, judge_id: int, name: str) -> None:
         with self.transaction():

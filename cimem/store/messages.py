@@ -233,7 +233,7 @@ class Messages(Database):
             name: [getattr(r, name) for r in rows] for name in NewMessage._fields
         }
         with self.transaction():
-            first = self.next_message_id()
+            first = self.new_message_ids(len(rows))
             columns["message_id"] = range(first, first + len(rows))
             columns["run_id"] = [run_id] * len(rows)
             self.append("messages", bulk_table("messages", columns))

@@ -62,10 +62,13 @@ class PeopleLabels(Database):
         }
         columns["label"] = [str(r.label) for r in rows]
         columns["created_at"] = [r.created_at or recorded_at for r in rows]
-        with self.transaction():
-            seq = int(self._scalar("SELECT coalesce(max(seq), 0) FROM people_labels"))
+
+        def record() -> None:
+            seq = self._seq_base("label_seq", len(rows))
             columns["seq"] = list(range(seq + 1, seq + 1 + len(rows)))
             self.append("people_labels", bulk_table("people_labels", columns))
+
+        self.write(record, f"{self.shown_path}: recording {len(rows)} people's labels")
         return len(rows)
 
     def people_labels(self, history: bool = False) -> list[PeopleLabelRow]:

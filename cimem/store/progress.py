@@ -16,13 +16,16 @@ class RunProgressTable(Database):
         """Record that process ``pid`` on ``host`` makes the run from now on (``done`` of its
         ``total`` messages are stored already); replaces an earlier process's row."""
         at = now()
-        with self.transaction():
+
+        def begin() -> None:
             self.con.execute("DELETE FROM run_progress WHERE run_id = ?", [run_id])
             self.con.execute(
                 f"INSERT INTO run_progress ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, 0,"
                 " 0.0)",
                 [run_id, pid, host, at, at, total, done, done],
             )
+
+        self.write(begin, f"run {run_id}: recording who makes it")
 
     def record_progress(self, run_id: int, *, done: int, failed: int, cost: float) -> None:
         """The run's stored messages, failed calls and cost so far (inside the transaction that
@@ -36,9 +39,12 @@ class RunProgressTable(Database):
     def finish_progress(self, run_id: int) -> None:
         """The run has every message it makes (as far as this process could: failures stay)."""
         at = now()
-        self.con.execute(
-            "UPDATE run_progress SET finished_at = ?, updated_at = ? WHERE run_id = ?",
-            [at, at, run_id],
+        self.write(
+            lambda: self.con.execute(
+                "UPDATE run_progress SET finished_at = ?, updated_at = ? WHERE run_id = ?",
+                [at, at, run_id],
+            ),
+            f"run {run_id}: recording that it is done",
         )
 
     def run_progress(self, run_id: int | None = None) -> list[RunProgress]:

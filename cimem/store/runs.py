@@ -77,7 +77,7 @@ class Runs(Database):
         config: str | None = None,
     ) -> int:
         columns: dict[str, object] = {
-            "run_id": self._next_id("run"),
+            "run_id": (new_id := self._next_id("run")),
             "name": name,
             "kind": kind,
             "source_format": source_format,
@@ -92,11 +92,9 @@ class Runs(Database):
             "created_at": now(),
             "config": config,
         }
-        sql = (
-            f"INSERT INTO runs ({', '.join(columns)})"
-            f" VALUES ({', '.join('?' * len(columns))}) RETURNING run_id"
-        )
-        return int(self._scalar(sql, list(columns.values())))
+        sql = f"INSERT INTO runs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        self.con.execute(sql, list(columns.values()))
+        return new_id
 
     def finish_run(
         self, run_id: int, *, content_hash: str | None, n_trials: int | None, kind: str

@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from cimem.store.database import DatabaseBusy, Store
+from cimem.store.location import is_lake
 from cimem.store.waiting import default_wait, writers_waiting
 
 LINGER = 0.5  # seconds a read-only opening outlives its last read
@@ -217,3 +218,36 @@ class SharedDatabase:
             self._root.close()
         self._root, self._mode = None, None
         self._generation += 1
+
+
+class SharedLake(SharedDatabase):
+    """A lake held by this process all day: a lake has no file lock to let go (other processes
+    and machines read and write it meanwhile, each transaction on its own snapshot), and opening
+    it costs about a quarter of a second (extensions, the catalog's connection), so it is opened
+    once, for writing, and every read or write takes a cursor of its own."""
+
+    def _wait_turn(self, mode: Mode, file_read_only: bool = False) -> None:
+        """Nothing to wait for: this process's reads and writes go on side by side."""
+
+    def _open(self, mode: Mode) -> None:
+        if self._root is None:
+            self._root = Store.open(self.path, wait=self.wait)
+            self._mode = Mode.WRITE
+            self._prepared = True
+
+    def _release(self, store: Store) -> None:
+        with self._cond:
+            self._holds -= 1
+            self._depth.n = self._held_here() - 1
+            store.close()  # the hold's own cursor; the lake stays attached
+            self._cond.notify_all()
+
+    def snapshot(self) -> int:
+        """The lake's current snapshot: it changes with every commit of any writer."""
+        with self.reading() as store:
+            return store.lake_snapshot()
+
+
+def share(path: str, *, create: bool = False) -> SharedDatabase:
+    """This process's share of a database: a file's (held only while used) or a lake's."""
+    return SharedLake(path) if is_lake(path) else SharedDatabase(path, create=create)

@@ -78,6 +78,8 @@ def reads(store: Store, ids: dict[str, int]) -> dict[str, Callable[[], Any]]:
         "pair_messages": lambda: store.pair_messages(run, profile, 0, ids["attr"], judge),
         "people_labels": lambda: store.people_labels(history=True),
         "people_labels_of": lambda: store.people_labels_of(run),
+        "run_rows": lambda: {t: v.to_pydict() for t, v in store.run_rows(run).items()},
+        "shared_rows": lambda: {t: v.to_pydict() for t, v in store.shared_rows().items()},
         "persona_fractions": lambda: store.persona_fractions(run),
         "persona_labels_of": lambda: store.persona_labels_of(run, profile),
         "profiles_of": lambda: store.profiles_of(run),

@@ -22,6 +22,7 @@ from cimem.store.rows import PeopleLabelEntry
 PROBE = Path(__file__).with_name("orders_probe.py")
 # public methods of Store that return no rows in an order: writes, single values, look-ups
 NOT_ORDERED_READS = {
+    "add_copied_run",
     "add_human_verdicts",
     "add_messages",
     "add_people_labels",
@@ -31,6 +32,7 @@ NOT_ORDERED_READS = {
     "cache_get",  # a dict keyed by the caller's keys
     "cache_put_many",
     "close",
+    "compact",  # a lake's upkeep: counts
     "copy_labels",
     "create_judge",
     "create_run",
@@ -51,13 +53,16 @@ NOT_ORDERED_READS = {
     "has_composition",
     "judge_configs",  # a dict keyed by judge id
     "judge_info",
+    "lake_snapshot",  # one number
     "max_trial",
     "message_detail",
+    "new_message_ids",
     "next_message_id",
     "open",
     "record_audit_samples",
     "record_progress",
     "released",
+    "reserve_ids",
     "rename_judge",
     "rename_run",
     "resolve_run",
@@ -69,6 +74,7 @@ NOT_ORDERED_READS = {
     "set_run_config",
     "table_counts",
     "transaction",
+    "write",
 }
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from cimem.analysis.cube import LeakCube, cube_from_store
 from cimem.analysis.leaderboard import default_selection
+from cimem.store.location import is_lake
 from webapp.connection import file_version, shared
 
 log = logging.getLogger(__name__)
@@ -27,7 +28,7 @@ def start(path: str) -> threading.Thread | None:
     """Build the cubes of the runs a visit of ``path`` opens with, under their original judges,
     in a daemon thread; nothing when the file does not exist yet (the demo is built on first
     use)."""
-    if not Path(path).exists() or path in _warming:
+    if not (is_lake(path) or Path(path).exists()) or path in _warming:
         return None
     _warming[path] = threading.Event()
     thread = threading.Thread(target=_warm, args=(path,), name="cimem-warm", daemon=True)

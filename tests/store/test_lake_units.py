@@ -1,0 +1,111 @@
+"""The lake's parts on their own: locations, bounded retries of conflicting writes, ids that no
+two writers share, and clear one-line errors (a lake not there, a password never shown)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from cimem import paths
+from cimem.store import Store
+from cimem.store.lake import WriteConflict, retry_conflicts
+from cimem.store.location import LakeRefused, parse_lake
+
+from conftest import REPO
+
+CONFLICT = "TransactionContext Error: Failed to commit: Transaction conflict - another transaction"
+
+
+def test_a_conflicting_write_is_run_again_until_it_commits():
+    tries = []
+
+    def write() -> str:
+        tries.append(1)
+        if len(tries) < 4:
+            raise duckdb.TransactionException(CONFLICT)
+        return "committed"
+
+    assert retry_conflicts(write, "a test write") == "committed"
+    assert len(tries) == 4
+
+
+def test_a_write_that_always_conflicts_gives_up_and_names_itself():
+    tries = []
+
+    def write() -> None:
+        tries.append(1)
+        raise duckdb.TransactionException(CONFLICT)
+
+    with pytest.raises(WriteConflict, match="recording verdicts: gave up after 3 tries"):
+        retry_conflicts(write, "recording verdicts", attempts=3)
+    assert len(tries) == 3
+
+
+def test_other_errors_are_not_retried():
+    tries = []
+
+    def write() -> None:
+        tries.append(1)
+        raise duckdb.ConstraintException("NOT NULL constraint failed")
+
+    with pytest.raises(duckdb.ConstraintException):
+        retry_conflicts(write, "a test write")
+    assert len(tries) == 1
+
+
+def test_only_a_lake_over_postgres_is_taken():
+    with pytest.raises(LakeRefused, match="expected a lake over PostgreSQL"):
+        parse_lake("ducklake:sqlite:lake.sqlite")
+
+
+def test_a_visitor_cannot_name_a_lake_in_the_url(tmp_path):
+    with pytest.raises(paths.PathRefused):
+        paths.confine("ducklake:postgres:dbname=cimem host=10.0.0.1", tmp_path, (".duckdb",))
+
+
+def cimem(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cimem", *args], capture_output=True, text=True, cwd=REPO
+    )
+
+
+def test_a_lake_not_there_is_one_line_without_its_password(tmp_path: Path):
+    from app_server import free_port
+
+    lake = f"ducklake:postgres:dbname=x host=127.0.0.1 port={free_port()} password=hunter2"
+    done = cimem("runs", "--db", lake)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ducklake:postgres:dbname=x")
+    assert "the lake cannot be opened" in done.stderr and "Traceback" not in done.stderr
+    assert "hunter2" not in done.stderr and "password=***" in done.stderr
+
+
+def test_reading_a_lake_without_cimems_tables_says_how_to_make_them(lake):
+    done = cimem("metrics", "--db", lake)
+    assert done.returncode == 2
+    assert "no cimem tables in this lake yet" in done.stderr
+
+
+def test_writers_at_once_never_get_the_same_ids(lake):
+    stores = [Store.open(lake) for _ in range(3)]
+    taken: list[list[int]] = [[] for _ in stores]
+
+    def take(i: int) -> None:
+        for _ in range(15):
+            first = stores[i].reserve_ids("message", 10)
+            taken[i].extend(range(first, first + 10))
+
+    threads = [threading.Thread(target=take, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for s in stores:
+        s.close()
+    every = [x for ids in taken for x in ids]
+    assert len(every) == 450 and len(set(every)) == 450
