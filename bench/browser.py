@@ -19,22 +19,26 @@ Targets: first load <= 2 s, revisit <= 1 s, widget change <= 300 ms.
     python bench/browser.py                  # builds /tmp/cimem-bench/browser_3x60.duckdb once
     python bench/browser.py --db my.duckdb --reps 3 --pages growth,leaks
     python bench/browser.py --runs 40 --profiles 10   # a lab's database (bench/common.py)
+    python bench/browser.py --runs 40 --profiles 10 --lake   # the same runs served from a lake
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import re
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -152,7 +156,7 @@ BARE_CHART_PAGE = (
 )
 
 
-def start_server(db: Path, script: Path | None = None) -> tuple[subprocess.Popen, str]:
+def start_server(db: Path | str, script: Path | None = None) -> tuple[subprocess.Popen, str]:
     """The app as `bash scripts/app` starts it, or ``script`` with plain `streamlit run`; the app
     is ready when its console says so (its own first visit has filled the page caches)."""
     port = free_port()
@@ -575,7 +579,7 @@ def bare_first_loads(reps: int, source: str) -> dict[str, list[float]]:
     return out
 
 
-def measure(db: Path, pages: list[Page], reps: int) -> dict:
+def measure(db: Path | str, pages: list[Page], reps: int) -> dict:
     from playwright.sync_api import sync_playwright
 
     results: dict = {
@@ -622,6 +626,35 @@ def measure(db: Path, pages: list[Page], reps: int) -> dict:
     return results
 
 
+@contextlib.contextmanager
+def served_from(db: Path, lake: bool) -> Iterator[Path | str]:
+    """The database the app serves: the file, or (``lake``) a lake holding its runs, copied
+    there by `cimem copy` (PostgreSQL started by scripts/lake, removed after)."""
+    if not lake:
+        yield db
+        return
+    from lake import free_port, new_lake, start_postgres
+
+    folder = Path(tempfile.mkdtemp(prefix="cimem-bench-lake-"))
+    os.chmod(folder, 0o755)
+    port = free_port()
+    start_postgres(folder, port)
+    try:
+        location = new_lake(folder, port, "browser")
+        t = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "cimem", "copy", "--from", str(db), "--db", location],
+            cwd=REPO,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        print(f"copied {db.name} into a lake in {time.perf_counter() - t:.0f} s", flush=True)
+        yield location
+    finally:
+        subprocess.run(["bash", "scripts/lake", "stop", str(folder)], cwd=REPO)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", type=Path, default=CACHE / "browser_3x60.duckdb")
@@ -629,6 +662,11 @@ def main() -> None:
     ap.add_argument("--profiles", type=int, default=60, help="profiles per run (with --runs)")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--pages", default="", help="comma-separated page names (default: all)")
+    ap.add_argument(
+        "--lake",
+        action="store_true",
+        help="serve the same runs from a lake: copied into one over PostgreSQL (scripts/lake)",
+    )
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         sys.exit(f"{CHROMIUM} is missing (apt-get install chromium)")
@@ -643,7 +681,8 @@ def main() -> None:
     chart_runs = bare_first_loads(args.reps, BARE_CHART_PAGE)
     list_runs = bare_first_loads(args.reps, BARE_LIST_PAGE)
     bare = bare_runs["first"]
-    results = measure(args.db, pages, args.reps)
+    with served_from(args.db, args.lake) as db:
+        results = measure(db, pages, args.reps)
     print(
         f"\ndatabase {args.db}; median of {args.reps} (range); click (or key) to page settled;"
         f" load average {load:.1f} before, {os.getloadavg()[0]:.1f} after on {os.cpu_count()} CPUs\n"

@@ -6,12 +6,18 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pyarrow as pa
 
-if TYPE_CHECKING:
-    from cimem.store.connection import Database
+
+class Appends(Protocol):
+    """What the appender needs of the database: its bulk append."""
+
+    def append(
+        self, table: str, data: pa.Table, shift: Mapping[str, int] | None = None
+    ) -> None: ...
+
 
 _Batch = tuple[list[tuple[str, pa.Table]], Mapping[str, int] | None]
 
@@ -19,7 +25,7 @@ _Batch = tuple[list[tuple[str, pa.Table]], Mapping[str, int] | None]
 class BulkAppender:
     """A bounded queue of (table, Arrow data) drained by one writer thread."""
 
-    def __init__(self, store: Database, depth: int):
+    def __init__(self, store: Appends, depth: int):
         self._store = store
         self._queue: queue.Queue[_Batch | None] = queue.Queue(maxsize=depth)
         self._error: BaseException | None = None

@@ -109,3 +109,22 @@ def test_writers_at_once_never_get_the_same_ids(lake):
         s.close()
     every = [x for ids in taken for x in ids]
     assert len(every) == 450 and len(set(every)) == 450
+
+
+def test_the_query_sandbox_reads_a_lake_and_refuses_its_catalog(lake, tmp_path):
+    from cimem.store.explore import QueryRefused, Sandbox
+
+    from fixtures import small_profile, write_jsonl
+
+    source = write_jsonl(tmp_path / "a.jsonl", [small_profile("Ada")])
+    done = cimem("ingest", str(source), "--db", lake)
+    assert done.returncode == 0, done.stderr
+    with Sandbox(lake) as box:
+        assert box.query("SELECT count(*) AS n FROM runs").frame["n"].tolist() == [1]
+        for hostile in (
+            "SELECT * FROM postgres_query('__ducklake_metadata_cimem_store', 'SELECT 1')",
+            "SELECT * FROM __ducklake_metadata_cimem_store.ducklake_snapshot",
+            "SELECT * FROM ducklake_snapshots('cimem_store')",
+        ):
+            with pytest.raises(QueryRefused):
+                box.query(hostile)
