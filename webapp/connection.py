@@ -176,10 +176,19 @@ def version() -> float:
     return file_version(db_path())
 
 
+_demo_checked: list[bool] = []  # the demo file's DuckDB version was checked in this process
+
+
 def ensure_demo_database() -> None:
     """Build the demo database from data/demo the first time (a few seconds), and again when
     the one there was written by a newer DuckDB (an older cimem's)."""
-    if db_path() == str(DEMO_DB) and (not DEMO_DB.exists() or written_by_newer_duckdb(DEMO_DB)):
+    if db_path() != str(DEMO_DB):
+        return
+    if DEMO_DB.exists() and not _demo_checked:  # once per server: every rerun comes here
+        _demo_checked.append(True)
+        if written_by_newer_duckdb(DEMO_DB):
+            DEMO_DB.unlink()
+    if not DEMO_DB.exists():
         with st.spinner("First run: building the demo database from data/demo (simulated data)..."):
             DEMO_DB.parent.mkdir(parents=True, exist_ok=True)
             tmp = DEMO_DB.with_suffix(".building")
