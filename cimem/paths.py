@@ -22,6 +22,7 @@ DEFAULT_DB_PATH = "cimem.duckdb"
 DATA_DIR_ENV = "CIMEM_DATA_DIR"
 DB_WAIT_ENV = "CIMEM_DB_WAIT"  # seconds to wait for a database another process holds
 DATABASE_SUFFIXES = (".duckdb",)
+LAKE_SCHEME = "ducklake:"  # a database location that names a lake, not a file
 INPUT_SUFFIXES = (".jsonl", ".json", ".gz", ".parquet", ".csv")
 
 
@@ -49,7 +50,7 @@ def data_dir() -> Path:
     if os.environ.get(DATA_DIR_ENV):
         return Path(os.environ[DATA_DIR_ENV]).expanduser().resolve()
     if os.environ.get(DEFAULT_DB_ENV) and not os.environ[DEFAULT_DB_ENV].strip().startswith(
-        "ducklake:"
+        LAKE_SCHEME
     ):
         return Path(os.environ[DEFAULT_DB_ENV]).expanduser().resolve().parent
     return Path.cwd().resolve()
@@ -157,10 +158,21 @@ def private_files() -> None:
     os.umask(current | 0o077)
 
 
+def replaceable(out: Path) -> Path:
+    """``out``, when a file written beside it may be renamed over it: absent, or a regular file
+    (a link to one too). Anything else (``/dev/null``, a pipe, a folder) is refused with
+    :class:`PathRefused`: the rename would replace it."""
+    if (out.exists() or out.is_symlink()) and not out.resolve().is_file():
+        raise PathRefused(
+            str(out), "not a regular file (the output is written whole, then renamed)"
+        )
+    return out
+
+
 def write_whole(out: str | Path, text: str) -> None:
     """Write ``text`` whole or not at all: a temporary file beside ``out``, then renamed, so a
-    reader never sees half a file and a failure leaves nothing behind."""
-    out = Path(out)
+    reader never sees half a file and a failure leaves nothing behind (see :func:`replaceable`)."""
+    out = replaceable(Path(out))
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     try:

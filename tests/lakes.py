@@ -63,13 +63,14 @@ class LakeServer:
         subprocess.run(["bash", "scripts/lake", "stop", str(self.folder)], cwd=REPO, check=True)
 
 
-def cimem(db: str, args: str) -> str:
-    """``python -m cimem ARGS --db DB``'s output (it must succeed)."""
+def cimem(db: str, args: str, cwd: Path = REPO) -> str:
+    """``python -m cimem ARGS --db DB``'s output (it must succeed), run in ``cwd``."""
     done = subprocess.run(
         [sys.executable, "-m", "cimem", *shlex.split(args), "--db", db],
         capture_output=True,
         text=True,
-        cwd=REPO,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
         timeout=600,
     )
     assert done.returncode == 0, f"{args} on {db}:\n{done.stderr[-3000:]}"

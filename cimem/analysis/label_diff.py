@@ -6,6 +6,7 @@ things: their Violation and Completeness are not comparable there."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -13,6 +14,8 @@ import numpy as np
 from cimem.analysis.cube import LeakCube, context_keys
 from cimem.analysis.labels import LABEL_NAMES, LabelRule
 from cimem.analysis.options import labels_of
+
+Fingerprints = dict[tuple[str, str, str], int]  # a context's matching key -> its labels' hash
 
 UNLABELED = "unlabeled"
 Key = tuple[str, str, str, str]  # profile, recipient, task, attribute
@@ -133,7 +136,7 @@ class RunPair:
         }
 
 
-def context_fingerprints(cube: LeakCube, rule: LabelRule) -> dict[tuple[str, str, str], int]:
+def context_fingerprints(cube: LeakCube, rule: LabelRule) -> Fingerprints:
     """Each context's matching key -> a hash of its (attribute key, label) pairs under the rule:
     two runs label a context alike exactly when the hashes match (up to hash collisions). The
     hash of a context is the sum of its pairs' mixed (key, label) codes, whatever their order,
@@ -162,12 +165,16 @@ def _mixed(x: np.ndarray) -> np.ndarray:
 def run_pairs(cubes: list[LeakCube], rule: LabelRule) -> list[RunPair]:
     """Every pair of runs: their shared contexts and how many of those they label differently
     (`cimem labels diff` names the pairs)."""
-    prints = [context_fingerprints(c, rule) for c in cubes]
+    return pairs_of([(c.run, context_fingerprints(c, rule)) for c in cubes])
+
+
+def pairs_of(prints: Sequence[tuple[str, Fingerprints]]) -> list[RunPair]:
+    """:func:`run_pairs` from each run's name and :func:`context_fingerprints`, kept once its
+    cube is dropped (``metrics`` over tens of runs holds one cube at a time)."""
     out = []
-    for i in range(len(cubes)):
-        for j in range(i + 1, len(cubes)):
-            a, b = prints[i], prints[j]
+    for i, (run_a, a) in enumerate(prints):
+        for run_b, b in prints[i + 1 :]:
             shared = a.keys() & b.keys()
             differ = sum(1 for k in shared if a[k] != b[k])
-            out.append(RunPair(cubes[i].run, cubes[j].run, len(shared), differ))
+            out.append(RunPair(run_a, run_b, len(shared), differ))
     return out

@@ -40,9 +40,19 @@ def cohort_note(cubes: Sequence[LeakCube], remedy: str = SHARED_REMEDY) -> str |
     >>> cohort_note([]) is None
     True
     """
+    return cohort_note_of([(c.run, profile_set(c)) for c in cubes], remedy)
+
+
+def cohort_note_of(run_sets: Sequence[tuple[str, str]], remedy: str = SHARED_REMEDY) -> str | None:
+    """:func:`cohort_note` from each run's name and :func:`profile_set`, kept once its cube is
+    dropped.
+
+    >>> cohort_note_of([("a", "h1"), ("b", "h1")]) is None
+    True
+    """
     sets: dict[str, list[str]] = {}
-    for cube in cubes:
-        sets.setdefault(profile_set(cube), []).append(cube.run)
+    for run, hashed in run_sets:
+        sets.setdefault(hashed, []).append(run)
     if len(sets) < 2:
         return None
     parts = "; ".join(

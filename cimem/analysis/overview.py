@@ -8,6 +8,7 @@ the note says why instead of printing empty columns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -15,7 +16,7 @@ import pandas as pd
 
 from cimem.analysis.cube import LeakCube, context_keys, restrict_contexts
 from cimem.analysis.joint import joint_outcomes
-from cimem.analysis.label_diff import RunPair, run_pairs
+from cimem.analysis.label_diff import Fingerprints, RunPair, context_fingerprints, pairs_of
 from cimem.analysis.metrics import NO_LABELS, MetricOptions, RunMetrics, compute
 from cimem.text import plural
 
@@ -106,7 +107,7 @@ def _joint_cells(cube: LeakCube, opts: MetricOptions) -> dict[str, float | None]
     }
 
 
-def _common_cells(
+def common_cells(
     cube: LeakCube, opts: MetricOptions, shared: set, columns: CommonColumns
 ) -> dict[str, float]:
     """The run's unbiased Violation@k and Completeness over the shared contexts only."""
@@ -145,28 +146,62 @@ def _note(
     )
 
 
+@dataclass
+class RunPart:
+    """What the Overview keeps of one run once its cube is dropped (a report of tens of runs
+    reads one at a time): its row, its metrics, its contexts, n and labels' fingerprints."""
+
+    row: dict[str, Any]
+    metrics: RunMetrics
+    contexts: frozenset[tuple[str, str, str]]
+    n: int
+    fingerprints: Fingerprints
+    run: str
+
+
+def run_part(cube: LeakCube, opts: MetricOptions, m: RunMetrics | None = None) -> RunPart:
+    """One run's part of the Overview; ``m``: its metrics under ``opts`` when known."""
+    m = m if m is not None else compute(cube, opts)
+    return RunPart(
+        row=_row(cube, m) | _joint_cells(cube, opts),
+        metrics=m,
+        contexts=frozenset(context_keys(cube)),
+        n=cube.n_trials,
+        fingerprints=context_fingerprints(cube, opts.rule),
+        run=cube.run,
+    )
+
+
+CommonCells = Callable[[int, set, CommonColumns], dict[str, float]]
+
+
 def overview(
     cubes: list[LeakCube], opts: MetricOptions, results: list[RunMetrics] | None = None
 ) -> Overview:
     """``results``: each cube's metrics under ``opts`` when the caller already has them."""
-    results = results if results is not None else [compute(c, opts) for c in cubes]
-    ns = {c.n_trials for c in cubes}
-    keysets = [set(context_keys(c)) for c in cubes]
-    shared = set.intersection(*keysets) if keysets else set()
-    comparable = len(ns) <= 1 and all(k == shared for k in keysets)
+    parts = [run_part(c, opts, results[i] if results else None) for i, c in enumerate(cubes)]
+    return overview_of(parts, lambda i, shared, cols: common_cells(cubes[i], opts, shared, cols))
+
+
+def overview_of(parts: list[RunPart], common_of: CommonCells) -> Overview:
+    """The Overview from each run's part; ``common_of(i, shared, columns)``: run i's common
+    cells, asked for only when the runs differ in n or contexts and still share some."""
+    ns = {p.n for p in parts}
+    shared = set(frozenset.intersection(*(p.contexts for p in parts))) if parts else set()
+    comparable = len(ns) <= 1 and all(p.contexts == shared for p in parts)
     common_k = min(ns) if ns else 0
     common = None if comparable or not shared else CommonColumns(common_k, len(shared))
-    rows = []
-    for cube, m in zip(cubes, results):
-        row = _row(cube, m) | _joint_cells(cube, opts)
-        if common is not None:
-            row |= _common_cells(cube, opts, shared, common)
-        rows.append(row)
-    pairs = run_pairs(cubes, opts.rule) if len(cubes) > 1 else []
-    alike = all(p.labels_agree for p in pairs)
+    rows = [
+        p.row | (common_of(i, shared, common) if common is not None else {})
+        for i, p in enumerate(parts)
+    ]
+    pairs = pairs_of([(p.run, p.fingerprints) for p in parts]) if len(parts) > 1 else []
+    alike = all(pair.labels_agree for pair in pairs)
     note = _note(len(rows), comparable, ns, common, alike) + _labels_note(pairs, common)
-    table = pd.DataFrame(rows)
-    return Overview(table, results, comparable, common_k, len(shared), note, common, pairs)
+    metrics = [p.metrics for p in parts]
+    return Overview(
+        pd.DataFrame(rows), metrics, comparable, common_k, len(shared), note, common, pairs
+    )
 
 
 def _labels_note(pairs: list[RunPair], common: CommonColumns | None) -> str:

@@ -9,7 +9,7 @@ gives no value (no eligible pair) is left out of that comparison.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -19,7 +19,7 @@ import pandas as pd
 from cimem.analysis.cube import HARD_FROM_FRACTIONS, LeakCube
 from cimem.analysis.label_sources import OFFICIAL, Scheme, Source, persona_columns, relabelled
 from cimem.analysis.labels import AMBIGUOUS
-from cimem.analysis.level_curves import cohort_note
+from cimem.analysis.level_curves import cohort_note_of, profile_set
 from cimem.analysis.metrics import MetricOptions, compute
 from cimem.analysis.options import labels_of
 from cimem.store.columns import PersonaFractions
@@ -142,34 +142,42 @@ class RunLabels:
 
 
 def sensitivity(
-    runs: Sequence[RunLabels], schemes: Sequence[Scheme], opts: MetricOptions
+    runs: Iterable[RunLabels], schemes: Sequence[Scheme], opts: MetricOptions
 ) -> Sensitivity:
-    """Every scheme on every run (the official scheme always first, as the baseline)."""
+    """Every scheme on every run (the official scheme always first, as the baseline). ``runs``
+    is read once, in order: given lazily, one run's cube is in memory at a time."""
     ordered = [OFFICIAL, *(s for s in schemes if s != OFFICIAL)]
-    out = Sensitivity(
-        options=opts,
-        judges={r.cube.run: r.cube.judge for r in runs},
-        schemes=ordered,
-        cohort=cohort_note([r.cube for r in runs], remedy=COHORT_REMEDY),
-    )
+    out = Sensitivity(options=opts, judges={}, schemes=ordered)
     domains: dict[tuple[str, str], list[int]] = {}
+    sets: list[tuple[str, str]] = []
     for run in runs:
-        personas = persona_columns(run.cube, run.fractions) if len(run.fractions.persona) else None
-        codes, names = pd.factorize(np.asarray(run.cube.attr_domain, dtype=object))
-        codes[codes < 0] = len(names)  # an attribute without a domain: the last slot
-        pair_domain = codes[run.cube.pair_attr]
-        for scheme in ordered:
-            why = _cannot(run, scheme.source)
-            if why:
-                out.skipped.setdefault(scheme.name, {})[run.cube.run] = why
-                continue
-            cube = relabelled(run.cube, scheme.source, personas, run.people)
-            out.results.append(_under(cube, scheme, opts))
-            label = labels_of(cube, scheme.rule)
-            _count_domains(pair_domain, list(names), label == AMBIGUOUS, scheme.name, domains)
+        out.judges[run.cube.run] = run.cube.judge
+        sets.append((run.cube.run, profile_set(run.cube)))
+        _every_scheme(out, run, domains)
+        del run  # dropped before the next run is read
+    out.cohort = cohort_note_of(sets, remedy=COHORT_REMEDY)
     out.ranks = _rank_agreement(out.results, ordered)
     out.discards = [DomainDiscard(s, d, n, a) for (s, d), (n, a) in sorted(domains.items())]
     return out
+
+
+def _every_scheme(
+    out: Sensitivity, run: RunLabels, domains: dict[tuple[str, str], list[int]]
+) -> None:
+    """One run under each of ``out``'s schemes, added to its results and domain counts."""
+    personas = persona_columns(run.cube, run.fractions) if len(run.fractions.persona) else None
+    codes, names = pd.factorize(np.asarray(run.cube.attr_domain, dtype=object))
+    codes[codes < 0] = len(names)  # an attribute without a domain: the last slot
+    pair_domain = codes[run.cube.pair_attr]
+    for scheme in out.schemes:
+        why = _cannot(run, scheme.source)
+        if why:
+            out.skipped.setdefault(scheme.name, {})[run.cube.run] = why
+            continue
+        cube = relabelled(run.cube, scheme.source, personas, run.people)
+        out.results.append(_under(cube, scheme, out.options))
+        label = labels_of(cube, scheme.rule)
+        _count_domains(pair_domain, list(names), label == AMBIGUOUS, scheme.name, domains)
 
 
 def _cannot(run: RunLabels, source: Source) -> str | None:

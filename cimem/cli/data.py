@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from cimem.ingest import Told
     from cimem.store.rows import JudgeInfo, RunSummary
 from cimem.analysis.labels import LabelRule
-from cimem.analysis.metrics import MODES, MetricOptions
+from cimem.analysis.metrics import MODES, MetricOptions, RunMetrics
 from cimem.ingest import Told, ingest_or_find
 from cimem.ingest.formats import SourceFormat
 from cimem.text import plural
@@ -141,7 +141,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     opts = MetricOptions(mode=args.mode, label_rule=rule)
     with open_store(args, read_only=True) as store:
         board = lb.entries(store.leaderboard_facts())
-        metrics = lb.run_metrics(store, [e.run_id for e in board if e.messages > 0], opts)
+        metrics: dict[int, RunMetrics] = {}
+        for run_id in (e.run_id for e in board if e.messages > 0):
+            metrics |= lb.run_metrics(store, [run_id], opts)
+            store.release_cache()  # one run's blocks in memory at a time, however many runs
     shown = lb.sort_table(lb.table(board, metrics), lb.SortKey(args.sort or lb.SortKey.GROUPED))
     how = {"mode": opts.mode, "label_rule": opts.label_rule, "verdicts": "original"}
     if args.json:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from cimem.analysis.cube import cube_from_store
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from cimem.analysis.label_sources import Scheme
     from cimem.analysis.metrics import MetricOptions
     from cimem.analysis.sensitivity import RunLabels, Sensitivity
+    from cimem.store import Store
+    from cimem.store.rows import PeoplePairLabel
 
 
 def cmd_labels_diff(args: argparse.Namespace) -> int:
@@ -56,25 +59,6 @@ def cmd_labels_diff(args: argparse.Namespace) -> int:
 def cmd_labels_sensitivity(args: argparse.Namespace) -> int:
     from cimem.analysis.sensitivity import sensitivity
 
-    runs, schemes = _sensitivity_inputs(args)
-    found = sensitivity(runs, schemes, _options(args))
-    if args.json:
-        print(json.dumps(found.as_dict()))
-        return 0
-    _print_sensitivity(found)
-    return 0
-
-
-def _options(args: argparse.Namespace) -> MetricOptions:
-
-    return MetricOptions(mode=args.mode, k=args.n)
-
-
-def _sensitivity_inputs(args: argparse.Namespace) -> tuple[list[RunLabels], list[Scheme]]:
-    """The runs (their cubes, persona fractions, people's labels) and the schemes asked for."""
-    from cimem.analysis.label_sources import DEFAULT_SCHEMES, PEOPLE_SCHEMES, Scheme
-    from cimem.analysis.sensitivity import RunLabels
-
     with open_store(args, read_only=True) as store:
         ids = (
             [store.resolve_run(r) for r in args.run]
@@ -83,21 +67,42 @@ def _sensitivity_inputs(args: argparse.Namespace) -> tuple[list[RunLabels], list
         )
         if not ids:
             raise CimemError(f"{store.shown_path} has no run with messages to compare")
-        runs = [
-            RunLabels(
-                cube_from_store(store, i), store.persona_fractions(i), store.people_labels_of(i)
-            )
-            for i in ids
-        ]
-    texts = args.scheme or [
-        *DEFAULT_SCHEMES,
-        *(PEOPLE_SCHEMES if any(r.people for r in runs) else ()),
-    ]
+        people = {i: store.people_labels_of(i) for i in ids}
+        schemes = _schemes(args, any(people.values()))
+        found = sensitivity(_each_run(store, ids, people), schemes, _options(args))
+    if args.json:
+        print(json.dumps(found.as_dict()))
+        return 0
+    _print_sensitivity(found)
+    return 0
+
+
+def _each_run(
+    store: Store, ids: list[int], people: dict[int, list[PeoplePairLabel]]
+) -> Iterator[RunLabels]:
+    """The runs read lazily: one run's cube in memory at a time however many runs are compared,
+    and DuckDB's cache of its blocks released before the next is read."""
+    from cimem.analysis.sensitivity import RunLabels
+
+    for i in ids:
+        yield RunLabels(cube_from_store(store, i), store.persona_fractions(i), people[i])
+        store.release_cache()
+
+
+def _options(args: argparse.Namespace) -> MetricOptions:
+
+    return MetricOptions(mode=args.mode, k=args.n)
+
+
+def _schemes(args: argparse.Namespace, with_people: bool) -> list[Scheme]:
+    """The schemes asked for, else the default ones (and people's, when a run has them)."""
+    from cimem.analysis.label_sources import DEFAULT_SCHEMES, PEOPLE_SCHEMES, Scheme
+
+    texts = args.scheme or [*DEFAULT_SCHEMES, *(PEOPLE_SCHEMES if with_people else ())]
     try:
-        schemes = [Scheme.parse(t) for t in texts]
+        return [Scheme.parse(t) for t in texts]
     except ValueError as exc:
         raise CimemError(str(exc)) from None
-    return runs, schemes
 
 
 def _print_sensitivity(found: Sensitivity) -> None:
@@ -182,7 +187,8 @@ def _add_sensitivity(lsub: argparse._SubParsersAction) -> None:
         " Kendall's tau-b of the runs' ranking against the official rule's, and the share of"
         " pairs each leaves ambiguous (out of both metrics) per domain. A scheme is RULE or"
         " RULE@SOURCE, SOURCE one of combined, equal, fundamentalist, pragmatic, unconcerned,"
-        " reviewed (people's pairs only); `people` is people's labels.",
+        " reviewed (people's pairs only); `people` is people's labels. Runs are read one at a"
+        " time: memory does not grow with the number of runs.",
     )
     add_db(s)
     s.add_argument("--run", action="append", help="a run (repeat; default: every run)")

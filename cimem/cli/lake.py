@@ -42,7 +42,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
     print(
         f"{shown(store.path)}: {done.files_before} -> {done.files_after} data files,"
         f" {done.snapshots_before} -> {done.snapshots_after} snapshots,"
-        f" {plural(done.deleted, 'old file')} deleted"
+        f" {plural(done.deleted, 'old file')} deleted,"
+        f" {plural(done.orphans, 'file')} of killed writes deleted"
     )
     return 0
 
@@ -66,7 +67,8 @@ def add_lake_commands(sub: argparse._SubParsersAction) -> None:
         help="merge a lake's small files and forget its old snapshots",
         description="A lake writes Parquet files at every commit: merge the small ones, write"
         " the rows kept inline in the catalog to files, forget snapshots older than --keep-days"
-        " (time travel reaches back that far) and delete the files only they used.",
+        " (time travel reaches back that far) and delete the files only they used, and the files"
+        " a writer killed mid-write left once they are a day old.",
     )
     add_db(p)
     p.add_argument("--keep-days", type=int, default=7, help="days of snapshots to keep (default 7)")

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cimem.analysis.cube import LeakCube
 from cimem.analysis.discards import DiscardReport
 from cimem.analysis.joint import JointOutcomes, joint_outcomes
-from cimem.analysis.label_diff import run_pairs
-from cimem.analysis.level_curves import cohort_note
+from cimem.analysis.label_diff import Fingerprints, context_fingerprints, pairs_of
+from cimem.analysis.level_curves import cohort_note_of, profile_set
 from cimem.analysis.metrics import (
     MODES,
     NO_LABELS,
@@ -24,7 +25,7 @@ from cimem.analysis.metrics import (
     compute,
 )
 from cimem.cli.common import jsonable, open_store, pct
-from cimem.cli.sources import add_metric_args, add_source_args, load_cubes, options_from
+from cimem.cli.sources import add_metric_args, add_source_args, map_runs, options_from
 from cimem.errors import CimemError
 from cimem.text import plural
 
@@ -200,25 +201,50 @@ def paired_line(pc: PairedComparison, a: str, b: str) -> str:
     )
 
 
+@dataclass
+class RunDigest:
+    """What ``metrics`` keeps of a run once its cube is dropped: its numbers in each mode and what
+    comparing runs needs, so every run of a lab's database is read one at a time."""
+
+    run: str
+    profile_set: str
+    fingerprints: Fingerprints
+    results: dict[Mode, RunMetrics]
+    joints: dict[Mode, JointOutcomes]
+    cube: LeakCube | None  # kept for --corrected-by only, which names one run
+
+
+def digest_run(args: argparse.Namespace, cube: LeakCube, modes: list[Mode]) -> RunDigest:
+    """One run's numbers in every mode asked for, computed while its cube is in memory."""
+    options = {mode: options_from(args, mode, args.k) for mode in modes}
+    return RunDigest(
+        run=cube.run,
+        profile_set=profile_set(cube),
+        fingerprints=context_fingerprints(cube, options[modes[0]].rule),
+        results={mode: compute(cube, opts) for mode, opts in options.items()},
+        joints={mode: joint_outcomes(cube, opts) for mode, opts in options.items()},
+        cube=cube if args.corrected_by is not None else None,
+    )
+
+
 def one_mode(
-    args: argparse.Namespace, cubes: list[LeakCube], mode: Mode
+    args: argparse.Namespace, runs: list[RunDigest], mode: Mode
 ) -> tuple[dict[str, Any], list[str]]:
     """One mode's JSON document and text parts."""
-    opts = options_from(args, mode, args.k)
-    results = [compute(c, opts) for c in cubes]
-    joints = [joint_outcomes(c, opts) for c in cubes]
+    results = [r.results[mode] for r in runs]
+    joints = [r.joints[mode] for r in runs]
     doc: dict[str, Any] = {
         "mode": mode,
         "label_rule": results[0].options.label_rule,
         "runs": [r.as_dict() | {"joint": j.as_dict()} for r, j in zip(results, joints)],
     }
     text = [text_report(results, joints)]
-    apart = cohort_note(cubes)
+    apart = cohort_note_of([(r.run, r.profile_set) for r in runs])
     if apart is not None:
         text.append(f"note: {apart}")
         doc["cohort_note"] = apart
-    if len(cubes) > 1:
-        pairs = run_pairs(cubes, opts.rule)
+    if len(runs) > 1:
+        pairs = pairs_of([(r.run, r.fingerprints) for r in runs])
         doc["run_pairs"] = [p.as_dict() for p in pairs]
         text += [
             f"note: {p.run_a} and {p.run_b}: {p.describe()} (`cimem labels diff`)"
@@ -226,7 +252,8 @@ def one_mode(
             if not p.labels_agree
         ]
     if args.corrected_by is not None:
-        c = corrected_for(args, cubes[0], mode)
+        assert runs[0].cube is not None
+        c = corrected_for(args, runs[0].cube, mode)
         add_corrected(doc["runs"][0], c)
         text.append("\n".join(corrected_lines(results[0], c, mode)))
     if args.compare and len(results) >= 2:
@@ -240,15 +267,19 @@ def one_mode(
     return doc, text
 
 
+ONE_RUN_ONLY = "--corrected-by applies to one run of a database: give one --run"
+
+
 def cmd_metrics(args: argparse.Namespace) -> int:
-    cubes = load_cubes(args, many=True)
-    if args.corrected_by is not None and (args.results or len(cubes) != 1):
-        raise CimemError("--corrected-by applies to one run of a database: give one --run")
+    if args.corrected_by is not None and args.results:
+        raise CimemError(ONE_RUN_ONLY)
     modes: list[Mode] = list(MODES) if args.mode == "both" else [args.mode]
+    only = ONE_RUN_ONLY if args.corrected_by is not None else None
+    runs = map_runs(args, True, lambda cube: digest_run(args, cube, modes), only)
     docs: list[dict[str, Any]] = []
     text: list[str] = []
     for mode in modes:
-        doc, said = one_mode(args, cubes, mode)
+        doc, said = one_mode(args, runs, mode)
         docs.append(doc)
         text.extend(said)
     if args.json:
@@ -265,7 +296,8 @@ def add_metrics_command(sub: argparse._SubParsersAction) -> None:
         description="Violation@n (worst case over tasks and samples) and Completeness (average)"
         " per run, mean ± std over profiles with a bootstrap 95%% interval, the unbiased"
         " Violation@k, the per-message leak rate, and the discard report that explains the"
-        " difference between official and definition mode.",
+        " difference between official and definition mode. Runs are read one at a time: over"
+        " every run of a lab's database, memory does not grow with the number of runs.",
     )
     add_source_args(p, many_runs=True)
     add_metric_args(p)

@@ -7,8 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cimem.cli.common import open_store
-from cimem.cli.sources import add_metric_args, add_source_args, load_cubes, options_from
+from cimem.cli.sources import RunReader, add_metric_args, add_source_args, options_from
 from cimem.errors import CimemError
 from cimem.paths import write_whole
 
@@ -19,19 +18,16 @@ FORMATS = ("html", "md")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from cimem.publish.content import build_report
+    from cimem.publish.content import report_of_runs
 
     if args.runs:
         args.run = [*(args.run or []), *(r.strip() for r in args.runs.split(",") if r.strip())]
     if args.mode == "both":
         raise CimemError("a report is in one mode: give --mode official or --mode definition")
-    cubes = load_cubes(args, many=True)
     opts = options_from(args, args.mode)
-    if args.results:
-        report = build_report(cubes, opts, None, args.title or "")
-    else:
-        with open_store(args, read_only=True) as store:
-            report = build_report(cubes, opts, store, args.title or "")
+    with RunReader(args, many=True) as runs:
+        count = len(runs)
+        report = report_of_runs(runs.read, count, opts, runs.store, args.title or "")
     out = Path(args.out)
     if args.pdf:
         from cimem.publish.html_report import report_html
@@ -40,7 +36,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         html_to_pdf(report_html(report), out)
     else:
         write_whole(out, _render(report, args.format))
-    print(f"wrote {out}: {len(cubes)} run{'s' if len(cubes) != 1 else ''} ({report.how})")
+    print(f"wrote {out}: {count} run{'s' if count != 1 else ''} ({report.how})")
     return 0
 
 

@@ -4,6 +4,8 @@ the metric options, and reading both from the command line."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import TypeVar
 
 from cimem.analysis.coverage import check_coverage
 from cimem.analysis.cube import LeakCube, cube_from_store
@@ -11,6 +13,9 @@ from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.metrics import MODES, MetricOptions, Mode
 from cimem.cli.common import add_db, open_store
 from cimem.errors import CimemError
+from cimem.store import Store
+
+T = TypeVar("T")
 
 
 def add_source_args(p: argparse.ArgumentParser, many_runs: bool) -> None:
@@ -76,31 +81,89 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
 
 
 def load_cubes(args: argparse.Namespace, many: bool) -> list[LeakCube]:
-    """The cubes the user named: from --results, or runs of the database."""
-    if args.results:
-        return [cube_from_official(args.results)]
+    """The cubes the user named, all in memory (for a few runs; tens of runs: :func:`map_runs`)."""
+    return map_runs(args, many, lambda cube: cube)
 
-    with open_store(args, read_only=True) as store:
-        refs = args.run if many else ([args.run] if args.run else None)
-        if refs:
-            ids = [store.resolve_run(r) for r in refs]
+
+def map_runs(
+    args: argparse.Namespace,
+    many: bool,
+    digest: Callable[[LeakCube], T],
+    one_run_only: str | None = None,
+) -> list[T]:
+    """``digest`` of each cube the user named (--results, or runs of the database), one cube in
+    memory at a time: a command over every run of a lab's database keeps what it computed of
+    each run, not the run's verdicts, so its memory stays flat in the number of runs.
+
+    ``one_run_only``: the error to raise when more than one run is named."""
+    with RunReader(args, many, one_run_only) as runs:
+        # each cube is a temporary, dropped before the next one is read
+        return [digest(runs.read(i)) for i in range(len(runs))]
+
+
+class RunReader:
+    """The runs the user named (--results, or runs of the database), each read when asked for,
+    with the blocks DuckDB cached of the one before given back: a command holds one run at a
+    time when it drops each cube before reading the next."""
+
+    def __init__(
+        self, args: argparse.Namespace, many: bool, one_run_only: str | None = None
+    ) -> None:
+        self.args, self.many, self.one_run_only = args, many, one_run_only
+        self.store: Store | None = None
+        self.ids: list[int] = []
+        self._reads = 0
+
+    def __enter__(self) -> RunReader:
+        if self.args.results:
+            return self
+        self.store = open_store(self.args, read_only=True)
+        try:
+            self.ids = _named_runs(self.args, self.store, self.many)
+            if getattr(self.args, "judge", None) is not None and len(self.ids) > 1:
+                raise CimemError("--judge applies to one run: give one --run with it")
+            if self.one_run_only is not None and len(self.ids) > 1:
+                raise CimemError(self.one_run_only)
+        except BaseException:
+            self.store.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.store is not None:
+            self.store.close()
+
+    def __len__(self) -> int:
+        return 1 if self.store is None else len(self.ids)
+
+    def read(self, i: int) -> LeakCube:
+        """Run i's cube, once the coverage gate lets its judge through (PartialJudge: exit 2)."""
+        if self.store is None:
+            cube = cube_from_official(self.args.results)
         else:
-            ids = [r.run_id for r in store.list_runs() if r.messages > 0]
-            if not ids:
-                raise CimemError(
-                    f"{store.shown_path} has no run with messages; import one with"
-                    " `python -m cimem ingest`"
-                )
-            if not many and len(ids) > 1:
-                raise CimemError(
-                    f"{store.shown_path} has {len(ids)} runs with messages; choose one with --run"
-                )
-        judge = getattr(args, "judge", None)
-        if judge is not None and len(ids) > 1:
-            raise CimemError("--judge applies to one run: give one --run with it")
-        cubes = [cube_from_store(store, i, judge) for i in ids]
-    check_coverage(cubes, args.allow_partial, "give --allow-partial")  # PartialJudge: exit 2
-    return cubes
+            if self._reads:
+                self.store.release_cache()
+            cube = cube_from_store(self.store, self.ids[i], getattr(self.args, "judge", None))
+        self._reads += 1
+        check_coverage([cube], self.args.allow_partial, "give --allow-partial")
+        return cube
+
+
+def _named_runs(args: argparse.Namespace, store: Store, many: bool) -> list[int]:
+    """The run ids of --run, else every run with messages (one run only when not ``many``)."""
+    refs = args.run if many else ([args.run] if args.run else None)
+    if refs:
+        return [store.resolve_run(r) for r in refs]
+    ids = [r.run_id for r in store.list_runs() if r.messages > 0]
+    if not ids:
+        raise CimemError(
+            f"{store.shown_path} has no run with messages; import one with `python -m cimem ingest`"
+        )
+    if not many and len(ids) > 1:
+        raise CimemError(
+            f"{store.shown_path} has {len(ids)} runs with messages; choose one with --run"
+        )
+    return ids
 
 
 def options_from(args: argparse.Namespace, mode: Mode, k: int | None = None) -> MetricOptions:

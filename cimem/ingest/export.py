@@ -24,6 +24,7 @@ import orjson
 
 from cimem.errors import CimemError
 from cimem.ingest.official_profile import NOTHING_REVEALED_KEY, RAW_REPLY_KEY
+from cimem.paths import replaceable
 from cimem.store import (
     AttributeRow,
     ContextRow,
@@ -78,7 +79,7 @@ def export_official(
     for ctx in store.contexts_of(run_id):
         ctx_by_profile[ctx.profile_id].append(ctx)
     judgments = store.judgments_of(judge_id) if judge_id is not None else {}
-    out = Path(out)
+    out = replaceable(Path(out))
     out.parent.mkdir(parents=True, exist_ok=True)
     counts = {
         "profiles": 0,

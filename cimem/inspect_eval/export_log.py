@@ -38,6 +38,7 @@ from cimem.ingest.formats import SourceFormat
 from cimem.ingest.inspect_samples import SCHEMA, SCORER, TASK_NAME, Judged, sample_metadata
 from cimem.ingest.readers import open_reader
 from cimem.ingest.records import ProfileRecord
+from cimem.paths import replaceable
 from cimem.store import Store
 from cimem.store.rows import JudgeInfo
 
@@ -89,6 +90,7 @@ def export_inspect(
 
 def _write_atomically(log: EvalLog, out: Path) -> None:
     """The log at ``out`` whole or not at all: written beside it, then moved into place."""
+    replaceable(out)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.stem}.", suffix=".eval")
     os.close(fd)
     try:

@@ -6,6 +6,7 @@ of every number."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +24,7 @@ from cimem.analysis.health import FLAG_TEXT, HealthReport, health_report, scan
 from cimem.analysis.leaks import heat_cells
 from cimem.analysis.level_curves import profile_set
 from cimem.analysis.metrics import BOOTSTRAP_SEED, MetricOptions, RunMetrics
-from cimem.analysis.overview import overview
+from cimem.analysis.overview import common_cells, overview_of, run_part
 from cimem.ingest import file_sha256
 from cimem.publish.judges import judge_table
 from cimem.store import Store
@@ -157,7 +158,29 @@ def build_report(
 ) -> Report:
     """The report of ``cubes`` under ``opts``; ``store``: the database they came from (its
     judges, audit and file hashes), None for a file read directly."""
-    ov = overview(cubes, opts)
+    return report_of_runs(cubes.__getitem__, len(cubes), opts, store, title)
+
+
+def report_of_runs(
+    read: Callable[[int], LeakCube],
+    count: int,
+    opts: MetricOptions,
+    store: Store | None = None,
+    title: str = "",
+) -> Report:
+    """:func:`build_report` of ``count`` runs, ``read(i)`` giving run i's cube: each run's part
+    is computed while its cube is the only one in memory (a run is read a second time only for
+    the common columns, when runs differ in n or contexts and still share some)."""
+    parts, origins, curves, details = [], [], [], []
+    for i in range(count):
+        cube = read(i)
+        part = run_part(cube, opts)
+        parts.append(part)
+        origins.append(_origin(cube, store))
+        curves.append(_curve(cube, opts))
+        details.append(_detail(cube, part.metrics, opts, store))
+        del cube  # dropped before the next run is read
+    ov = overview_of(parts, lambda i, shared, cols: common_cells(read(i), opts, shared, cols))
     points, _front = overview_table.tradeoff_points(ov.table)
     return Report(
         title=title or "CIMemories results",
@@ -167,9 +190,9 @@ def build_report(
         note=ov.sentence,
         bootstrap=ov.metrics[0].bootstrap if ov.metrics else f"seed {BOOTSTRAP_SEED}",
         tradeoff=points,
-        origins=[_origin(c, store) for c in cubes],
-        curves=[_curve(c, opts) for c in cubes],
-        details=[_detail(c, m, opts, store) for c, m in zip(cubes, ov.metrics)],
+        origins=origins,
+        curves=curves,
+        details=details,
         database=store.display_name if store is not None else "-",
     )
 

@@ -9,6 +9,8 @@ of old to new ids. A run's messages keep their order. The source is only read.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyarrow as pa
 
 from cimem.store.connection import Database
@@ -124,33 +126,33 @@ class RunCopies(Database):
 
     def _insert_mapped(self, table: str, data: pa.Table) -> None:
         """Insert ``data`` into ``table`` with its id columns looked up in the maps."""
-        if not data.num_rows:
-            return
         mapped = _MAPPED[table]
         columns = [
             f"(SELECT new FROM {mapped[c]} WHERE old = s.{c}) AS {c}" if c in mapped else f"s.{c}"
             for c in data.column_names
         ]
-        self.con.register("_source", data)
-        try:
-            self.con.execute(
-                f"INSERT INTO {table} ({', '.join(data.column_names)})"
-                f" SELECT {', '.join(columns)} FROM _source s"
-            )
-        finally:
-            self.con.unregister("_source")
+        sql = (
+            f"INSERT INTO {table} ({', '.join(data.column_names)})"
+            f" SELECT {', '.join(columns)} FROM _source s"
+        )
+        self._insert_registered(data, lambda: self.con.execute(sql))
 
     def _insert_shared(self, shared: dict[str, pa.Table]) -> None:
-        for table, sql in (("llm_cache", _CACHE_INSERT_SQL), ("people_labels", None)):
-            data = shared[table]
-            if not data.num_rows:
-                continue
-            self.con.register("_source", data)
-            try:
-                if sql is not None:
-                    self.con.execute(sql)
-                else:
-                    base = self._seq_base("label_seq", int(self._scalar(_COUNT_SQL)))
-                    self.con.execute(_PEOPLE_LABELS_INSERT_SQL, [base])
-            finally:
-                self.con.unregister("_source")
+        """The call cache entries and people's labels the target lacks."""
+        self._insert_registered(shared["llm_cache"], lambda: self.con.execute(_CACHE_INSERT_SQL))
+        self._insert_registered(shared["people_labels"], self._insert_people_labels)
+
+    def _insert_people_labels(self) -> None:
+        """People's labels in ``_source`` after the target's own, in their recorded order."""
+        base = self._seq_base("label_seq", int(self._scalar(_COUNT_SQL)))
+        self.con.execute(_PEOPLE_LABELS_INSERT_SQL, [base])
+
+    def _insert_registered(self, data: pa.Table, insert: Callable[[], object]) -> None:
+        """``insert`` with ``data`` registered as ``_source`` (nothing to do when it is empty)."""
+        if not data.num_rows:
+            return
+        self.con.register("_source", data)
+        try:
+            insert()
+        finally:
+            self.con.unregister("_source")

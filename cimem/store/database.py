@@ -24,6 +24,7 @@ from cimem.store.cube_reads import CubeReads
 from cimem.store.human import HumanVerdicts
 from cimem.store.labels import Labels
 from cimem.store.lake_upkeep import LakeUpkeep
+from cimem.store.memory import MemoryRelease
 from cimem.store.messages import Messages
 from cimem.store.people_labels import PeopleLabels
 from cimem.store.profiles import Profiles
@@ -57,6 +58,7 @@ class Store(
     CallCacheTable,
     RunCopies,
     LakeUpkeep,
+    MemoryRelease,
 ):
     """A cimem database. Open with :meth:`open`; use as a context manager to close it; take
     :meth:`cursor` for another thread or session."""

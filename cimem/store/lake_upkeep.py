@@ -1,8 +1,9 @@
 """A lake's upkeep: every commit writes small Parquet files (a `cimem run` commits each part it
 stores), and DuckLake keeps every snapshot for time travel. Compaction merges the small files,
 writes the rows DuckLake kept inline in the catalog out to Parquet, forgets snapshots older than
-a few days and deletes the files nothing refers to any more. A file needs none of it (DuckDB
-checkpoints its own file)."""
+a few days and deletes the files nothing refers to any more: those of forgotten snapshots, and
+those a writer killed mid-write left (at least a day old: a younger one may be a write under
+way). A file needs none of it (DuckDB checkpoints its own file)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,10 @@ _STEPS_SQL = (
     f"SELECT count(*) FROM ducklake_expire_snapshots('{ALIAS}',"
     " older_than => now() - to_days(CAST(? AS INTEGER)))",
     f"SELECT count(*) FROM ducklake_cleanup_old_files('{ALIAS}', cleanup_all => true)",
+    f"SELECT count(*) FROM ducklake_delete_orphaned_files('{ALIAS}',"
+    " older_than => now() - to_days(CAST(? AS INTEGER)))",
 )
+ORPHAN_DAYS = 1  # a file no snapshot names is deleted once this old (younger: maybe being written)
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,7 @@ class Compaction:
     snapshots_before: int
     snapshots_after: int
     deleted: int
+    orphans: int = 0  # files a killed writer left, deleted
 
 
 class LakeUpkeep(Database):
@@ -50,14 +55,15 @@ class LakeUpkeep(Database):
                 " compaction is for a lake (ducklake:postgres:...)"
             )
         before = self._counts()
-        deleted = 0
+        removed: dict[str, int] = {}
         with self._lock:
             for sql in _STEPS_SQL:
-                found = self.con.execute(sql, [keep_days] if "?" in sql else []).fetchall()
-                if "cleanup_old_files" in sql:
-                    deleted = int(found[0][0])
+                days = ORPHAN_DAYS if "orphaned" in sql else keep_days
+                found = self.con.execute(sql, [days] if "?" in sql else []).fetchall()
+                removed[sql] = int(found[0][0])
         after = self._counts()
-        return Compaction(before[0], after[0], before[1], after[1], deleted)
+        deleted, orphans = removed[_STEPS_SQL[3]], removed[_STEPS_SQL[4]]
+        return Compaction(before[0], after[0], before[1], after[1], deleted, orphans)
 
     def _counts(self) -> tuple[int, int]:
         return int(self._scalar(_LIVE_FILES_SQL)), int(self._scalar(_SNAPSHOTS_SQL))

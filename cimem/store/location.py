@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 
 from cimem.errors import CimemError
+from cimem.paths import LAKE_SCHEME
 
-LAKE_SCHEME = "ducklake:"
 CATALOGS = ("postgres:",)  # the catalogs several machines can share (SQLite's lock refuses them)
 _DATA_PATH = re.compile(r"(?:^|\s)data_path=(\S+)")
 _PASSWORD = re.compile(r"(password=)([^\s\"']+)")

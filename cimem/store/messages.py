@@ -23,18 +23,23 @@ _STATUS = {"status": MESSAGE_STATUS.__getitem__}
 
 _TO_JUDGE_COLUMNS = "m.message_id, m.profile_id, p.name AS profile, m.ctx_idx, m.trial, m.text"
 
-_COUNTERPARTS_SQL = """
-    SELECT m2.run_id, m2.message_id, m2.trial
+# A message's counterparts in two steps, its own key first: one query joining the message to
+# every other run's messages let a lake (whose tables carry no statistics) order its joins
+# through 1.4 billion rows (7.5 s on 40 runs, 60 ms in two steps; a file: 50 ms, 6 ms).
+_COUNTERPART_KEY_SQL = """
+    SELECT m.run_id, p.name, c.recipient, c.task, m.trial
     FROM messages m JOIN profiles p USING (run_id, profile_id)
     JOIN contexts c USING (run_id, profile_id, ctx_idx)
-    JOIN profiles p2 ON p2.name = p.name AND p2.run_id <> m.run_id
+    WHERE m.message_id = ?"""
+_COUNTERPARTS_SQL = """
+    SELECT m2.run_id, m2.message_id, m2.trial
+    FROM profiles p2
     JOIN contexts c2 ON c2.run_id = p2.run_id AND c2.profile_id = p2.profile_id
-     AND c2.recipient = c.recipient AND c2.task = c.task
     JOIN messages m2 ON m2.run_id = c2.run_id AND m2.profile_id = c2.profile_id
      AND m2.ctx_idx = c2.ctx_idx AND m2.shared_json IS NULL
-    WHERE m.message_id = ?
+    WHERE p2.name = ? AND p2.run_id <> ? AND c2.recipient = ? AND c2.task = ?
     QUALIFY row_number() OVER (PARTITION BY m2.run_id
-     ORDER BY m2.trial <> m.trial, m2.trial, m2.message_id) = 1
+     ORDER BY m2.trial <> ?, m2.trial, m2.message_id) = 1
     ORDER BY m2.run_id"""
 
 _COMPOSITION_SQL = """
@@ -174,7 +179,11 @@ class Messages(Database):
     def counterparts(self, message_id: int) -> list[Counterpart]:
         """The same profile (matched by name), recipient, task and trial in every other run, one
         message per run (that run's lowest trial when it lacks this one), by run id."""
-        return self._rows(Counterpart, _COUNTERPARTS_SQL, [message_id])
+        key = self.con.execute(_COUNTERPART_KEY_SQL, [message_id]).fetchone()
+        if key is None:
+            return []
+        run_id, name, recipient, task, trial = key
+        return self._rows(Counterpart, _COUNTERPARTS_SQL, [name, run_id, recipient, task, trial])
 
     def pair_messages(
         self, run_id: int, profile_id: int, ctx_idx: int, attr_id: int, judge_id: int | None

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from app_server import chromium, chromium_or_skip, serving
 from full_size import fill_sheet, truth_table
-from lakes import differences, numbers
+from lakes import cimem, differences, numbers
 from llm_server import HUNG, FakeLLM
 from llm_world import World
 
@@ -31,12 +31,6 @@ pytestmark = [pytest.mark.slow, *chromium_or_skip()]
 
 def command(db: str, args: str) -> list[str]:
     return [sys.executable, "-m", "cimem", *args.split(), "--db", db]
-
-
-def cimem(db: str, args: str) -> str:
-    done = subprocess.run(command(db, args), capture_output=True, text=True, cwd=REPO, timeout=600)
-    assert done.returncode == 0, f"{args} on {db}:\n{done.stderr[-3000:]}"
-    return done.stdout
 
 
 def started(db: str, args: str) -> subprocess.Popen:

@@ -5,16 +5,13 @@ written the same way into a file and into a lake over PostgreSQL."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from full_size import fill_sheet, truth_table
-from lakes import differences
+from lakes import cimem, differences
 
-from conftest import REPO, shared_file
+from conftest import shared_file
 
 pytestmark = pytest.mark.slow
 
@@ -38,19 +35,6 @@ READS = [  # every command that prints JSON
     "labels sensitivity --json",
     "labels agreement --run results_sample --json",
 ]
-
-
-def cimem(db: str, command: str, cwd: Path) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "cimem", *command.split(), "--db", db],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=600,
-    )
-    assert done.returncode == 0, f"{command} on {db}:\n{done.stderr[-3000:]}"
-    return done.stdout
 
 
 def fill(db: str, work: Path, full_run) -> None:

@@ -61,6 +61,7 @@ NOT_ORDERED_READS = {
     "open",
     "record_audit_samples",
     "record_progress",
+    "release_cache",  # no rows: gives back memory
     "released",
     "reserve_ids",
     "rename_judge",
