@@ -159,15 +159,18 @@ class RunPart:
     run: str
 
 
-def run_part(cube: LeakCube, opts: MetricOptions, m: RunMetrics | None = None) -> RunPart:
-    """One run's part of the Overview; ``m``: its metrics under ``opts`` when known."""
+def run_part(
+    cube: LeakCube, opts: MetricOptions, m: RunMetrics | None = None, compared: bool = True
+) -> RunPart:
+    """One run's part of the Overview; ``m``: its metrics under ``opts`` when known;
+    ``compared``: other runs are shown beside it (only then are its labels fingerprinted)."""
     m = m if m is not None else compute(cube, opts)
     return RunPart(
         row=_row(cube, m) | _joint_cells(cube, opts),
         metrics=m,
         contexts=frozenset(context_keys(cube)),
         n=cube.n_trials,
-        fingerprints=context_fingerprints(cube, opts.rule),
+        fingerprints=context_fingerprints(cube, opts.rule) if compared else {},
         run=cube.run,
     )
 
@@ -179,7 +182,10 @@ def overview(
     cubes: list[LeakCube], opts: MetricOptions, results: list[RunMetrics] | None = None
 ) -> Overview:
     """``results``: each cube's metrics under ``opts`` when the caller already has them."""
-    parts = [run_part(c, opts, results[i] if results else None) for i, c in enumerate(cubes)]
+    parts = [
+        run_part(c, opts, results[i] if results else None, compared=len(cubes) > 1)
+        for i, c in enumerate(cubes)
+    ]
     return overview_of(parts, lambda i, shared, cols: common_cells(cubes[i], opts, shared, cols))
 
 

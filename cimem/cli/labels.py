@@ -13,6 +13,7 @@ from cimem.analysis.labels import LabelRule
 from cimem.analysis.metrics import MetricOptions
 from cimem.cli.common import add_db, open_store, pct, positive_int, table
 from cimem.cli.people_labels import add_people_label_commands
+from cimem.cli.sources import named_runs
 from cimem.errors import CimemError
 
 if TYPE_CHECKING:
@@ -60,13 +61,7 @@ def cmd_labels_sensitivity(args: argparse.Namespace) -> int:
     from cimem.analysis.sensitivity import sensitivity
 
     with open_store(args, read_only=True) as store:
-        ids = (
-            [store.resolve_run(r) for r in args.run]
-            if args.run
-            else [r.run_id for r in store.list_runs() if r.messages > 0]
-        )
-        if not ids:
-            raise CimemError(f"{store.shown_path} has no run with messages to compare")
+        ids = named_runs(args, store, many=True)
         people = {i: store.people_labels_of(i) for i in ids}
         schemes = _schemes(args, any(people.values()))
         found = sensitivity(_each_run(store, ids, people), schemes, _options(args))

@@ -119,7 +119,7 @@ class RunReader:
             return self
         self.store = open_store(self.args, read_only=True)
         try:
-            self.ids = _named_runs(self.args, self.store, self.many)
+            self.ids = named_runs(self.args, self.store, self.many)
             if getattr(self.args, "judge", None) is not None and len(self.ids) > 1:
                 raise CimemError("--judge applies to one run: give one --run with it")
             if self.one_run_only is not None and len(self.ids) > 1:
@@ -149,7 +149,7 @@ class RunReader:
         return cube
 
 
-def _named_runs(args: argparse.Namespace, store: Store, many: bool) -> list[int]:
+def named_runs(args: argparse.Namespace, store: Store, many: bool) -> list[int]:
     """The run ids of --run, else every run with messages (one run only when not ``many``)."""
     refs = args.run if many else ([args.run] if args.run else None)
     if refs:

@@ -174,7 +174,7 @@ def report_of_runs(
     parts, origins, curves, details = [], [], [], []
     for i in range(count):
         cube = read(i)
-        part = run_part(cube, opts)
+        part = run_part(cube, opts, compared=count > 1)
         parts.append(part)
         origins.append(_origin(cube, store))
         curves.append(_curve(cube, opts))
