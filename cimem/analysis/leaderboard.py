@@ -24,8 +24,17 @@ import pandas as pd
 
 from cimem.analysis.choices import SortKey  # re-exported: lb.SortKey
 from cimem.analysis.cube import cube_from_store
-from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP, MetricOptions, RunMetrics, compute
+from cimem.analysis.metrics import (
+    NO_LABELS,
+    NO_LABELS_HELP,
+    MetricOptions,
+    RunMetrics,
+    common_values,
+    compare,
+    compute,
+)
 from cimem.analysis.overview_table import interval_text, rounded
+from cimem.analysis.power import ALPHA, holm
 from cimem.store import LeaderboardFacts, RunSummary, Store
 from cimem.text import plural
 
@@ -241,6 +250,7 @@ def labelled(m: RunMetrics) -> bool:
     return m.discarded.note != NO_LABELS_HELP
 
 
+VS_BEST = "vs best (Holm)"
 COLUMNS = (
     "run",
     "model",
@@ -249,6 +259,7 @@ COLUMNS = (
     "Violation 95% CI",
     "Completeness %",
     "Completeness 95% CI",
+    VS_BEST,
     "n",
     "profiles",
     "cohort",
@@ -264,6 +275,9 @@ def table(board: Sequence[Entry], metrics: Mapping[int, RunMetrics]) -> pd.DataF
     """One row per run, grouped by model then level (runs without numbers yet have blank
     numbers, and their intervals say "not computed"). ``run_id`` is kept as a column."""
     rows = [_row(e, metrics.get(e.run_id)) for e in board]
+    marks = versus_best({e.run_id: m for e in board if (m := metrics.get(e.run_id)) is not None})
+    for row in rows:
+        row[VS_BEST] = marks.get(row["run_id"], "-")
     out = pd.DataFrame(rows, columns=["run_id", *COLUMNS])
     out["n"] = out["n"].astype("Int64")  # a run not computed has none: "1.0" would read as a float
     return sort_table(out, SortKey.GROUPED)
@@ -295,6 +309,37 @@ def _row(e: Entry, m: RunMetrics | None) -> dict[str, Any]:
         row[title] = rounded(100 * s.mean) if ok else None
         row[f"{metric} 95% CI"] = interval_text(100 * lo, 100 * hi, not ok, s.n_profiles)
     return row
+
+
+def versus_best(metrics: Mapping[int, RunMetrics]) -> dict[int, str]:
+    """Per run, whether it is distinguishable from the best run shown, in Violation (lowest is
+    best) and Completeness (highest): the paired t test over their common profiles, Holm's
+    correction over the runs compared, so a table of 20 runs does not call noise a difference.
+    "V best" is the best run; "V tied" not distinguishable from it; "V higher" / "C lower"
+    distinguishable; "V apart" shares fewer than two profiles with it.
+    """
+    runs = {r: m for r, m in metrics.items() if labelled(m) and m.violation.n_profiles > 1}
+    words: dict[int, list[str]] = {r: [] for r in runs}
+    for metric, letter, lower_is_better in (("violation", "V", True), ("completeness", "C", False)):
+        means = {r: getattr(m, metric).mean for r, m in runs.items()}
+        means = {r: x for r, x in means.items() if x == x}
+        if not means:
+            continue
+        best = (min if lower_is_better else max)(sorted(means), key=lambda r: means[r])
+        others = [r for r in sorted(means) if r != best]
+        p_values = [_p_against(runs[best], runs[r], metric) for r in others]
+        worse = "higher" if lower_is_better else "lower"
+        words[best].append(f"{letter} best")
+        for r, p, adjusted in zip(others, p_values, holm(p_values)):
+            said = "apart" if p != p else worse if adjusted < ALPHA else "tied"
+            words[r].append(f"{letter} {said}")
+    return {r: ", ".join(w) for r, w in words.items() if w}
+
+
+def _p_against(best: RunMetrics, other: RunMetrics, metric: str) -> float:
+    """The paired p-value of ``other`` against ``best`` (nan with fewer than two common profiles)."""
+    common, _, _ = common_values(getattr(best, metric), getattr(other, metric))
+    return compare(best, other, metric).p_value if len(common) > 1 else float("nan")
 
 
 def scored_profiles(profiles: int, violation: int, completeness: int) -> int | str:

@@ -22,6 +22,17 @@ import numpy as np
 
 from cimem.analysis.cube import CubeInfo, LeakCube, popcount
 from cimem.analysis.discards import DiscardReport
+from cimem.analysis.intervals import (
+    DIFFERENCE_METHOD,
+    ESTIMAND,
+    LEVEL,
+    SHARE_METHOD,
+    Difference,
+    IntervalKind,
+    paired_difference,
+    share_interval,
+)
+from cimem.analysis.intervals import Interval as Interval
 
 # Re-exported: the options and the preparation moved to cimem.analysis.options.
 from cimem.analysis.options import MODES as MODES
@@ -34,28 +45,32 @@ from cimem.analysis.options import factorize as factorize
 from cimem.analysis.options import prepare as prepare
 from cimem.analysis.options import usable_samples
 
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 0
-
+INTERVALS = f"{SHARE_METHOD}, over {ESTIMAND}"  # how every interval over profiles is made
 
 ONE_PROFILE = "1 profile"  # why a summary of one profile has no interval, as said beside it
 
 
 @dataclass
 class Summary:
-    """A metric over profiles: mean, standard deviation (ddof = 1), bootstrap 95% interval."""
+    """A metric over profiles: mean, standard deviation (ddof = 1), its 95% interval
+    (:func:`cimem.analysis.intervals.share_interval`, the one place intervals are made)."""
 
     mean: float
     std: float
-    ci95: tuple[float, float]
+    ci: Interval
     per_profile: dict[str, float]
     n_profiles: int
 
-    def interval(self) -> tuple[float, float] | None:
-        """The bootstrap interval, or None with one profile: resampling one profile gives the
-        same mean every time, and a zero-width interval says nothing.
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """The interval's bounds (nan when no profile has a value)."""
+        return self.ci.bounds
 
-        >>> Summary(0.2, float("nan"), (0.2, 0.2), {"A": 0.2}, 1).interval() is None
+    def interval(self) -> tuple[float, float] | None:
+        """The interval, or None with one profile: one profile says nothing of the spread
+        between people.
+
+        >>> summarize(np.array([0.2]), ["A"]).interval() is None
         True
         """
         return None if self.n_profiles == 1 else self.ci95
@@ -66,28 +81,40 @@ class Summary:
 
     def interval_text(self, missing: str = "-") -> str:
         """The interval in percentage points, as the page and the command line say it:
-        "[lo, hi]", "- (1 profile)" when there is no interval to give, ``missing`` when the
-        interval is undefined (no profile has a value).
+        "[lo, hi]", "[0, hi] (bound)" when every profile is at 0 (a one-sided 95% upper bound),
+        "- (1 profile)" when there is no interval to give, ``missing`` when the interval is
+        undefined (no profile has a value).
 
-        >>> Summary(0.5, 0.1, (0.4, 0.61), {}, 9).interval_text()
-        '[40.00, 61.00]'
-        >>> Summary(0.2, float("nan"), (0.2, 0.2), {"A": 0.2}, 1).interval_text()
+        >>> summarize(np.array([0.4, 0.5, 0.6]), list("ABC")).interval_text()
+        '[24.32, 75.68]'
+        >>> summarize(np.zeros(10), list("ABCDEFGHIJ")).interval_text()
+        '[0.00, 25.89] (bound)'
+        >>> summarize(np.array([0.2]), ["A"]).interval_text()
         '- (1 profile)'
         """
         ci = self.interval()
         if ci is None:
             return f"- ({self.no_interval_reason()})"
         lo, hi = ci
-        return missing if lo != lo or hi != hi else f"[{100 * lo:.2f}, {100 * hi:.2f}]"
+        if lo != lo or hi != hi:
+            return missing
+        bound = (
+            " (bound)"
+            if self.ci.kind in (IntervalKind.UPPER_BOUND, IntervalKind.LOWER_BOUND)
+            else ""
+        )
+        return f"[{100 * lo:.2f}, {100 * hi:.2f}]{bound}"
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON: ``ci95`` is null when there is no interval, ``ci95_reason`` says why."""
+        """JSON: ``ci95`` is null when there is no interval, ``ci95_reason`` says why, and
+        ``ci95_kind`` says whether it is two-sided or a one-sided bound."""
         ci = self.interval()
         return {
             "mean": self.mean,
             "std": self.std,
             "ci95": None if ci is None else list(ci),
             "ci95_reason": self.no_interval_reason(),
+            "ci95_kind": str(self.ci.kind),
             "per_profile": self.per_profile,
             "n_profiles": self.n_profiles,
         }
@@ -105,7 +132,7 @@ class RunMetrics:
     completeness: Summary
     leak_rate: Summary  # per-message rate over private pairs (the naive mean)
     discarded: DiscardReport
-    bootstrap: str = f"{BOOTSTRAP_RESAMPLES} resamples of profiles, seed {BOOTSTRAP_SEED}"
+    intervals: str = INTERVALS
     info: CubeInfo = field(default_factory=CubeInfo)
 
     def as_dict(self) -> dict[str, Any]:
@@ -121,7 +148,7 @@ class RunMetrics:
             "completeness": self.completeness.as_dict(),
             "leak_rate": self.leak_rate.as_dict(),
             "discarded": self.discarded.as_dict(),
-            "bootstrap": self.bootstrap,
+            "intervals": {"method": SHARE_METHOD, "estimand": ESTIMAND, "level": LEVEL},
             "options": asdict(self.options),
             "coverage": None
             if (c := self.info.coverage) is None
@@ -279,29 +306,15 @@ def leak_rate_per_profile(prep: Prepared) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- summaries
-def bootstrap_ci(
-    values: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
-) -> tuple[float, float]:
-    """Percentile 95% interval of the mean over profiles, resampling profiles with replacement."""
-    v = values[~np.isnan(values)]
-    if len(v) == 0:
-        return (float("nan"), float("nan"))
-    if len(v) == 1:
-        return (float(v[0]), float(v[0]))
-    rng = np.random.default_rng(seed)
-    means = v[rng.integers(0, len(v), size=(resamples, len(v)))].mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return (float(lo), float(hi))
-
-
 def summarize(values: np.ndarray, names: list[str]) -> Summary:
+    """Mean, standard deviation and 95% interval of per-profile values (nan: no value)."""
     v = values[~np.isnan(values)]
     mean = float(v.mean()) if len(v) else float("nan")
     std = float(v.std(ddof=1)) if len(v) > 1 else float("nan")
     return Summary(
         mean=mean,
         std=std,
-        ci95=bootstrap_ci(values),
+        ci=share_interval(values),
         per_profile={n: float(x) for n, x in zip(names, values) if not np.isnan(x)},
         n_profiles=int(len(v)),
     )
@@ -309,28 +322,46 @@ def summarize(values: np.ndarray, names: list[str]) -> Summary:
 
 @dataclass
 class PairedComparison:
+    """b - a over the profiles both runs have: :class:`Difference` with the runs' means."""
+
     metric: str
     profiles: list[str]
     difference: float  # mean over common profiles of (b - a)
     ci95: tuple[float, float]
+    p_value: float
+    sd: float  # of the per-profile differences: what the power of the comparison rests on
     a_mean: float
     b_mean: float
+    method: str = DIFFERENCE_METHOD
+
+    @property
+    def distinguishable(self) -> bool:
+        return self.p_value == self.p_value and self.p_value < 1 - LEVEL
+
+
+def common_values(a: Summary, b: Summary) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The profiles both summaries have a value for, in ``a``'s order, and their values."""
+    common = [p for p in a.per_profile if p in b.per_profile]
+    va = np.array([a.per_profile[p] for p in common])
+    vb = np.array([b.per_profile[p] for p in common])
+    return common, va, vb
 
 
 def compare(a: RunMetrics, b: RunMetrics, metric: str = "violation") -> PairedComparison:
-    """Paired difference b - a over the profiles both runs have, with a bootstrap interval."""
-    pa_, pb = getattr(a, metric).per_profile, getattr(b, metric).per_profile
-    common = [p for p in pa_ if p in pb]
+    """Paired difference b - a over the profiles both runs have
+    (:func:`cimem.analysis.intervals.paired_difference`)."""
+    common, va, vb = common_values(getattr(a, metric), getattr(b, metric))
     if not common:
         raise ValueError(f"runs {a.run!r} and {b.run!r} share no profile with a {metric} value")
-    va = np.array([pa_[p] for p in common])
-    vb = np.array([pb[p] for p in common])
-    diff = vb - va
+    d: Difference = paired_difference(va, vb)
     return PairedComparison(
         metric=metric,
         profiles=common,
-        difference=float(diff.mean()),
-        ci95=bootstrap_ci(diff),
+        difference=d.mean,
+        ci95=(d.lo, d.hi),
+        p_value=d.p_value,
+        sd=d.sd,
         a_mean=float(va.mean()),
         b_mean=float(vb.mean()),
+        method=d.method,
     )

@@ -20,8 +20,8 @@ PUBLISHED = "published Table 1"
 
 
 def interval_text(lo: float, hi: float, unlabelled: bool = False, profiles: int = 2) -> str:
-    """A bootstrap interval (in points) as text: "-" when there is none, or one profile
-    (resampling one profile gives the same mean every time: a zero-width interval says nothing).
+    """A 95% interval (in points) as text: "-" when there is none, or one profile (one profile
+    says nothing of the spread between people: a zero-width interval would).
 
     >>> interval_text(1.234, 5.0), interval_text(1.0, 1.0, profiles=1)
     ('[1.23, 5.00]', '- (1 profile)')

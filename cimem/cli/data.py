@@ -8,6 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cimem.analysis.intervals import INTERVALS_SAID
 from cimem.cli.common import add_db, open_store, progress_bar, table
 from cimem.errors import CimemError
 
@@ -157,7 +158,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     print(table(tuple(cells.columns), [tuple(map(str, r)) for r in cells.itertuples(index=False)]))
     print(
         f"{lb.summary(board)}; mode {opts.mode}, label rule {opts.label_rule}, each run's"
-        " original verdicts; intervals: bootstrap 95% over profiles"
+        f" original verdicts; {INTERVALS_SAID}"
     )
     return 0
 
@@ -299,7 +300,7 @@ def _add_runs_command(sub: argparse._SubParsersAction) -> None:
         " contexts, trials, messages, verdicts, judges. With --leaderboard: every run's"
         " model, prompt level and set, memory format, judges, profiles and their cohort"
         " (runs over the same profiles share one), n, Violation@n and Completeness with"
-        " bootstrap intervals (each run's original verdicts), messages and date, grouped"
+        " 95% intervals (each run's original verdicts), messages and date, grouped"
         " by model and level. A field the run does not record is 'unknown'.",
     )
     add_db(p)

@@ -24,6 +24,7 @@ from cimem.analysis.metrics import (
     compare,
     compute,
 )
+from cimem.analysis.power import ALPHA, detectable_difference, holm
 from cimem.cli.common import jsonable, open_store, pct
 from cimem.cli.sources import add_metric_args, add_source_args, map_runs, options_from
 from cimem.errors import CimemError
@@ -70,7 +71,7 @@ def text_report(results: list[RunMetrics], joints: list[JointOutcomes] | None = 
         )
         lines.append(f"  Completeness                    {metric_cell(m.completeness, ok)}")
         lines.append(f"  per-message leak rate (naive)   {metric_cell(m.leak_rate, ok)}")
-        lines.append(f"  intervals: bootstrap over profiles, {m.bootstrap}")
+        lines.append(f"  intervals: {m.intervals} (docs/statistics.md)")
         if joints is not None and ok:
             lines.append("  " + joint_line(joints[i]))
         lines.extend("  " + x for x in discard_lines(m.discarded))
@@ -193,12 +194,27 @@ def corrected_for(args: argparse.Namespace, cube: LeakCube, mode: Mode) -> Corre
         return corrected(store, cube, options_from(args, mode, args.k), human, seed=args.seed)
 
 
-def paired_line(pc: PairedComparison, a: str, b: str) -> str:
+def paired_line(pc: PairedComparison, a: str, b: str, holm_p: float) -> str:
+    """The difference, its interval, its p-value (and Holm's over the runs compared with the
+    first), and the smallest difference this many profiles find with 80% power."""
+    seen = detectable_difference(pc.sd, len(pc.profiles))
+    verdict = "distinguishable" if holm_p < ALPHA else "not distinguishable"
     return (
         f"paired {pc.metric}: {b} - {a} = "
         f"{100 * pc.difference:+.2f} points [{100 * pc.ci95[0]:+.2f},"
-        f" {100 * pc.ci95[1]:+.2f}] over {len(pc.profiles)} common profiles"
+        f" {100 * pc.ci95[1]:+.2f}] over {len(pc.profiles)} common profiles; p = {p_text(pc.p_value)}"
+        f" (Holm {p_text(holm_p)}): {verdict}; 80% power to see ±{100 * seen:.2f} points"
+        f" ({pc.method})"
     )
+
+
+def p_text(p: float) -> str:
+    """A p-value as said: "<0.001" when smaller, "-" when there is none.
+
+    >>> p_text(0.0004), p_text(0.0312), p_text(float("nan"))
+    ('<0.001', '0.031', '-')
+    """
+    return "-" if p != p else "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 @dataclass
@@ -257,13 +273,16 @@ def one_mode(
         add_corrected(doc["runs"][0], c)
         text.append("\n".join(corrected_lines(results[0], c, mode)))
     if args.compare and len(results) >= 2:
-        for r in results[1:]:
-            for metric in ("violation", "completeness"):
-                pc = compare(results[0], r, metric)
+        for metric in ("violation", "completeness"):
+            pcs = [compare(results[0], r, metric) for r in results[1:]]
+            adjusted = holm([pc.p_value for pc in pcs])
+            for r, pc, holm_p in zip(results[1:], pcs, adjusted):
                 doc.setdefault("comparisons", []).append(
-                    jsonable(pc.__dict__) | {"a": results[0].run, "b": r.run}
+                    jsonable(pc.__dict__)
+                    | {"a": results[0].run, "b": r.run, "p_holm": holm_p}
+                    | {"detectable_80": detectable_difference(pc.sd, len(pc.profiles))}
                 )
-                text.append(paired_line(pc, results[0].run, r.run))
+                text.append(paired_line(pc, results[0].run, r.run, holm_p))
     return doc, text
 
 
@@ -294,7 +313,7 @@ def add_metrics_command(sub: argparse._SubParsersAction) -> None:
         "metrics",
         help="Violation@n and Completeness with the discard report",
         description="Violation@n (worst case over tasks and samples) and Completeness (average)"
-        " per run, mean ± std over profiles with a bootstrap 95%% interval, the unbiased"
+        " per run, mean ± std over profiles with a 95%% interval over people like these (Korn-Graubard), the unbiased"
         " Violation@k, the per-message leak rate, and the discard report that explains the"
         " difference between official and definition mode. Runs are read one at a time: over"
         " every run of a lab's database, memory does not grow with the number of runs.",
@@ -311,7 +330,9 @@ def add_metrics_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--compare",
         action="store_true",
-        help="paired difference of every run against the first, over common profiles",
+        help="paired difference of every run against the first, over common profiles: paired t"
+        " interval and p-value, Holm's correction over the runs compared, and the difference"
+        " the comparison sees with 80%% power (docs/statistics.md)",
     )
     p.add_argument(
         "--corrected-by",

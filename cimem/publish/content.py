@@ -23,7 +23,7 @@ from cimem.analysis.growth.random_order import ORDERS_PER_PROFILE, ORDERS_PER_RU
 from cimem.analysis.health import FLAG_TEXT, HealthReport, health_report, scan
 from cimem.analysis.leaks import heat_cells
 from cimem.analysis.level_curves import profile_set
-from cimem.analysis.metrics import BOOTSTRAP_SEED, MetricOptions, RunMetrics
+from cimem.analysis.metrics import INTERVALS, MetricOptions, RunMetrics
 from cimem.analysis.overview import common_cells, overview_of, run_part
 from cimem.ingest import file_sha256
 from cimem.publish.judges import judge_table
@@ -108,7 +108,7 @@ class Report:
     headline: pd.DataFrame
     more: pd.DataFrame
     note: str
-    bootstrap: str
+    intervals: str
     tradeoff: pd.DataFrame
     origins: list[RunOrigin]
     curves: list[RunCurve]
@@ -146,8 +146,7 @@ class Report:
         options = ", ".join(f"{what} {value}" for what, value in self.options.described())
         low, high = ORDERS_PER_PROFILE
         return (
-            f"{options}; intervals: bootstrap over profiles"
-            f" ({self.bootstrap}); growth: random task order, expected ratio from"
+            f"{options}; intervals: {self.intervals}; growth: random task order, expected ratio from"
             f" {ORDERS_PER_RUN:,} task orders per run ({low} to {high} per profile, seed 0),"
             " enumerated where a task count has fewer subsets"
         )
@@ -188,7 +187,7 @@ def report_of_runs(
         headline=overview_table.headline_table(ov.table),
         more=overview_table.more_table(ov).drop(columns=["simulated"]),
         note=ov.sentence,
-        bootstrap=ov.metrics[0].bootstrap if ov.metrics else f"seed {BOOTSTRAP_SEED}",
+        intervals=ov.metrics[0].intervals if ov.metrics else INTERVALS,
         tradeoff=points,
         origins=origins,
         curves=curves,

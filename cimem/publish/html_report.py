@@ -9,6 +9,7 @@ from html import escape
 import pandas as pd
 
 from cimem.analysis.growth import Line
+from cimem.analysis.intervals import INTERVALS_SAID
 from cimem.publish import palette
 from cimem.publish.content import Report, RunCurve, RunDetail
 from cimem.publish.html_table import table_html
@@ -67,8 +68,7 @@ def _overview(report: Report, colours: dict[str, str]) -> list[str]:
     return [
         "<h2>Overview</h2>",
         table_html(report.headline, digits=digits),
-        f'<p class="note">{escape(report.note)}. Mean over profiles; bootstrap 95% interval'
-        " (none with one profile).</p>",
+        f'<p class="note">{escape(report.note)}. Mean over profiles; {INTERVALS_SAID}.</p>',
         "<h3>More columns: level, judge, spread, per-message leak rate, joint outcomes</h3>",
         table_html(report.more, digits=more_digits),
         "<h3>Privacy against utility</h3>",

@@ -8,6 +8,7 @@ import re
 
 import pandas as pd
 
+from cimem.analysis.intervals import INTERVALS_SAID
 from cimem.publish.content import Report, RunCurve, RunDetail
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|<>~#])")  # what makes emphasis, code, links, HTML, cells
@@ -49,8 +50,7 @@ def report_markdown(report: Report) -> str:
         *([f"> **{md_text(w)}**"] if (w := report.simulated_warning) else []),
         "## Overview",
         md_table(report.headline),
-        f"{md_text(report.note)}. Mean over profiles; bootstrap 95% interval (none with one"
-        " profile).",
+        f"{md_text(report.note)}. Mean over profiles; {INTERVALS_SAID}.",
         md_table(report.more),
         "## Violation as tasks accumulate (random order, k = all samples, %)",
         md_table(_growth_table(report.curves)),

@@ -13,7 +13,8 @@ import pytest
 from cimem.analysis.cube import cube_from_store
 from cimem.analysis.cube_file import cube_from_official
 from cimem.analysis.discards import DroppedContext, PairCounts
-from cimem.analysis.metrics import MetricOptions, bootstrap_ci, compare, compute
+from cimem.analysis.intervals import SIGN_FLIP_METHOD, share_interval
+from cimem.analysis.metrics import MetricOptions, compare, compute, summarize
 from cimem.ingest import ingest_file
 
 from conftest import shared_file
@@ -188,11 +189,12 @@ def test_unbiased_estimator_equals_enumeration(tmp_path, counts, k):
     assert m.violation.mean == float(any(c > 0 for c in counts))
 
 
-def test_bootstrap_is_seeded_and_brackets_the_mean():
+def test_a_summary_interval_brackets_the_mean_and_is_the_one_interval():
     v = np.array([0.1, 0.2, 0.4, 0.3])
-    assert bootstrap_ci(v) == bootstrap_ci(v)
-    lo, hi = bootstrap_ci(v)
-    assert lo <= v.mean() <= hi
+    s = summarize(v, list("ABCD"))
+    lo, hi = s.ci95
+    assert lo < v.mean() < hi
+    assert s.ci == share_interval(v)  # one place makes every interval over profiles
 
 
 def official_reference(path):
@@ -290,6 +292,7 @@ def test_paired_comparison(tmp_path):
     c = compare(ma, mb)
     assert c.difference == pytest.approx(0.5) and c.profiles == ["P1", "P2"]
     assert c.ci95[0] <= 0.5 <= c.ci95[1]
+    assert c.p_value == c.p_value and c.method == SIGN_FLIP_METHOD  # 2 profiles: exact
 
 
 def test_cli_json_contract(tmp_path):

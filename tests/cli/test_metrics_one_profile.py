@@ -1,4 +1,4 @@
-"""A run of one profile has no bootstrap interval: the command line says "- (1 profile)" as the
+"""A run of one profile has no interval: the command line says "- (1 profile)" as the
 Overview page does, and its JSON gives ``ci95: null`` with the reason."""
 
 import json

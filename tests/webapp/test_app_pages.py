@@ -187,7 +187,7 @@ def test_overview_with_one_run_says_there_is_no_front_to_draw(demo_db, monkeypat
 
 
 def test_overview_gives_no_interval_for_one_profile(tmp_path, monkeypatch):
-    """A bootstrap over one profile resamples the same mean: no zero-width interval is shown."""
+    """One profile says nothing of the spread between people: no zero-width interval is shown."""
     db = tmp_path / "one.duckdb"
     with Store.open(db) as store:
         ingest_file(store, write_jsonl(tmp_path / "one.jsonl", [small_profile("A")]))
@@ -197,7 +197,7 @@ def test_overview_gives_no_interval_for_one_profile(tmp_path, monkeypatch):
     assert [str(p) for p in headline["profiles"]] == ["1"]
     assert headline["95% CI"].tolist() == ["- (1 profile)"]
     assert headline["95% CI "].tolist() == ["- (1 profile)"]
-    (caption,) = [c.value for c in at.caption if "bootstrap 95% interval" in c.value]
+    (caption,) = [c.value for c in at.caption if "Mean over profiles (their std" in c.value]
     assert caption.endswith("One run.") and "rows compare directly" not in caption
 
 

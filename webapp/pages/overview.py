@@ -6,6 +6,7 @@ from dataclasses import replace
 import streamlit as st
 
 from cimem.analysis import leaderboard, overview_table
+from cimem.analysis.intervals import INTERVALS_SAID
 from cimem.analysis.latex import to_latex
 from cimem.analysis.level_curves import cohort_note
 from cimem.analysis.metrics import NO_LABELS, NO_LABELS_HELP
@@ -41,8 +42,7 @@ st.caption(
     render.escape_md(phrase)
     + "; "
     + ch.describe()
-    + f". Mean over profiles (their std under More columns), bootstrap 95%"
-    f" interval ({ov.metrics[0].bootstrap}; none with one profile)"
+    + f". Mean over profiles (their std under More columns); {INTERVALS_SAID}"
     + ("." if ov.note_apart else f". {note}.")
 )
 apart = cohort_note([cache.cube(ch.scope(r)) for r in ch.runs])

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from cimem.analysis import leaderboard as lb
+from cimem.analysis.intervals import INTERVALS_SAID
 from cimem.analysis.metrics import RunMetrics
 from cimem.analysis.sheets import frame_to_csv
 from webapp import cache, render, sidebar
@@ -151,8 +152,8 @@ def _note(
     """How the numbers were computed, and the button that computes the missing ones."""
     st.caption(
         f"{len(kept)} of {total} runs under the filters, grouped by model and prompt level."
-        f" Each run under its original verdicts, {ch.describe()}; intervals: bootstrap 95% over"
-        " profiles. Pick runs below the table to show them on every page."
+        f" Each run under its original verdicts, {ch.describe()}; {INTERVALS_SAID}."
+        " Pick runs below the table to show them on every page."
     )
     missing = [e for e in kept if e.messages > 0 and e.run_id not in metrics]
     if missing:
