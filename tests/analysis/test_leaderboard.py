@@ -4,14 +4,16 @@ the filters, the sorting, and the default selection a visit opens with."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime, timedelta
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from cimem.analysis import leaderboard as lb
 from cimem.analysis.cube import cube_from_store
-from cimem.analysis.metrics import NO_LABELS, MetricOptions, compute
+from cimem.analysis.metrics import NO_LABELS, MetricOptions, compute, summarize
 from cimem.analysis.overview_table import interval_text
 from cimem.ingest import ingest_file
 from cimem.store import RunSummary, Store
@@ -214,3 +216,34 @@ def test_the_profiles_column_says_how_many_were_scored(tmp_path):
         metrics = lb.run_metrics(store, [1], MetricOptions())
     row = lb.table(board, metrics).iloc[0]
     assert row["profiles"] == "1 of 2 scored" and str(row["n"]) == "2"
+
+
+def _shaped(base, k: int, violation: list[float], completeness: list[float]):
+    """``base``'s metrics with these per-profile values and n."""
+    names = [f"P{i}" for i in range(len(violation))]
+    return replace(
+        base,
+        k=k,
+        violation=summarize(np.array(violation), names),
+        completeness=summarize(np.array(completeness), names),
+    )
+
+
+def test_vs_best_compares_violation_only_at_one_n_and_corrects_for_the_runs_shown(board_db):
+    with Store.open(board_db, read_only=True) as store:
+        base = compute(cube_from_store(store, 1))
+    low = [0.02, 0.03, 0.01, 0.02, 0.04, 0.03, 0.02, 0.01, 0.03, 0.02]
+    high = [x + 0.2 for x in low]
+    same = [x + 0.001 * (-1) ** i for i, x in enumerate(low)]
+    comp = [0.5] * 10
+    marks = lb.versus_best(
+        {
+            1: _shaped(base, 5, low, comp),
+            2: _shaped(base, 5, high, [x - 0.1 for x in comp]),
+            3: _shaped(base, 5, same, comp),
+            4: _shaped(base, 1, [0.0] * 10, comp),  # n = 1: lower, but not comparable at n = 5
+        }
+    )
+    assert marks[1].startswith("V best at n=5") and marks[4].startswith("V best at n=1")
+    assert marks[2] == "V higher at n=5, C lower"  # ten profiles, every one 20 points apart
+    assert marks[3].startswith("V tied at n=5")  # differences of ±0.1 point are noise
