@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cimem.analysis.intervals import LEVEL, difference_p, share_interval
+from cimem.analysis.intervals import LEVEL, difference_p, share_interval, these_people_interval
 
 ATTRIBUTES = 80  # eligible attributes per profile, about the benchmark's private ones
 TRUTH_PROFILES = 400_000  # profiles drawn once to know a regime's population mean
@@ -116,3 +116,24 @@ def difference_spread(regime: Regime, scale_b: float, seed: int = 7) -> tuple[fl
     p = propensities(rng, regime, 200_000)
     d = shares(rng, p, regime.n, scale_b) - shares(rng, p, regime.n)
     return float(d.mean()), float(d.std(ddof=1))
+
+
+def these_people_coverage(
+    regime: Regime, profiles: int, trials: int, draws: int, seed: int
+) -> tuple[float, float]:
+    """Coverage and mean width of the interval over these people for a metric that averages over
+    samples (as Completeness and the leak rate do): per draw, people are drawn once, their
+    attributes' per-sample chances fixed, and the truth is these people's expected share; only
+    the ``trials`` samples vary."""
+    rng = np.random.default_rng(seed)
+    held, width = 0, 0.0
+    for _ in range(draws):
+        p = propensities(rng, regime, profiles)
+        chance = np.clip(p[:, None] * rng.gamma(0.5, 2.0, (profiles, ATTRIBUTES)), 0, 1)
+        truth = float(chance.mean())
+        drawn = rng.random((profiles, trials, ATTRIBUTES)) < chance[:, None, :]
+        per_trial = drawn.mean(axis=2)
+        lo, hi = these_people_interval(list(per_trial), float(per_trial.mean())).bounds
+        held += lo <= truth <= hi
+        width += hi - lo
+    return held / draws, width / draws

@@ -40,6 +40,10 @@ from scipy.special import betaincinv, ndtri, stdtr, stdtrit
 
 LEVEL = 0.95
 ESTIMAND = "people like these (profiles resampled)"
+THESE_PEOPLE = "these people (samples resampled within each profile)"
+THESE_PEOPLE_METHOD = "Korn-Graubard on the spread of each profile's trials"
+ONE_TRIAL = "one trial: no spread of samples"  # why "these people" has no interval
+WORST_CASE = "a maximum over the n samples has no replicate within one run"
 SHARE_METHOD = "Korn-Graubard (Clopper-Pearson at the effective size, t-adjusted)"
 # How every interval over profiles is made, in the words beside every table that shows one.
 INTERVALS_SAID = (
@@ -139,15 +143,57 @@ def share_interval(values: np.ndarray) -> Interval:
 def _korn_graubard(mean: float, variance: float, m: int) -> tuple[float, float]:
     """Clopper-Pearson at the effective size, t-adjusted (Korn and Graubard 1998)."""
     var_of_mean = variance / m
-    if var_of_mean > 0:  # no spread: the profiles' count, no variance estimated to adjust for
-        z = float(ndtri(0.5 + LEVEL / 2))
-        n_eff = mean * (1 - mean) / var_of_mean * (z / t_quantile(m - 1)) ** 2
-    else:
-        n_eff = float(m)
-    k = mean * n_eff
+    if var_of_mean <= 0:  # no spread: the profiles' count, no variance estimated to adjust for
+        return _clopper_pearson(mean * m, float(m))
+    return _effective_clopper_pearson(mean, var_of_mean, m - 1)
+
+
+def _effective_clopper_pearson(mean: float, var_of_mean: float, df: int) -> tuple[float, float]:
+    """Clopper-Pearson at the effective size mean (1 - mean) / var_of_mean, shrunk by (z / t)^2
+    for a variance estimated on ``df`` degrees of freedom."""
+    if mean <= 0 or mean >= 1:
+        return (mean, mean)
+    z = float(ndtri(0.5 + LEVEL / 2))
+    n_eff = mean * (1 - mean) / var_of_mean * (z / t_quantile(df)) ** 2
+    return _clopper_pearson(mean * n_eff, n_eff)
+
+
+def these_people_interval(trials: list[np.ndarray], centre: float | None = None) -> Interval:
+    """The 95% interval of the mean over these profiles when only the samples vary: per profile,
+    its value in each trial alone (a metric that averages over samples averages these); the
+    variance of its mean is their spread over the trials it has, and the mean over profiles
+    (``centre`` when given: the headline mean) has the variance sum_i s_i^2 / n_i / m^2 on
+    sum_i (n_i - 1) degrees of freedom, made an interval as :func:`share_interval` makes one
+    (Clopper-Pearson at the effective size, t-adjusted). With no
+    spread at all, Clopper-Pearson over the profile-trials; with one trial each, none.
+
+    >>> i = these_people_interval([np.array([0.5, 0.6, 0.55]), np.array([0.3, 0.35, 0.4])])
+    >>> [round(x, 3) for x in i.bounds], i.estimand == THESE_PEOPLE
+    ([0.392, 0.509], True)
+    >>> these_people_interval([np.array([0.5]), np.array([0.3])]).kind
+    <IntervalKind.NONE: 'none'>
+    """
+    kept = [np.asarray(t, float)[~np.isnan(t)] for t in trials]
+    kept = [t for t in kept if len(t)]
+    m = len(kept)
+    nan = float("nan")
+    if m == 0 or max(len(t) for t in kept) < 2:
+        return Interval(nan, nan, IntervalKind.NONE, m, THESE_PEOPLE_METHOD, THESE_PEOPLE)
+    mean = float(np.mean([t.mean() for t in kept])) if centre is None else centre
+    spread = sum(float(t.var(ddof=1)) / len(t) for t in kept if len(t) > 1)
+    df = sum(len(t) - 1 for t in kept)
+    if spread <= 0:
+        total = sum(len(t) for t in kept)
+        lo, hi = _clopper_pearson(mean * total, float(total))
+        return Interval(lo, hi, IntervalKind.TWO_SIDED, m, THESE_PEOPLE_METHOD, THESE_PEOPLE)
+    lo, hi = _effective_clopper_pearson(mean, spread / m**2, df)
+    return Interval(lo, hi, IntervalKind.TWO_SIDED, m, THESE_PEOPLE_METHOD, THESE_PEOPLE)
+
+
+def _clopper_pearson(k: float, n: float) -> tuple[float, float]:
     tail = (1 - LEVEL) / 2
-    lo = float(betaincinv(k, n_eff - k + 1, tail)) if k > 0 else 0.0
-    hi = float(betaincinv(k + 1, n_eff - k, 1 - tail)) if k < n_eff else 1.0
+    lo = float(betaincinv(k, n - k + 1, tail)) if k > 0 else 0.0
+    hi = float(betaincinv(k + 1, n - k, 1 - tail)) if k < n else 1.0
     return (lo, hi)
 
 

@@ -15,6 +15,7 @@ discard report counts them all.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -26,11 +27,14 @@ from cimem.analysis.intervals import (
     DIFFERENCE_METHOD,
     ESTIMAND,
     LEVEL,
+    ONE_TRIAL,
     SHARE_METHOD,
+    WORST_CASE,
     Difference,
     IntervalKind,
     paired_difference,
     share_interval,
+    these_people_interval,
 )
 from cimem.analysis.intervals import Interval as Interval
 
@@ -60,6 +64,7 @@ class Summary:
     ci: Interval
     per_profile: dict[str, float]
     n_profiles: int
+    these_people: Interval | None = None  # only samples varying; None: not offered for it
 
     @property
     def ci95(self) -> tuple[float, float]:
@@ -105,6 +110,17 @@ class Summary:
         )
         return f"[{100 * lo:.2f}, {100 * hi:.2f}]{bound}"
 
+    def these_people_bounds(self) -> list[float] | None:
+        """The interval over these people, or None where there is none."""
+        i = self.these_people
+        return None if i is None or i.kind == IntervalKind.NONE else list(i.bounds)
+
+    def these_people_reason(self) -> str | None:
+        """Why there is no interval over these people (None when there is one)."""
+        if self.these_people is None:
+            return WORST_CASE
+        return ONE_TRIAL if self.these_people.kind == IntervalKind.NONE else None
+
     def as_dict(self) -> dict[str, Any]:
         """JSON: ``ci95`` is null when there is no interval, ``ci95_reason`` says why, and
         ``ci95_kind`` says whether it is two-sided or a one-sided bound."""
@@ -115,6 +131,8 @@ class Summary:
             "ci95": None if ci is None else list(ci),
             "ci95_reason": self.no_interval_reason(),
             "ci95_kind": str(self.ci.kind),
+            "ci95_these_people": self.these_people_bounds(),
+            "these_people_reason": self.these_people_reason(),
             "per_profile": self.per_profile,
             "n_profiles": self.n_profiles,
         }
@@ -180,6 +198,8 @@ def compute(cube: LeakCube, opts: MetricOptions = DEFAULT_OPTIONS) -> RunMetrics
     unb = violation_unbiased_per_profile(prep)
     comp = completeness_per_profile(prep)
     rate = leak_rate_per_profile(prep)
+    comp_trials = per_trial(prep, completeness_per_profile)
+    rate_trials = per_trial(prep, leak_rate_per_profile)
     without: dict[str, list[str]] = {}
     for name, values in (("violation", viol), ("completeness", comp)):
         missing = [prep.group_names[i] for i in np.flatnonzero(np.isnan(values))]
@@ -198,8 +218,8 @@ def compute(cube: LeakCube, opts: MetricOptions = DEFAULT_OPTIONS) -> RunMetrics
         k=prep.k,
         violation=summarize(viol, prep.group_names),
         violation_unbiased=summarize(unb, prep.group_names),
-        completeness=summarize(comp, prep.group_names),
-        leak_rate=summarize(rate, prep.group_names),
+        completeness=summarize(comp, prep.group_names, comp_trials),
+        leak_rate=summarize(rate, prep.group_names, rate_trials),
         discarded=discarded,
         info=cube.info,
     )
@@ -306,8 +326,12 @@ def leak_rate_per_profile(prep: Prepared) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- summaries
-def summarize(values: np.ndarray, names: list[str]) -> Summary:
-    """Mean, standard deviation and 95% interval of per-profile values (nan: no value)."""
+def summarize(
+    values: np.ndarray, names: list[str], trials: list[np.ndarray] | None = None
+) -> Summary:
+    """Mean, standard deviation and 95% interval of per-profile values (nan: no value); with
+    each profile's values per trial (a metric that averages over samples), also the interval over
+    these people."""
     v = values[~np.isnan(values)]
     mean = float(v.mean()) if len(v) else float("nan")
     std = float(v.std(ddof=1)) if len(v) > 1 else float("nan")
@@ -317,7 +341,24 @@ def summarize(values: np.ndarray, names: list[str]) -> Summary:
         ci=share_interval(values),
         per_profile={n: float(x) for n, x in zip(names, values) if not np.isnan(x)},
         n_profiles=int(len(v)),
+        these_people=None if trials is None else these_people_interval(trials, mean),
     )
+
+
+def per_trial(prep: Prepared, per_profile: Callable[[Prepared], np.ndarray]) -> list[np.ndarray]:
+    """Per profile group, ``per_profile``'s value in each trial alone (the trials it has): what a
+    metric averaging over samples averages, and whose spread says how much these people's number
+    moves when only the samples vary."""
+    present = int(np.bitwise_or.reduce(prep.samples)) if len(prep.samples) else 0
+    columns = [
+        per_profile(replace(prep, samples=prep.samples & np.uint64(1 << j)))
+        for j in range(64)
+        if present >> j & 1
+    ]
+    if not columns:
+        return [np.empty(0) for _ in prep.group_names]
+    matrix = np.column_stack(columns)
+    return [row[~np.isnan(row)] for row in matrix]
 
 
 @dataclass

@@ -88,6 +88,7 @@ def _row(cube: LeakCube, m: RunMetrics) -> dict[str, Any]:
         "completeness_lo": 100 * m.completeness.ci95[0],
         "completeness_hi": 100 * m.completeness.ci95[1],
         "leak_rate_per_message": 100 * m.leak_rate.mean,
+        "completeness_these_people": m.completeness.these_people_bounds(),
         "simulated": cube.info.simulated,
         "labels": "yes" if cube.has_labels else NO_LABELS,
     }

@@ -91,6 +91,10 @@ def more_table(ov: Overview) -> pd.DataFrame:
             "judge": table["judge"],
             "Violation std (points)": [rounded(x) for x in table["violation_std"]],
             "Completeness std (points)": [rounded(x) for x in table["completeness_std"]],
+            "Completeness 95% CI, these people": [
+                "-" if b is None else f"[{100 * b[0]:.2f}, {100 * b[1]:.2f}]"
+                for b in table["completeness_these_people"]
+            ],
             "per-message leak %": [rounded(x) for x in table["leak_rate_per_message"]],
             "complete and clean %": [rounded(x) for x in table["complete_clean"]],
             "complete messages that leak %": [rounded(x) for x in table["leak_among_complete"]],

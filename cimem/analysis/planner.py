@@ -4,9 +4,13 @@ metric a chosen margin (the spread between profiles), with what the design costs
 
 Following E. Miller, "Adding Error Bars to Evals" (arXiv 2411.00640): the profile is the cluster,
 two models are compared on the same profiles (paired), and the number of clusters for a
-difference d at power 1 - beta is about (z_a/2 + z_b)^2 sd_d^2 / d^2, here found exactly with the
-paired t test's power (:mod:`cimem.analysis.power`); ``bench/intervals.py`` checks by simulation
-that the planned profiles achieve the planned power.
+difference d at power 1 - beta is about (z_a/2 + z_b)^2 sd_d^2 / d^2. With two pilots cimem
+resamples their own per-profile differences, moved to the chosen difference, instead
+(:func:`cimem.analysis.power.resampled_power`): a rare leaker's differences are mostly exactly 0
+with a long tail, where the normal formula asked for 8-9 points more power than it delivered.
+With one pilot there are no differences to resample, and the paired t test's power answers.
+``bench/intervals.py`` checks by simulation that the planned profiles achieve the planned
+power.
 """
 
 from __future__ import annotations
@@ -16,10 +20,18 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from cimem.analysis.cube import LeakCube
 from cimem.analysis.intervals import t_quantile
 from cimem.analysis.metrics import RunMetrics, Summary, common_values
-from cimem.analysis.power import MAX_PROFILES, POWER, power_at, profiles_needed
+from cimem.analysis.power import (
+    MAX_PROFILES,
+    POWER,
+    power_at,
+    profiles_needed,
+    resampled_profiles_needed,
+)
 
 METRICS = (("violation", "Violation@n"), ("completeness", "Completeness"))
 ASSUMED_CORRELATION = 0.5  # of two runs on the same profiles, when only one pilot run is given
@@ -67,6 +79,7 @@ def plan_metric(
         # a second run's differences spread by sd * sqrt(2 (1 - rho)): sd itself at rho = 0.5
         spread = sd_a * math.sqrt(2 * (1 - ASSUMED_CORRELATION))
         corr, observed, pilot = None, None, a.n_profiles
+        needed = profiles_needed(difference, spread, POWER)
     else:
         common, va, vb = common_values(a, b)
         pilot = len(common)
@@ -74,6 +87,7 @@ def plan_metric(
         spread = float(d.std(ddof=1)) if pilot > 1 else float("nan")
         corr = _correlation(va, vb)
         observed = float(d.mean()) if pilot else None
+        needed = resampled_profiles_needed(d, difference, POWER)
     return MetricPlan(
         metric=metric,
         pilot_profiles=pilot,
@@ -81,7 +95,7 @@ def plan_metric(
         correlation=corr,
         observed_difference=observed,
         power_now=power_at(difference, spread, pilot) if pilot > 1 else None,
-        profiles_for_difference=profiles_needed(difference, spread, POWER),
+        profiles_for_difference=needed,
         profiles_for_margin=profiles_for_margin(sd_a, margin),
     )
 
@@ -100,6 +114,56 @@ def plan(a: RunMetrics, b: RunMetrics | None, difference: float, margin: float) 
         )
         for name, _ in METRICS
     ]
+
+
+def tasks_of(cube: LeakCube) -> int:
+    """The run's tasks (recipient and task pairs), what a design's calls are counted over."""
+    return len(set(zip(cube.ctx_recipient, cube.ctx_task)))
+
+
+def plan_frame(
+    plans: list[MetricPlan], difference: float, margin: float, tasks: int, trials: int
+) -> pd.DataFrame:
+    """The plan as the command line and the Overview show it (``difference`` and ``margin`` in
+    points): one row per metric."""
+    rows = []
+    for p, (_, title) in zip(plans, METRICS):
+        need = p.profiles_for_difference
+        rows.append(
+            {
+                "metric": title,
+                "sd, points": f"{100 * p.spread:.2f}",
+                "corr": "-" if p.correlation is None else f"{p.correlation:.2f}",
+                "pilot profiles": str(p.pilot_profiles),
+                f"power at {difference:g} pts now": "-"
+                if p.power_now is None or p.power_now != p.power_now
+                else f"{p.power_now:.2f}",
+                f"profiles for {difference:g} pts (80% power)": _count(need),
+                f"profiles for ±{margin:g} pts": _count(p.profiles_for_margin),
+                "calls": "-" if need >= MAX_PROFILES else f"{calls(need, tasks, trials):,}",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _count(n: int) -> str:
+    return "out of reach" if n >= MAX_PROFILES else f"{n:,}"
+
+
+def plan_note(two_pilots: bool, trials: int) -> str:
+    """What the plan rests on, said beside it."""
+    spread = (
+        "sd: of the paired differences between the runs over their common profiles; profiles"
+        " for a difference from resampling those differences"
+        if two_pilots
+        else "sd: of the run's profiles; a second run assumed to correlate 0.5 with it on the"
+        " same people, profiles for a difference from the paired t test's power"
+    )
+    return (
+        f"{spread}; at least 6 profiles, fewer cannot tell two runs apart. Violation@n is defined"
+        f" at n: keep n = {trials} to compare at it. Calls: a message and a judge call per"
+        " profile, task and trial. Audited cells for the judge's correction: `cimem audit-plan`."
+    )
 
 
 def calls(profiles: int, contexts: int, trials: int) -> int:

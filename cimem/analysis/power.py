@@ -78,6 +78,50 @@ def profiles_needed(difference: float, sd: float, power: float = POWER) -> int:
     return n
 
 
+RESAMPLES = 4000  # resampled studies per number of profiles tried
+RESAMPLE_SEED = 0
+
+
+def resampled_power(differences: np.ndarray, difference: float, profiles: int) -> float:
+    """The power at ``profiles`` profiles of a study whose per-profile differences look like
+    ``differences`` moved to mean ``difference``: the share of :data:`RESAMPLES` studies, each
+    drawing its profiles from them with replacement, whose paired t test says p < 0.05 (the
+    t test's decisions, which the exact test's match closely from 8 profiles on). Unlike the
+    normal formula it keeps the differences' shape: many exactly 0, a long tail.
+
+    >>> d = np.array([0.0, 0.0, 0.0, 0.1, 0.3, 0.0, 0.05, 0.0, 0.2, 0.0])
+    >>> round(resampled_power(d, 0.05, 30), 2)
+    0.83
+    """
+    from scipy.special import stdtr
+
+    rng = np.random.default_rng(RESAMPLE_SEED)
+    moved = differences - differences.mean() + difference
+    drawn = moved[rng.integers(0, len(moved), (RESAMPLES, profiles))]
+    mean, sd = drawn.mean(axis=1), drawn.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = 2 * stdtr(profiles - 1, -np.abs(mean) / (sd / np.sqrt(profiles)))
+    p = np.where(sd > 0, p, np.where(mean != 0, 0.0, 1.0))
+    return float(np.mean(p < ALPHA))
+
+
+def resampled_profiles_needed(
+    differences: np.ndarray, difference: float, power: float = POWER
+) -> int:
+    """The fewest profiles whose :func:`resampled_power` reaches ``power``, searched from the
+    normal formula's answer (at least :data:`FEWEST_TO_TELL`)."""
+    d = np.asarray(differences, float)
+    if len(d) < 2 or difference == 0:
+        return MAX_PROFILES
+    start = profiles_needed(difference, float(d.std(ddof=1)), power)
+    if start >= MAX_PROFILES:
+        return MAX_PROFILES
+    n = max(FEWEST_TO_TELL, start // 2)
+    while n < MAX_PROFILES and resampled_power(d, difference, n) < power:
+        n = n + 1 if n < 64 else math.ceil(n * 1.03)
+    return n
+
+
 def holm(p_values: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values (nan stays nan), so that comparing several runs with one
     keeps the chance of any false "different" at 5%.

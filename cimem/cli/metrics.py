@@ -72,11 +72,27 @@ def text_report(results: list[RunMetrics], joints: list[JointOutcomes] | None = 
         lines.append(f"  Completeness                    {metric_cell(m.completeness, ok)}")
         lines.append(f"  per-message leak rate (naive)   {metric_cell(m.leak_rate, ok)}")
         lines.append(f"  intervals: {m.intervals} (docs/statistics.md)")
+        if ok:
+            lines.append("  " + these_people_line(m))
         if joints is not None and ok:
             lines.append("  " + joint_line(joints[i]))
         lines.extend("  " + x for x in discard_lines(m.discarded))
         lines.append("")
     return "\n".join(lines).rstrip()
+
+
+def these_people_line(m: RunMetrics) -> str:
+    """The intervals over these people (only the samples varying), where a metric has one."""
+    parts = []
+    for title, s in (("Completeness", m.completeness), ("leak rate", m.leak_rate)):
+        bounds = s.these_people_bounds()
+        said = f"[{100 * bounds[0]:.2f}, {100 * bounds[1]:.2f}]" if bounds else "-"
+        parts.append(f"{title} {said}" + (f" ({s.these_people_reason()})" if not bounds else ""))
+    return (
+        "over these people (samples resampled within each profile): "
+        + ", ".join(parts)
+        + f"; Violation@n none ({m.violation.these_people_reason()})"
+    )
 
 
 def joint_line(j: JointOutcomes) -> str:

@@ -61,6 +61,19 @@ def test_metrics_interval_is_the_share_interval_of_its_profiles(lab):
         assert s["ci95_kind"] == "two-sided"
 
 
+def test_metrics_gives_both_estimands_and_says_why_one_is_missing(lab, tmp_path):
+    run = json.loads(cimem("metrics", "--db", str(lab), "--run", "1", "--json").stdout)["runs"][0]
+    lo, hi = run["completeness"]["ci95_these_people"]
+    assert lo < run["completeness"]["mean"] < hi
+    assert hi - lo < run["completeness"]["ci95"][1] - run["completeness"]["ci95"][0]
+    assert run["violation"]["ci95_these_people"] is None
+    assert "no replicate" in run["violation"]["these_people_reason"]
+    one = fabricate(tmp_path / "one.jsonl", trials=1)
+    single = json.loads(cimem("metrics", "--results", str(one), "--json").stdout)["runs"][0]
+    assert single["completeness"]["ci95_these_people"] is None
+    assert single["completeness"]["these_people_reason"].startswith("one trial")
+
+
 def test_compare_as_documented(lab):
     done = cimem("metrics", "--db", str(lab), "--compare", "--json")
     assert done.returncode == 0, done.stderr

@@ -16,7 +16,7 @@ from cimem.demo.reference import TABLE1, TABLE1_NOTE
 from webapp import cache, render, sidebar
 from webapp.charts import overview as chart
 from webapp.panels import judge_errors, progress
-from webapp.panels.overview import level_curves
+from webapp.panels.overview import level_curves, planner
 from webapp.panels.overview.leaderboard import leaderboard_section
 
 st.title("Overview")
@@ -129,6 +129,7 @@ def tradeoff() -> None:
 
 tradeoff()
 level_curves.section(shown_cubes, ov.metrics[: len(ch.runs)], ch)
+planner.section(shown_cubes[:2], ov.metrics[: min(2, len(ch.runs))], ch)
 
 st.subheader("Discard report and the two modes")
 other = replace(ch.opts, mode=overview_table.other_mode(ch.opts.mode))
