@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from cimem.analysis.cube import LeakCube, popcount
+from cimem.analysis.intervals import IntervalKind, ratio_interval
 from cimem.analysis.metrics import MetricOptions, Prepared, prepare
 
 # label code (-1 ambiguous, 0 private, 1 share) + 1 -> category position
@@ -179,6 +180,9 @@ def group_table(pairs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     for name, values in v.items():
         out[name] = values
     out["pairs_leaked_share"] = out["leaked_pairs"] / out["private_pairs"]
+    if "profile" not in by:
+        lo, hi = _share_intervals(pairs, rows, priv, position, n, leaks)
+        out["pairs_leaked_lo"], out["pairs_leaked_hi"] = lo, hi
     out["leak_rate_per_message"] = out["leaks"] / out["samples"]
     for name, values in c.items():
         out[name] = values
@@ -191,6 +195,30 @@ def group_table(pairs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         keys, ascending=[False, False, *[True] * len(by)], na_position="last", kind="stable"
     )
     return order.drop(columns=list(names))
+
+
+def _share_intervals(
+    pairs: pd.DataFrame,
+    rows: np.ndarray,
+    priv: np.ndarray,
+    position: np.ndarray,
+    n: int,
+    leaks: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's 95% interval of its pooled pairs-leaked share, over people like these
+    (:func:`cimem.analysis.intervals.ratio_interval`: the profile is the cluster); nan where
+    there is none (a group of one profile)."""
+    profiles = pairs["profile"].cat.codes.to_numpy()[rows][priv]
+    width = max(int(profiles.max()) + 1, 1) if len(profiles) else 1
+    cell = position[priv] * width + profiles
+    private = np.bincount(cell, minlength=n * width).reshape(n, width)
+    leaked = np.bincount(cell, weights=(leaks[priv] > 0), minlength=n * width).reshape(n, width)
+    lo, hi = np.full(n, np.nan), np.full(n, np.nan)
+    for g in range(n):
+        ci = ratio_interval(leaked[g], private[g])
+        if ci.kind != IntervalKind.NONE:
+            lo[g], hi[g] = ci.bounds
+    return lo, hi
 
 
 def _heat_rows(pairs: pd.DataFrame, only_private: bool) -> np.ndarray:

@@ -140,6 +140,40 @@ def share_interval(values: np.ndarray) -> Interval:
     return Interval(lo, hi, IntervalKind.TWO_SIDED, m)
 
 
+def ratio_interval(numerators: np.ndarray, denominators: np.ndarray) -> Interval:
+    """The 95% interval of a share pooled over profiles, sum(numerators) / sum(denominators)
+    (per profile: leaked pairs over private pairs, say), over people like these: Korn and
+    Graubard's own case, a ratio from a cluster sample, its variance by linearisation,
+    m / (m - 1) sum_i (y_i - R x_i)^2 / (sum_i x_i)^2. Profiles with no denominator are left
+    out; nothing observed gives the one-sided bound, as :func:`share_interval` does.
+
+    >>> ratio_interval(np.array([1, 0, 2, 0, 1]), np.array([10, 10, 12, 8, 10])).kind
+    <IntervalKind.TWO_SIDED: 'two-sided'>
+    >>> [round(x, 3) for x in ratio_interval(np.zeros(10), np.full(10, 8)).bounds]
+    [0.0, 0.259]
+    """
+    y, x = np.asarray(numerators, float), np.asarray(denominators, float)
+    y, x = y[x > 0], x[x > 0]
+    m = len(x)
+    nan = float("nan")
+    if m == 0:
+        return Interval(nan, nan, IntervalKind.NONE, 0)
+    share = float(y.sum() / x.sum())
+    if m == 1:
+        return Interval(share, share, IntervalKind.NONE, 1)
+    one_sided = (1 - LEVEL) ** (1 / m)
+    if share <= 0:
+        return Interval(0.0, 1 - one_sided, IntervalKind.UPPER_BOUND, m)
+    if share >= 1:
+        return Interval(one_sided, 1.0, IntervalKind.LOWER_BOUND, m)
+    var = m / (m - 1) * float(((y - share * x) ** 2).sum()) / float(x.sum()) ** 2
+    if var <= 0:
+        lo, hi = _clopper_pearson(share * m, float(m))
+    else:
+        lo, hi = _effective_clopper_pearson(share, var, m - 1)
+    return Interval(lo, hi, IntervalKind.TWO_SIDED, m)
+
+
 def _korn_graubard(mean: float, variance: float, m: int) -> tuple[float, float]:
     """Clopper-Pearson at the effective size, t-adjusted (Korn and Graubard 1998)."""
     var_of_mean = variance / m

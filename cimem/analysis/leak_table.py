@@ -120,7 +120,27 @@ def readable(frame: pd.DataFrame, names: Mapping[str, str]) -> pd.DataFrame:
             out[col] = 100 * out[col].astype(float)
         elif out[col].dtype.kind not in "fiub":
             out[col] = out[col].astype(object).where(out[col].notna(), "-").astype(str)
+    if {"pairs_leaked_lo", "pairs_leaked_hi"} <= set(frame.columns) and "pairs leaked %" in out:
+        where = list(out.columns).index("pairs leaked %") + 1
+        out.insert(
+            where, SHARE_CI, interval_texts(frame["pairs_leaked_lo"], frame["pairs_leaked_hi"])
+        )
     return out
+
+
+SHARE_CI = "pairs leaked 95% CI"  # over people like these (profiles as clusters)
+
+
+def interval_texts(lo: pd.Series, hi: pd.Series) -> list[str]:
+    """Intervals (fractions) as "[lo, hi]" in points, "-" where there is none.
+
+    >>> interval_texts(pd.Series([0.01, float("nan")]), pd.Series([0.2, float("nan")]))
+    ['[1.00, 20.00]', '-']
+    """
+    return [
+        "-" if a != a or b != b else f"[{100 * a:.2f}, {100 * b:.2f}]"
+        for a, b in zip(lo.astype(float), hi.astype(float))
+    ]
 
 
 def attribute_rows(attrs: pd.DataFrame) -> pd.DataFrame:

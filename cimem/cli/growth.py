@@ -50,6 +50,7 @@ def cmd_growth(args: argparse.Namespace) -> int:
             "theory": curve.theory,
             "union_bound": curve.union_bound,
             "stderr": curve.stderr,
+            "violation_ci95": curve.violation_ci95,
             "method": curve.method,
             "run": curve.run,
             "judge": curve.judge,
@@ -71,6 +72,12 @@ def cmd_growth(args: argparse.Namespace) -> int:
             for j in range(len(curve.trials))
         )
         print(f"  {t:4d} {cells}")
+    if (end := curve.end_interval()) is not None:
+        print(
+            f"at T = {curve.tasks[-1]}, k = {curve.trials[-1]}: observed {pct(curve.violation[-1][-1]).strip()}%,"
+            f" 95% interval [{100 * end[0]:.2f}, {100 * end[1]:.2f}] over people like these"
+            " (Korn-Graubard over profiles; every point's in --json)"
+        )
     if curve.stderr:
         worst = max((x for row in curve.stderr for x in row if x == x), default=0.0)
         print(f"Monte Carlo standard error: at most {100 * worst:.3f} points")

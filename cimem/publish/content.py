@@ -21,6 +21,7 @@ from cimem.analysis.cube import LeakCube
 from cimem.analysis.growth import growth
 from cimem.analysis.growth.random_order import ORDERS_PER_PROFILE, ORDERS_PER_RUN
 from cimem.analysis.health import FLAG_TEXT, HealthReport, health_report, scan
+from cimem.analysis.leak_table import SHARE_CI, interval_texts
 from cimem.analysis.leaks import heat_cells
 from cimem.analysis.level_curves import profile_set
 from cimem.analysis.metrics import INTERVALS, MetricOptions, RunMetrics
@@ -292,6 +293,7 @@ def _top_recipients(pairs: pd.DataFrame) -> pd.DataFrame:
             "recipient": t["recipient"].astype(str),
             "withheld pairs": t["private_pairs"].astype(int),
             "leaked %": (100 * t["pairs_leaked_share"]).round(2),
+            SHARE_CI: interval_texts(t["pairs_leaked_lo"], t["pairs_leaked_hi"]),
             "per-message leak %": (100 * t["leak_rate_per_message"]).round(2),
             "Completeness %": (100 * t["completeness"]).round(2),
         }

@@ -5,6 +5,7 @@ import pytest
 
 from cimem.analysis.breakdowns import attribute_table, group_table, heatmap_table, pair_table
 from cimem.analysis.cube_file import cube_from_official
+from cimem.analysis.intervals import ratio_interval
 from cimem.analysis.metrics import MetricOptions, compute, prepare
 
 from conftest import shared_file
@@ -152,6 +153,18 @@ def plain_group_table(pairs, by):
         )
     )
     v["pairs_leaked_share"] = v["leaked_pairs"] / v["private_pairs"]
+    if "profile" not in by:  # each group's interval over its profiles, from their own sums
+        per = priv.assign(leaked=priv["leaks"] > 0).groupby([*by, "profile"], observed=True)
+        sums = per.agg(leaked=("leaked", "sum"), private=("ctx", "size")).reset_index()
+        bounds = {
+            key if isinstance(key, tuple) else (key,): ratio_interval(
+                g["leaked"].to_numpy(), g["private"].to_numpy()
+            )
+            for key, g in sums.groupby(by, observed=True)
+        }
+        found = [bounds.get(k if isinstance(k, tuple) else (k,)) for k in v.index]
+        v["pairs_leaked_lo"] = [b.lo if b and b.kind != "none" else np.nan for b in found]
+        v["pairs_leaked_hi"] = [b.hi if b and b.kind != "none" else np.nan for b in found]
     v["leak_rate_per_message"] = v["leaks"] / v["samples"]
     c = need.groupby(by, observed=True).agg(
         needed_pairs=("ctx", "size"), revealed=("leaks", "sum"), needed_samples=("samples", "sum")

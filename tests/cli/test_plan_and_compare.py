@@ -100,3 +100,15 @@ def test_plan_on_the_benchmarks_real_files(tmp_path):
     assert one.returncode == 0, one.stderr
     (violation, _) = json.loads(one.stdout)["metrics"]
     assert violation["pilot_profiles"] == 1 and violation["power_now"] is None
+
+
+def test_growth_ends_on_the_metrics_number_and_interval(lab):
+    """One number everywhere: at all tasks and samples (random order, all samples) Growth's
+    observed point and its interval are Violation@n's."""
+    curve = json.loads(cimem("growth", "--db", str(lab), "--run", "1", "--json").stdout)
+    run = json.loads(cimem("metrics", "--db", str(lab), "--run", "1", "--json").stdout)["runs"][0]
+    assert curve["violation"][-1][-1] == pytest.approx(run["violation"]["mean"])
+    assert curve["violation_ci95"][-1][-1] == pytest.approx(run["violation"]["ci95"])
+    text = cimem("growth", "--db", str(lab), "--run", "1").stdout
+    lo, hi = run["violation"]["ci95"]
+    assert f"95% interval [{100 * lo:.2f}, {100 * hi:.2f}]" in text

@@ -49,3 +49,12 @@ def test_one_profile_is_told_it_cannot_plan(tmp_path, monkeypatch):
     at = open_page(str(db), PAGES[0], monkeypatch)
     no_exception(at)
     assert any("Select a run of two or more profiles" in c.value for c in at.caption)
+
+
+def test_growth_says_the_end_points_interval_as_metrics_has_it(demo_db, monkeypatch):
+    at = open_page(demo_db, PAGES[2], monkeypatch, runs="1")
+    no_exception(at)
+    with Store.open(demo_db, read_only=True) as store:
+        lo, hi = compute(cube_from_store(store, 1)).violation.ci95
+    said = [m.value for m in at.markdown if m.value.startswith("At all tasks and all samples")]
+    assert said and f"[{100 * lo:.2f}, {100 * hi:.2f}]" in said[0]

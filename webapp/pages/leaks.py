@@ -173,8 +173,9 @@ def attribute_tables(tables: tuple[pd.DataFrame, pd.DataFrame], filters: Filters
     st.caption(
         "Sorted by pairs leaked %: the share of (attribute, task) pairs leaked in at least one"
         " sample (then by pairs leaked); leak rate per message %: leaks / samples; completeness"
-        " %: needed attributes stated / needed samples. A dash: the group has no pair of that"
-        " kind."
+        " %: needed attributes stated / needed samples. Pairs leaked 95% CI: over people like"
+        " these, the profiles as clusters (docs/statistics.md). A dash: the group has no pair of"
+        " that kind (or, for the interval, one profile)."
     )
 
 

@@ -34,6 +34,7 @@ from cimem.analysis.growth.vocab import (
     SampleMode,
     method_name,
 )
+from cimem.analysis.intervals import IntervalKind, share_interval
 from cimem.analysis.metrics import MetricOptions, Prepared, prepare
 
 DEFAULT_OPTIONS = MetricOptions()
@@ -67,6 +68,8 @@ class GrowthCurve:
     union_bound: Grid  # min(1, T x V(1)) at each k (random order; else [])
     stderr: list[list[float]] | None = None  # Monte Carlo standard error (expected ratio)
     per_profile: dict[str, Grid] = field(default_factory=dict)
+    # the 95% interval over people like these of each observed point (None: no interval)
+    violation_ci95: list[list[tuple[float, float] | None]] = field(default_factory=list)
     n_tasks: int = 0
     n_trials: int = 0
     judge: str = ""
@@ -113,6 +116,12 @@ class GrowthCurve:
         if observed is None or theory is None:
             return None
         return observed, theory
+
+    def end_interval(self) -> tuple[float, float] | None:
+        """The 95% interval of the observed point at all tasks and all samples."""
+        if not self.violation_ci95 or not self.violation_ci95[-1]:
+            return None
+        return self.violation_ci95[-1][-1]
 
     def nonzero_stderrs(self) -> list[float]:
         """The Monte Carlo standard errors that are not 0 (0: every order gives one value)."""
@@ -199,6 +208,7 @@ def growth(
         union_bound=_clean(_union_bound(mats, plan, grids)),
         stderr=_stderr(plan, grids, len(mats)),
         per_profile={pm.name: _clean(grids.observed[i]) for i, pm in enumerate(mats)},
+        violation_ci95=_intervals(grids.observed),
         n_tasks=n_tasks,
         n_trials=cube.n_trials,
         judge=cube.judge,
@@ -323,6 +333,19 @@ def _method_label(plan: _Plan, all_exact: bool, seed: int) -> str:
     if plan.method == Method.RATIO_OF_EXPECTATIONS or all_exact:
         return str(plan.method)
     return f"{plan.method}:{plan.draws}:{seed}"
+
+
+def _intervals(observed: np.ndarray) -> list[list[tuple[float, float] | None]]:
+    """Each point's 95% interval over profiles (:func:`cimem.analysis.intervals.share_interval`,
+    as every interval over profiles is made); None where there is none (one profile)."""
+    out: list[list[tuple[float, float] | None]] = []
+    for i in range(observed.shape[1] if observed.ndim == 3 else 0):
+        row: list[tuple[float, float] | None] = []
+        for j in range(observed.shape[2]):
+            ci = share_interval(observed[:, i, j])
+            row.append(None if ci.kind == IntervalKind.NONE else ci.bounds)
+        out.append(row)
+    return out
 
 
 def _clean(a: np.ndarray) -> Grid:

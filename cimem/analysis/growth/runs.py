@@ -70,6 +70,11 @@ class RunCurves:
                 out.append((self.name(r), *end))
         return out
 
+    def end_intervals(self) -> dict[str, tuple[float, float]]:
+        """Each run's 95% interval of its observed end point, by the run's name (where it has
+        one)."""
+        return {self.name(r): ci for r, g in self.curves.items() if (ci := g.end_interval())}
+
     def judges(self) -> dict[str, str]:
         """Each run's judge, by the run's name."""
         return {self.name(r): g.judge for r, g in self.curves.items()}

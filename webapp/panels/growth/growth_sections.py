@@ -91,13 +91,15 @@ def at_the_end(v: View) -> None:
     last = v.runs.end_points()
     if not last:
         return
+    intervals = v.runs.end_intervals()
     each = [
-        f"{render.escape_md(n)} observed **{render.pct(o)}**, independence predicts"
-        f" **{render.pct(p)}** ({100 * (o - p):+.2f} points)"
+        f"{render.escape_md(n)} observed **{render.pct(o)}**{_interval(intervals.get(n))},"
+        f" independence predicts **{render.pct(p)}** ({100 * (o - p):+.2f} points)"
         for n, o, p in last
     ]
     if len(last) <= ALL_LISTED:
         st.markdown("At all tasks and all samples: " + "; ".join(each) + ".")
+        st.caption("In brackets: the observed point's 95% interval over people like these.")
     else:
         gaps = [100 * (o - p) for _, o, p in last]
         st.markdown(
@@ -107,6 +109,11 @@ def at_the_end(v: View) -> None:
         with st.expander(f"Each run at the end ({plural(len(last), 'run')})"):
             st.markdown("\n".join(f"- {x}" for x in each))
     st.caption(end_gap_note([o - p for _, o, p in last]))
+
+
+def _interval(ci: tuple[float, float] | None) -> str:
+    """ " [lo, hi]" in points: the observed point's 95% interval over people like these."""
+    return "" if ci is None else f" [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"
 
 
 def prefetch(v: View) -> None:
