@@ -5,6 +5,7 @@ Prints, per regime (rare leakers with many zeros, dense leakers, Completeness-li
 n = 1 and 5) and number of profiles (2, 3, 5, 10, 60):
 - coverage and mean width of the interval cimem shows (Korn-Graubard), beside the percentile
   bootstrap it replaced and a plain t interval;
+- coverage of a pooled share's interval (the Leaks page's recipients and domains);
 - coverage of the interval over these people (only the samples vary) for a metric averaging
   over samples (Completeness, the leak rate), at 2 and 5 trials;
 - the paired comparison's false-positive rate (two equal models on the same people) and its power
@@ -35,6 +36,7 @@ from cimem.analysis.interval_sim import (  # noqa: E402
     difference_spread,
     population_mean,
     propensities,
+    ratio_coverage,
     rejections,
     shares,
     these_people_coverage,
@@ -95,6 +97,21 @@ def these_people_table(draws: int) -> float:
     return least
 
 
+def ratio_table(draws: int) -> float:
+    """Print the pooled share's interval (the Leaks page's groups); return its least coverage at
+    10 profiles."""
+    print(
+        "\ncoverage of a pooled share (a Leaks page group: 2-20 pairs per profile; width in points)"
+    )
+    least = 1.0
+    for i, regime in enumerate(REGIMES):
+        for m in (10, 60):
+            held, width = ratio_coverage(regime, m, draws, 700 + 10 * i + m)
+            least = min(least, held) if m == 10 else least
+            print(f"{regime.name:44} {m:3}  {held:.3f} ({100 * width:5.2f})")
+    return least
+
+
 def comparison_table(draws: int) -> tuple[float, float]:
     """Print false positives and planned against achieved power; return the worst of each."""
     print("\npaired comparison (exact sign-flip up to 16 profiles, paired t above)")
@@ -135,6 +152,7 @@ def main() -> None:
     args = ap.parse_args()
     rows = coverage_table(args.draws)
     these = these_people_table(args.draws)
+    pooled = ratio_table(args.draws)
     worst_fp, worst_gap = comparison_table(args.draws)
     at10 = [c for _, m, c in rows if m == 10]
     se = math.sqrt(0.95 * 0.05 / args.draws)
@@ -142,6 +160,7 @@ def main() -> None:
         f"\ncoverage at 10 profiles: min {min(at10):.3f} over {len(at10)} regimes (goal >= 0.94;"
         f" simulation error ±{2 * se:.3f})"
     )
+    print(f"pooled shares at 10 profiles: min {pooled:.3f} (goal >= 0.94)")
     print(f"over these people at 10 profiles x 5 trials: min {these:.3f} (goal >= 0.94)")
     fp_error = 2 * math.sqrt(0.05 * 0.95 / args.draws)
     print(

@@ -17,7 +17,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cimem.analysis.intervals import LEVEL, difference_p, share_interval, these_people_interval
+from cimem.analysis.intervals import (
+    LEVEL,
+    difference_p,
+    ratio_interval,
+    share_interval,
+    these_people_interval,
+)
 
 ATTRIBUTES = 80  # eligible attributes per profile, about the benchmark's private ones
 TRUTH_PROFILES = 400_000  # profiles drawn once to know a regime's population mean
@@ -134,6 +140,26 @@ def these_people_coverage(
         drawn = rng.random((profiles, trials, ATTRIBUTES)) < chance[:, None, :]
         per_trial = drawn.mean(axis=2)
         lo, hi = these_people_interval(list(per_trial), float(per_trial.mean())).bounds
+        held += lo <= truth <= hi
+        width += hi - lo
+    return held / draws, width / draws
+
+
+def ratio_coverage(regime: Regime, profiles: int, draws: int, seed: int) -> tuple[float, float]:
+    """Coverage and mean width of the pooled share's interval (a Leaks page group: leaked pairs
+    over private pairs, pooled over profiles): each profile holds 2-20 private pairs of the group,
+    each leaked within n samples with its own chance; the truth is the population's ratio
+    E[leaked] / E[pairs] (pairs drawn apart from propensities, so E[chance within n])."""
+    truth = population_mean(regime)
+    rng = np.random.default_rng(seed)
+    held, width = 0, 0.0
+    for _ in range(draws):
+        p = propensities(rng, regime, profiles)
+        pairs = rng.integers(2, 21, profiles)
+        chance = np.clip(p[:, None] * rng.gamma(0.5, 2.0, (profiles, 20)), 0, 1)
+        leaked_any = rng.random((profiles, 20)) < 1 - (1 - chance) ** regime.n
+        leaked = (leaked_any & (np.arange(20)[None, :] < pairs[:, None])).sum(axis=1)
+        lo, hi = ratio_interval(leaked, pairs).bounds
         held += lo <= truth <= hi
         width += hi - lo
     return held / draws, width / draws

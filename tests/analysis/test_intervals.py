@@ -15,6 +15,7 @@ from cimem.analysis.interval_sim import (
     difference_spread,
     population_mean,
     propensities,
+    ratio_coverage,
     rejections,
     shares,
     these_people_coverage,
@@ -41,6 +42,12 @@ def test_the_interval_covers_at_ten_profiles(regime: Regime, truths):
 @pytest.mark.parametrize("regime", [REGIMES[0], REGIMES[2], REGIMES[4]], ids=lambda r: r.name)
 def test_the_interval_over_these_people_covers_at_the_benchmarks_size(regime: Regime):
     held, _ = these_people_coverage(regime, 10, 5, DRAWS, seed=2026)
+    assert held >= 0.94 - ERROR, f"{regime.name}: coverage {held:.3f}"
+
+
+@pytest.mark.parametrize("regime", [REGIMES[0], REGIMES[2]], ids=lambda r: r.name)
+def test_a_pooled_shares_interval_covers_at_ten_profiles(regime: Regime):
+    held, _ = ratio_coverage(regime, 10, DRAWS, seed=2026)
     assert held >= 0.94 - ERROR, f"{regime.name}: coverage {held:.3f}"
 
 
