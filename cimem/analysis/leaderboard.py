@@ -29,12 +29,10 @@ from cimem.analysis.metrics import (
     NO_LABELS_HELP,
     MetricOptions,
     RunMetrics,
-    common_values,
-    compare,
     compute,
 )
 from cimem.analysis.overview_table import interval_text, rounded
-from cimem.analysis.power import ALPHA, holm
+from cimem.analysis.versus_best import versus_best
 from cimem.store import LeaderboardFacts, RunSummary, Store
 from cimem.text import plural
 
@@ -309,58 +307,6 @@ def _row(e: Entry, m: RunMetrics | None) -> dict[str, Any]:
         row[title] = rounded(100 * s.mean) if ok else None
         row[f"{metric} 95% CI"] = interval_text(100 * lo, 100 * hi, not ok, s.n_profiles)
     return row
-
-
-def versus_best(metrics: Mapping[int, RunMetrics]) -> dict[int, str]:
-    """Per run, whether it is distinguishable from the best run shown, in Violation (lowest is
-    best) and Completeness (highest): the paired comparison over their common profiles
-    (:func:`cimem.analysis.intervals.paired_difference`), Holm's correction over the runs
-    compared, so a table of 20 runs does not call noise a difference. Violation@n grows with n,
-    so runs are compared only with the best of their own n ("V best at n=5"); Completeness, an
-    average over samples, across all runs. "V tied": not distinguishable from the best; "V
-    higher" / "C lower": distinguishable; "V apart": fewer than two profiles in common.
-    """
-    runs = {r: m for r, m in metrics.items() if labelled(m) and m.violation.n_profiles > 1}
-    words: dict[int, list[str]] = {r: [] for r in runs}
-    several_n = len({m.k for m in runs.values()}) > 1
-    for metric, letter, lower_is_better in (("violation", "V", True), ("completeness", "C", False)):
-        groups: dict[int, list[int]] = {}
-        for r in sorted(runs):
-            key = runs[r].k if metric == "violation" else 0
-            groups.setdefault(key, []).append(r)
-        for k, members in sorted(groups.items()):
-            at = f" at n={k}" if metric == "violation" and several_n else ""
-            _mark(runs, members, metric, letter + "{}" + at, lower_is_better, words)
-    return {r: ", ".join(w) for r, w in words.items() if w}
-
-
-def _mark(
-    runs: Mapping[int, RunMetrics],
-    members: Sequence[int],
-    metric: str,
-    pattern: str,
-    lower_is_better: bool,
-    words: dict[int, list[str]],
-) -> None:
-    """Mark ``members`` against the best of them (``pattern``: "V{} at n=5", the word inside)."""
-    means = {r: getattr(runs[r], metric).mean for r in members}
-    means = {r: x for r, x in means.items() if x == x}
-    if not means:
-        return
-    best = (min if lower_is_better else max)(sorted(means), key=lambda r: means[r])
-    others = [r for r in sorted(means) if r != best]
-    p_values = [_p_against(runs[best], runs[r], metric) for r in others]
-    worse = "higher" if lower_is_better else "lower"
-    words[best].append(pattern.format(" best").rstrip())
-    for r, p, adjusted in zip(others, p_values, holm(p_values)):
-        said = "apart" if p != p else worse if adjusted < ALPHA else "tied"
-        words[r].append(pattern.format(" " + said).rstrip())
-
-
-def _p_against(best: RunMetrics, other: RunMetrics, metric: str) -> float:
-    """The paired p-value of ``other`` against ``best`` (nan with fewer than two common profiles)."""
-    common, _, _ = common_values(getattr(best, metric), getattr(other, metric))
-    return compare(best, other, metric).p_value if len(common) > 1 else float("nan")
 
 
 def scored_profiles(profiles: int, violation: int, completeness: int) -> int | str:

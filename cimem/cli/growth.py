@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from cimem.analysis.growth import GrowthCurve
 from cimem.analysis.metrics import Mode
 from cimem.cli.common import int_list, jsonable, pct
 from cimem.cli.sources import add_metric_args, add_source_args, load_cubes, options_from
@@ -59,6 +60,13 @@ def cmd_growth(args: argparse.Namespace) -> int:
         }
         print(json.dumps(jsonable(doc), indent=1))
         return 0
+    print_curve(curve)
+    return 0
+
+
+def print_curve(curve: GrowthCurve) -> None:
+    """The curve as text: its grid, the end point's interval, the Monte Carlo error and the
+    union bound."""
     print(
         f"run {curve.run}: Violation by task count T and samples k  (mode {curve.mode}, label"
         f" rule {curve.label_rule}, judge {curve.judge}, order {curve.order}, method"
@@ -87,7 +95,6 @@ def cmd_growth(args: argparse.Namespace) -> int:
             f"{curve.trials[-1]}: "
             + ", ".join(f"T={t}: {pct(b[-1])}" for t, b in zip(curve.tasks, curve.union_bound))
         )
-    return 0
 
 
 def add_growth_command(sub: argparse._SubParsersAction) -> None:

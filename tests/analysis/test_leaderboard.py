@@ -15,6 +15,7 @@ from cimem.analysis import leaderboard as lb
 from cimem.analysis.cube import cube_from_store
 from cimem.analysis.metrics import NO_LABELS, MetricOptions, compute, summarize
 from cimem.analysis.overview_table import interval_text
+from cimem.analysis.versus_best import versus_best
 from cimem.ingest import ingest_file
 from cimem.store import RunSummary, Store
 
@@ -236,7 +237,7 @@ def test_vs_best_compares_violation_only_at_one_n_and_corrects_for_the_runs_show
     high = [x + 0.2 for x in low]
     same = [x + 0.001 * (-1) ** i for i, x in enumerate(low)]
     comp = [0.5] * 10
-    marks = lb.versus_best(
+    marks = versus_best(
         {
             1: _shaped(base, 5, low, comp),
             2: _shaped(base, 5, high, [x - 0.1 for x in comp]),
