@@ -5,7 +5,7 @@ from pathlib import Path
 import streamlit as st
 
 from cimem.store import DatabaseBusy
-from webapp import connection, sidebar
+from webapp import connection, failure, sidebar
 
 FAVICON = Path(__file__).resolve().parent / "webapp" / "favicon.png"
 # a favicon served by the app itself: a page's Material icon would be fetched from Google
@@ -29,3 +29,5 @@ try:
     nav.run()
 except DatabaseBusy as exc:  # another process held the file longer than the app waits
     connection.busy(exc)
+except Exception as exc:  # noqa: BLE001 - one line and the log, never a traceback box
+    failure.said(exc)

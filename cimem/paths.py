@@ -20,6 +20,7 @@ from cimem.errors import CimemError
 DEFAULT_DB_ENV = "CIMEM_DB"
 DEFAULT_DB_PATH = "cimem.duckdb"
 DATA_DIR_ENV = "CIMEM_DATA_DIR"
+DEMO_DB_ENV = "CIMEM_DEMO_DB"  # where the app builds its demo database (default local/demo.duckdb)
 DB_WAIT_ENV = "CIMEM_DB_WAIT"  # seconds to wait for a database another process holds
 DATABASE_SUFFIXES = (".duckdb",)
 LAKE_SCHEME = "ducklake:"  # a database location that names a lake, not a file

@@ -11,6 +11,9 @@ import pytest
 from cimem.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
+# a page's unexpected error raises (Streamlit's box, AppTest's at.exception) instead of the one
+# line visitors see, so a failing page fails its test; tests of that line unset it
+os.environ.setdefault("CIMEM_SHOW_TRACEBACKS", "1")
 SHARED = Path(os.environ.get("CIMEM_SHARED", REPO.parent / "shared" / "cimemories"))
 
 

@@ -19,6 +19,7 @@ the cached reads after them. Nothing here makes a Streamlit cache, so the server
 
 from __future__ import annotations
 
+import fcntl
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -42,7 +43,10 @@ from cimem.store.location import is_lake, lake_name
 from cimem.store.sharing import SharedDatabase, SharedLake, share
 from webapp.render import escape_md
 
-DEMO_DB = Path(__file__).resolve().parents[1] / "local" / "demo.duckdb"
+DEMO_DB = Path(
+    os.environ.get(paths.DEMO_DB_ENV)
+    or Path(__file__).resolve().parents[1] / "local" / "demo.duckdb"
+).resolve()
 R = TypeVar("R")
 _shares: dict[str, SharedDatabase] = {}
 _shares_lock = threading.Lock()
@@ -177,24 +181,44 @@ def version() -> float:
 
 
 _demo_checked: list[bool] = []  # the demo file's DuckDB version was checked in this process
+_demo_lock = threading.Lock()  # one build per server; the file lock makes it one per machine
 
 
 def ensure_demo_database() -> None:
     """Build the demo database from data/demo the first time (a few seconds), and again when
-    the one there was written by a newer DuckDB (an older cimem's)."""
+    the one there was written by a newer DuckDB (an older cimem's). Two visits at once (or a
+    reload during the build) wait for one build and then read it: the build holds this
+    server's lock and a lock file beside the database (other servers on the machine)."""
     if db_path() != str(DEMO_DB):
         return
-    if DEMO_DB.exists() and not _demo_checked:  # once per server: every rerun comes here
-        _demo_checked.append(True)
-        if written_by_newer_duckdb(DEMO_DB):
-            DEMO_DB.unlink()
-    if not DEMO_DB.exists():
-        with st.spinner("First run: building the demo database from data/demo (simulated data)..."):
-            DEMO_DB.parent.mkdir(parents=True, exist_ok=True)
-            tmp = DEMO_DB.with_suffix(".building")
-            tmp.unlink(missing_ok=True)
-            build_demo_database(tmp)
-            tmp.replace(DEMO_DB)
+    if DEMO_DB.exists() and _demo_checked:
+        return
+    with st.spinner("First run: building the demo database from data/demo (simulated data)..."):
+        with _demo_lock, _machine_lock(DEMO_DB.with_suffix(".lock")):
+            if DEMO_DB.exists() and not _demo_checked:  # once per server: reruns come here
+                if written_by_newer_duckdb(DEMO_DB):
+                    DEMO_DB.unlink()
+            _demo_checked.append(True)
+            if not DEMO_DB.exists():
+                tmp = DEMO_DB.with_suffix(f".building-{os.getpid()}")
+                tmp.unlink(missing_ok=True)
+                try:
+                    build_demo_database(tmp)
+                    tmp.replace(DEMO_DB)
+                finally:
+                    tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def _machine_lock(lock_file: Path) -> Iterator[None]:
+    """An exclusive lock on ``lock_file`` while the block lasts (waits for another process's)."""
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with lock_file.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @contextmanager

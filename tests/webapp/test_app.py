@@ -258,3 +258,23 @@ def test_growth_draws_an_official_composition_file_by_what_it_varies(tmp_path, m
     steps = {x for _, _, points, _ in chart["series"] for x, _, _ in points}
     assert steps == set(curve.steps)
     assert any("withheld memories are kept and needed ones added" in c.value for c in at.caption)
+
+
+def test_an_unexpected_error_is_one_line_and_logged(demo_db, monkeypatch, caplog):
+    """A failure no page expected (here DuckDB's id conflict, quoting a server path) shows one
+    line naming its kind, never the box, the message or the path; the traceback is logged."""
+    import duckdb
+
+    from webapp import sidebar
+
+    def fails() -> None:
+        raise duckdb.TransactionException("Conflict on update of /srv/secret/lab.duckdb")
+
+    monkeypatch.delenv("CIMEM_SHOW_TRACEBACKS")
+    monkeypatch.setattr(sidebar, "sidebar", fails)
+    at = open_page(demo_db, PAGES[0], monkeypatch)
+    assert not at.exception
+    shown = [e.value for e in at.error]
+    assert len(shown) == 1 and "unexpected error (TransactionException)" in shown[0], shown
+    assert "/srv/secret" not in shown[0]
+    assert "Conflict on update" in caplog.text
