@@ -87,7 +87,11 @@ class Choices:
         options = self.opts.described()
         parts = [f"{what} **{escape_md(value)}**" for what, value in options[:2]]
         if m is not None:
-            parts += [f"judge **{escape_md(m.judge)}**", f"n = **{m.n_trials}**", f"k = **{m.k}**"]
+            parts += [
+                f"judge **{escape_md(m.judge)}**",
+                f"n = **{escape_md(m.n_said())}**",
+                f"k = **{m.k}**",
+            ]
         parts += [f"{what} {escape_md(value)}" for what, value in options[2:]]
         return ", ".join(parts)
 

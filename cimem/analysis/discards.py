@@ -88,6 +88,22 @@ class TrialCounts:
     partial_memory: int = 0  # trials whose memory held part of the profile
     partial_memory_treated: str = ""
     partial_memory_not_read: int = 0  # of them, past the 64 samples a task holds
+    full_memory_per_task: int = 0  # the most full-memory trials a task has (runs with partial)
+
+    def n_said(self, n: int, official: bool) -> str:
+        """What n counts: the full-memory trials per task and, where the run has them, the
+        partial-memory trials counted beside them at every k (official) or left out.
+
+        >>> counts = TrialCounts(10, 0, "", 0, 0, 0, partial_memory=4, full_memory_per_task=1)
+        >>> counts.n_said(2, official=True)
+        '1 full-memory trial (+ 4 partial-memory trials, counted at every k)'
+        """
+        if not self.partial_memory:
+            return str(n)
+        n = self.full_memory_per_task
+        trials = "trial" if n == 1 else "trials"
+        how = "counted at every k" if official else "left out"
+        return f"{n} full-memory {trials} (+ {self.partial_memory:,} partial-memory trials, {how})"
 
     def partial_sentence(self) -> str | None:
         """The partial-memory trials in one clause (None: the run has none)."""

@@ -47,7 +47,7 @@ from cimem.analysis.options import ParseFailures as ParseFailures
 from cimem.analysis.options import Prepared as Prepared
 from cimem.analysis.options import factorize as factorize
 from cimem.analysis.options import prepare as prepare
-from cimem.analysis.options import usable_samples
+from cimem.analysis.options import sample_sets
 
 INTERVALS = f"{SHARE_METHOD}, over {ESTIMAND}"  # how every interval over profiles is made
 
@@ -152,6 +152,10 @@ class RunMetrics:
     discarded: DiscardReport
     intervals: str = INTERVALS
     info: CubeInfo = field(default_factory=CubeInfo)
+
+    def n_said(self) -> str:
+        """n as the run's headers say it (what it counts where partial-memory trials exist)."""
+        return self.discarded.trials.n_said(self.n_trials, self.options.mode == Mode.OFFICIAL)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -266,19 +270,22 @@ def violation_unbiased_per_profile(prep: Prepared) -> np.ndarray:
     tasks, c = (1, 0), k = 2: C(4,2)/C(5,2) = 6/10 and C(5,2)/C(5,2) = 1, so the attribute counts
     1 - 0.6 = 0.4, whereas with k = 5 it counts 1 - C(4,5)/C(5,5) = 1 - 0 = 1. Averaged over
     eligible attributes, then over profiles. A task with fewer than k usable samples uses all it has.
+    Official mode's partial-memory trials join every draw (as in Violation@k): the k are drawn
+    from the full-memory samples, and a pair a partial trial revealed counts 1.
     """
     cube, rows, k = prep.cube, prep.priv_rows, prep.k
-    samples = _all_samples(prep)[cube.pair_ctx[rows]]
-    n = popcount(samples)
-    c = popcount(cube.pair_mask[rows] & samples)
+    full, always = (x[cube.pair_ctx[rows]] for x in sample_sets(cube, prep.opts))
+    n = popcount(full)
+    c = popcount(cube.pair_mask[rows] & full)
+    partial_leak = (cube.pair_mask[rows] & always) != 0
     kk = np.minimum(k, n)
-    ratio = np.ones(len(rows))
+    ratio = np.where(partial_leak, 0.0, 1.0)
     for i in range(int(kk.max()) if len(kk) else 0):
         step = i < kk
         num = np.clip(n - c - i, 0, None)
         den = np.maximum(n - i, 1)
         ratio = np.where(step, ratio * num / den, ratio)
-    ok = n > 0
+    ok = (n > 0) | (always != 0)
     groups, group_profile, n_groups = attribute_groups(prep)
     elig = np.bincount(groups[ok], minlength=n_groups) > 0
     zero = np.bincount(groups[ok & (ratio == 0)], minlength=n_groups) > 0
@@ -287,11 +294,6 @@ def violation_unbiased_per_profile(prep: Prepared) -> np.ndarray:
     logsum = np.bincount(groups, weights=logs, minlength=n_groups)
     p_leak = np.where(zero, 1.0, 1.0 - np.exp(logsum))
     return _profile_mean(prep, p_leak, elig, group_profile)
-
-
-def _all_samples(prep: Prepared) -> np.ndarray:
-    """The usable samples without the first-k cut (the unbiased estimator uses all n)."""
-    return usable_samples(prep.cube, prep.opts)
 
 
 def completeness_per_profile(prep: Prepared) -> np.ndarray:

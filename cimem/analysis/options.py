@@ -155,16 +155,24 @@ def usable_samples(cube: LeakCube, opts: MetricOptions) -> np.ndarray:
     return counted
 
 
+def sample_sets(cube: LeakCube, opts: MetricOptions) -> tuple[np.ndarray, np.ndarray]:
+    """Per context, (the full-memory samples a mode may count before any first-k cut, the
+    partial-memory samples it counts at every k). Only official mode counts partial-memory
+    trials (eval.py's composition styles), beside the first k full ones, as the official script
+    counts every trial key; Violation@k, its unbiased estimator and every Growth point use this."""
+    usable = usable_samples(cube, opts)
+    partial = cube.partial
+    always = usable & partial if opts.mode == Mode.OFFICIAL else np.zeros_like(partial)
+    return usable & ~partial, always
+
+
 def prepare(cube: LeakCube, opts: MetricOptions) -> Prepared:
     rule = opts.rule
     n = max(cube.n_trials, 1)
     k = min(opts.k or n, n)
     label = labels_of(cube, rule)
-    usable = usable_samples(cube, opts)
-    partial = cube.partial
-    samples = usable & ~partial & first_bits(k)
-    if opts.mode == Mode.OFFICIAL:  # the official script counts every trial key of a context
-        samples |= usable & partial
+    full, always = sample_sets(cube, opts)
+    samples = (full & first_bits(k)) | always
     is_priv = label == PRIVATE
     is_share = label == SHARE
     sets = (
@@ -341,4 +349,5 @@ def _trial_report(cube: LeakCube, opts: MetricOptions) -> TrialCounts:
         partial_memory=int(popcount(cube.ctx_trials & partial).sum()) + cube.partial_beyond,
         partial_memory_treated=PARTIAL_COUNTED if official else PARTIAL_LEFT_OUT,
         partial_memory_not_read=cube.partial_beyond,
+        full_memory_per_task=int(popcount(cube.ctx_trials & ~partial).max(initial=0)),
     )

@@ -70,7 +70,7 @@ def print_curve(curve: GrowthCurve) -> None:
     print(
         f"run {curve.run}: Violation by task count T and samples k  (mode {curve.mode}, label"
         f" rule {curve.label_rule}, judge {curve.judge}, order {curve.order}, method"
-        f" {curve.method}, samples {curve.samples}; {plural(curve.n_tasks, 'task')}, n = {curve.n_trials})"
+        f" {curve.method}, samples {curve.samples}; {plural(curve.n_tasks, 'task')}, n = {curve.n_said or curve.n_trials})"
     )
     head = "     T " + "".join(f"   k={k:<2} obs / 1-(1-p)^k" for k in curve.trials)
     print(head)

@@ -44,11 +44,17 @@ def metric_cell(s: Summary, labelled: bool = True) -> str:
 
 def describe_run(m: RunMetrics) -> str:
     options = [f"{what} {value}" for what, value in m.options.described()]
-    run = [f"judge {m.judge}", f"n = {m.n_trials}", f"k = {m.k}"]
+    run = [f"judge {m.judge}", f"n = {m.n_said()}", f"k = {m.k}"]
     how = ", ".join(options[:2] + run + options[2:])
     if m.info.simulated:
         how += " [SIMULATED run, not a measurement of a real model]"
     return how
+
+
+def _beside(m: RunMetrics) -> str:
+    """What Violation@k counts beside the first k full-memory trials (official mode)."""
+    counted = m.discarded.trials.partial_memory and m.options.mode == Mode.OFFICIAL
+    return " + the partial-memory ones" if counted else ""
 
 
 def text_report(results: list[RunMetrics], joints: list[JointOutcomes] | None = None) -> str:
@@ -59,7 +65,7 @@ def text_report(results: list[RunMetrics], joints: list[JointOutcomes] | None = 
         if m.info.coverage is not None and m.info.coverage.partial:
             lines.append(f"  every number below is over {m.info.coverage.describe()} of the run")
         lines.append(
-            f"  Violation@{m.k:<2} (first {plural(m.k, 'trial')})    {metric_cell(m.violation, ok)}"
+            f"  Violation@{m.k:<2} (first {plural(m.k, 'trial')}{_beside(m)})    {metric_cell(m.violation, ok)}"
             + (
                 f"   %, mean ± std [95% CI], {plural(m.violation.n_profiles, 'profile')}"
                 if ok

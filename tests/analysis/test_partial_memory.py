@@ -140,3 +140,35 @@ def test_the_composition_views_step_over_what_each_style_varies(base, tmp_path, 
     cube = cube_from_official(path)
     parsed = int(popcount(cube.ctx_valid & cube.partial).sum())  # what the judge replied to
     assert sum(curve.messages) == parsed > 0
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("keep_full", [True, False])
+def test_growth_ends_at_the_metrics_violation_on_partial_memory_runs(
+    base, tmp_path, style, keep_full
+):
+    """One Violation@n everywhere: Growth's point at every task and k = n (first samples and the
+    unbiased estimator), the metrics' Violation@n and its unbiased estimator, in both modes;
+    official mode's prediction counts the partial trials too, so it is not below what a trial
+    alone predicts; the n said names the partial-memory trials."""
+    from cimem.analysis.growth import growth
+
+    path = add_composition(base, tmp_path / f"{style}.jsonl", style, keep_full=keep_full)
+    store, stored = _stored(path, tmp_path)
+    for opts in (OFFICIAL, DEFINITION):
+        m = compute(stored, opts)
+        for samples in ("first", "unbiased"):
+            curve = growth(stored, opts, samples=samples)
+            end = curve.violation[-1][-1] if curve.violation else None
+            if np.isnan(m.violation.mean):  # definition mode with only partial trials: none
+                assert end is None, (opts.mode, samples)
+                continue
+            assert end == pytest.approx(m.violation.mean, abs=1e-9), (opts.mode, samples)
+        assert m.violation_unbiased.mean == pytest.approx(m.violation.mean, abs=1e-9, nan_ok=True)
+        said = m.n_said()
+        assert "partial-memory trials" in said and (
+            ("counted at every k" in said) == (opts.mode == "official")
+        )
+        assert said.startswith(f"{2 if keep_full else 0} full-memory trials")
+        assert curve.n_said == said
+    store.close()

@@ -74,15 +74,7 @@ def attribute_view(
         i = pm.attr_keys.index(key)
         cols = np.flatnonzero(pm.eligible[i])
         n = pm.samples
-        single = ProfileMatrix(
-            pm.name,
-            pm.eligible[i : i + 1],
-            pm.counts[i : i + 1],
-            pm.samples,
-            pm.first_leak[i : i + 1],
-            pm.task_labels,
-            [key],
-        )
+        single = pm.row(i, key)
         return AttributeView(
             profile,
             key,

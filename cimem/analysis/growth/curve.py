@@ -35,7 +35,7 @@ from cimem.analysis.growth.vocab import (
     method_name,
 )
 from cimem.analysis.intervals import IntervalKind, share_interval
-from cimem.analysis.metrics import MetricOptions, Prepared, prepare
+from cimem.analysis.metrics import MetricOptions, Mode, Prepared, prepare
 
 DEFAULT_OPTIONS = MetricOptions()
 Grid = list[list[float | None]]
@@ -72,6 +72,7 @@ class GrowthCurve:
     violation_ci95: list[list[tuple[float, float] | None]] = field(default_factory=list)
     n_tasks: int = 0
     n_trials: int = 0
+    n_said: str = ""  # what n counts (partial-memory trials beside the full-memory ones)
     judge: str = ""
     run: str = ""
 
@@ -211,6 +212,7 @@ def growth(
         violation_ci95=_intervals(grids.observed),
         n_tasks=n_tasks,
         n_trials=cube.n_trials,
+        n_said=prep.discarded.trials.n_said(cube.n_trials, opts.mode == Mode.OFFICIAL),
         judge=cube.judge,
         run=cube.run,
     )

@@ -10,7 +10,7 @@ import numpy as np
 from cimem.analysis.cube import popcount
 from cimem.analysis.growth.vocab import SampleMode
 from cimem.analysis.metrics import Prepared
-from cimem.analysis.options import usable_samples
+from cimem.analysis.options import sample_sets
 
 
 @dataclass
@@ -24,6 +24,24 @@ class ProfileMatrix:
     first_leak: np.ndarray  # int [A, N]: index (0-based) of first revealing sample, or n
     task_labels: list[str]
     attr_keys: list[str]
+    # official mode's partial-memory trials, counted at every k beside the first k full ones:
+    # per task, how many (int [N]); per cell, how many of them reveal (int [A, N]). None: none.
+    always: np.ndarray | None = None
+    always_counts: np.ndarray | None = None
+
+    def row(self, i: int, key: str) -> ProfileMatrix:
+        """The matrix of attribute row ``i`` alone."""
+        return ProfileMatrix(
+            self.name,
+            self.eligible[i : i + 1],
+            self.counts[i : i + 1],
+            self.samples,
+            self.first_leak[i : i + 1],
+            self.task_labels,
+            [key],
+            self.always,
+            None if self.always_counts is None else self.always_counts[i : i + 1],
+        )
 
 
 @dataclass
@@ -37,21 +55,34 @@ class _PrivatePairs:
     n_usable: np.ndarray
     first: np.ndarray  # first revealing usable sample, or n
     profile: np.ndarray
+    always: np.ndarray  # usable partial-memory samples (counted at every k; official mode)
+    always_counts: np.ndarray  # revealing ones among them
 
 
 def _private_pairs(prep: Prepared) -> _PrivatePairs:
+    """The private pairs with the samples their mode counts: as the metrics count them, the
+    full-memory trials in order and, in official mode, every partial-memory trial beside them
+    at every k (the official script counts every trial key; ``metrics --k`` does the same), so
+    a partial trial's leak is a leak from the first sample on."""
     cube = prep.cube
     rows = prep.priv_rows
-    s = usable_samples(prep.cube, prep.opts)[cube.pair_ctx[rows]]
+    ctx = cube.pair_ctx[rows]
+    full, partial = (x[ctx] for x in sample_sets(cube, prep.opts))
+    s = full | partial
     m = cube.pair_mask[rows] & s
+    first = _first_bit(m & full, cube.n_trials)
+    always_counts = popcount(m & partial)
+    first[always_counts > 0] = 0
     return _PrivatePairs(
-        ctx_group=prep.ctx_group[cube.pair_ctx[rows]],
+        ctx_group=prep.ctx_group[ctx],
         attr_group=prep.attr_group[cube.pair_attr[rows]],
         usable=s,
         counts=popcount(m),
         n_usable=popcount(s),
-        first=_first_bit(m, cube.n_trials),
-        profile=prep.profile_group[cube.ctx_profile[cube.pair_ctx[rows]]],
+        first=first,
+        profile=prep.profile_group[cube.ctx_profile[ctx]],
+        always=popcount(s & partial),
+        always_counts=always_counts,
     )
 
 
@@ -99,7 +130,13 @@ def _fill(
     np.add.at(counts, (ai, ci), pairs.counts[sel])
     np.minimum.at(firsts, (ai, ci), pairs.first[sel])
     np.maximum.at(samples, ci, pairs.n_usable[sel])
-    return ProfileMatrix(name, elig, counts, samples, firsts, [], [])
+    if not np.any(pairs.always[sel]):
+        return ProfileMatrix(name, elig, counts, samples, firsts, [], [])
+    always = np.zeros(n_ctx, np.int64)
+    always_counts = np.zeros((n_attr, n_ctx), np.int64)
+    np.maximum.at(always, ci, pairs.always[sel])
+    np.add.at(always_counts, (ai, ci), pairs.always_counts[sel])
+    return ProfileMatrix(name, elig, counts, samples, firsts, [], [], always, always_counts)
 
 
 def _first_bit(m: np.ndarray, n: int) -> np.ndarray:
@@ -110,15 +147,21 @@ def _first_bit(m: np.ndarray, n: int) -> np.ndarray:
 
 
 def q_matrix(pm: ProfileMatrix, k: int, samples_mode: str, theory: bool) -> np.ndarray:
-    """Per (attribute, task): chance that k samples do not reveal it (1 where not private)."""
+    """Per (attribute, task): chance that k samples do not reveal it (1 where not private).
+    Official mode's partial-memory trials join every k: the prediction raises its power by their
+    number, the unbiased estimator draws k of the full-memory samples only and is 0 where a
+    partial trial revealed."""
     n = pm.samples[None, :].astype(float)
     c = pm.counts.astype(float)
+    always = np.zeros_like(n) if pm.always is None else pm.always[None, :].astype(float)
     if theory:
         with np.errstate(invalid="ignore", divide="ignore"):
             p = np.where(n > 0, c / np.maximum(n, 1), 0.0)
-        q = (1.0 - p) ** k
+        q = (1.0 - p) ** (k + always)
     elif samples_mode == SampleMode.UNBIASED:
-        q = np.ones_like(c)
+        partial_leaks = 0.0 if pm.always_counts is None else pm.always_counts.astype(float)
+        n, c = n - always, c - partial_leaks
+        q = np.ones_like(c) * (partial_leaks == 0)
         kk = np.minimum(k, n)
         for i in range(int(kk.max()) if kk.size else 0):
             q = np.where(i < kk, q * np.clip(n - c - i, 0, None) / np.maximum(n - i, 1), q)

@@ -143,7 +143,7 @@ def how_computed_caption(v: View) -> None:
                 "\n".join(
                     f"- **{render.escape_md(v.runs.name(r))}**: model"
                     f" {render.escape_md(models.get(r, UNKNOWN))}, judge"
-                    f" {render.escape_md(g.judge)}, {plural(g.n_tasks, 'task')}, n = {g.n_trials}"
+                    f" {render.escape_md(g.judge)}, {plural(g.n_tasks, 'task')}, n = {render.escape_md(g.n_said or str(g.n_trials))}"
                     for r, g in curves.items()
                 )
             )
