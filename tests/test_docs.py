@@ -195,3 +195,44 @@ def test_the_command_table_names_every_command() -> None:
         if action.__class__.__name__ == "_SubParsersAction":
             for name in action.choices:
                 assert f"`{name}" in table, f"docs/cli.md's command table lacks {name}"
+
+
+def _subparser(parser, words: list[str]):
+    """The subparser a synopsis names (``human import`` as well as ``ingest``), or None."""
+    import argparse
+
+    found = None
+    for word in words:
+        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not actions or word not in actions[0].choices:
+            break
+        parser = found = actions[0].choices[word]
+    return found
+
+
+def test_the_guides_synopses_name_options_the_cli_has() -> None:
+    """Each hand-written synopsis in docs/cli.md's guide (a paragraph's leading `command ...`)
+    names options its command has, and a choice list written `--opt a|b` is the parser's, so the
+    guide cannot say `export --format` has one value when it has two."""
+    import re
+
+    from cimem.cli.main import build_parser
+
+    parser = build_parser()
+    guide = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split("<!-- generated")[0]
+    checked, options_seen = 0, 0
+    for synopsis in re.findall(r"^`([a-z][a-z -]*?(?: [^`]*)?)`", guide, flags=re.M):
+        words = synopsis.removeprefix("python -m cimem ").split()
+        command = _subparser(parser, words)
+        if command is None:
+            continue
+        options = {s: a for a in command._actions for s in a.option_strings}
+        for option, listed in re.findall(r"(--[a-z-]+)(?: ([a-z_]+(?:\|[a-z_]+)*))?", synopsis):
+            assert option in options, f"`{synopsis}`: {option} is no option of the command"
+            options_seen += 1
+            choices = options[option].choices
+            if listed and choices is not None:
+                said, known = set(listed.split("|")), set(map(str, choices))
+                assert said <= known if len(said) == 1 else said == known, (synopsis, option)
+                checked += len(said) > 1
+    assert checked >= 2 and options_seen >= 40  # ingest's and export's --format, at least

@@ -43,6 +43,32 @@ def from_spreadsheet(value: str) -> str:
     return value[1:] if value.startswith("'") and value[1:].startswith(FORMULA_STARTS) else value
 
 
+EXCERPT_CHARS = 1200  # a sheet's message excerpt: a spreadsheet cell stays readable
+
+
+def excerpt(text: str | None, evidence: str | None, width: int = EXCERPT_CHARS) -> str:
+    """The part of a message a reviewer needs in a sheet: the whole when short, else ``width``
+    characters around the judge's evidence (or the start), cut ends marked "[...]"; the
+    evidence, where it occurs as written, between >>> and <<<.
+
+    >>> excerpt("Dear Ana, my income is 5k. Best.", "my income is 5k.")
+    'Dear Ana, >>>my income is 5k.<<< Best.'
+    >>> excerpt("x" * 50 + " the fact " + "y" * 50, "the fact", width=20)
+    '[...]xxxxxx >>>the fact<<< yyyyy[...]'
+    >>> excerpt(None, None)
+    ''
+    """
+    text = text or ""
+    at = text.find(evidence) if evidence else -1
+    if at < 0:
+        return text if len(text) <= width else text[:width] + "[...]"
+    assert evidence is not None
+    start = max(0, at - (width - len(evidence)) // 2)
+    end = min(len(text), max(start + width, at + len(evidence)))
+    marked = text[start:at] + ">>>" + evidence + "<<<" + text[at + len(evidence) : end]
+    return ("[...]" if start else "") + marked + ("[...]" if end < len(text) else "")
+
+
 def frame_to_csv(frame: pd.DataFrame) -> str:
     """The frame as CSV, every text cell made safe to open in a spreadsheet
     (:func:`spreadsheet_text`); numbers as they are, a missing value empty."""
@@ -67,15 +93,18 @@ def records_to_csv(records: Sequence[Mapping[str, object]], columns: Sequence[st
 
 
 def sheet_rows(text: str, source: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """A filled sheet's header, and its rows with their line numbers; text that is no CSV
-    stops the iteration with one line naming the file and the line."""
+    """A filled sheet's header, and its rows with the line each starts on (a quoted cell, a
+    message in an audit sheet, may span lines); text that is no CSV stops the iteration with
+    one line naming the file and the line."""
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     fields = list(reader.fieldnames or ())
 
     def rows() -> Iterator[tuple[int, dict[str, str]]]:
         try:
+            start = reader.line_num + 1
             for row in reader:
-                yield reader.line_num, row
+                yield start, row
+                start = reader.line_num + 1
         except csv.Error as exc:
             raise CimemError(f"{source}: line {reader.line_num}: not valid CSV ({exc})") from None
 

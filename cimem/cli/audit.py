@@ -115,22 +115,25 @@ def _sample_queue(store: Store, run_id: int, args: argparse.Namespace) -> Queue:
 
 def cmd_audit_sample(args: argparse.Namespace) -> int:
     from cimem.analysis.audit.correction import audit_seed, audited_spec
-    from cimem.analysis.audit.sample import audit_sample
-    from cimem.analysis.audit.verdict_csv import sample_records, write_csv
+    from cimem.analysis.audit.sample import audit_sample, undecided_sample
+    from cimem.analysis.audit.verdict_csv import sample_records, sheet_cells, write_csv
 
     with open_store(args, read_only=True) as store:
         run_id = store.resolve_run(args.run)
         cube = labelled_cube(store, run_id, args)
         prep = prepare(cube, MetricOptions(label_rule=args.label_rule))
         args.seed = audit_seed(store, cube, prep.opts, args.seed)
-        rows = audit_sample(store, prep, args.size, args.seed)
-    if not rows:
-        print(f"run {run_id}: no judged cell of a labelled pair to audit")
-        return 0
-    if args.out:
+        pick = undecided_sample if args.undecided else audit_sample
+        rows = pick(store, prep, args.size, args.seed)
         spec = audited_spec(cube, prep.opts, args.seed, args.size)
         assert spec is not None  # labelled_cube refuses a run without a judge
-        write_csv(args.out, sample_records(rows, spec))
+        read = sheet_cells(store, spec.judge_id, rows) if args.out else {}
+    if not rows:
+        what = "undecided cell" if args.undecided else "judged cell of a labelled pair"
+        print(f"run {run_id}: no {what} to audit")
+        return 0
+    if args.out:
+        write_csv(args.out, sample_records(rows, spec, read))
         print(
             f"wrote {len(rows)} cells of run {run_id} (judge {cube.judge}, seed {args.seed}) to"
             f" {args.out}: fill the revealed column, then `python -m cimem human import`; each"
@@ -272,6 +275,11 @@ def _add_sample_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run", required=True, help="run id or name")
     p.add_argument("--judge", type=int, default=None, help="judge to audit (default: original)")
     p.add_argument("--size", type=int, default=200, help="cells to list (default 200)")
+    p.add_argument(
+        "--undecided",
+        action="store_true",
+        help="skip the draws people decided: the next SIZE cells still needed (audit-plan's count)",
+    )
     p.add_argument(
         "--seed",
         type=int,

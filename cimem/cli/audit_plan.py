@@ -54,9 +54,24 @@ def cmd_audit_plan(args: argparse.Namespace) -> int:
             ],
         )
     )
-    total = sum(p.more_cells for p in plans)
-    print(f"about {total:,} more cells; `audit-sample --size {total}` lists them in order")
+    print(next_step(run_id, args.seed, sum(p.more_cells for p in plans)))
     return 0
+
+
+def next_step(run_id: int, seed: int, cells: int) -> str:
+    """The plan's last line: the command that lists exactly the cells still needed, in order.
+
+    >>> next_step(1, 0, 0)
+    'nothing more needed at this margin'
+    >>> next_step(1, 0, 138)
+    'about 138 more cells: `cimem audit-sample --run 1 --seed 0 --undecided --size 138` lists them in order'
+    """
+    if cells <= 0:
+        return "nothing more needed at this margin"
+    return (
+        f"about {cells:,} more cells: `cimem audit-sample --run {run_id} --seed {seed} --undecided"
+        f" --size {cells}` lists them in order"
+    )
 
 
 def add_plan_command(sub: argparse._SubParsersAction) -> None:

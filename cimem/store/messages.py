@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from cimem.store.connection import Database
 from cimem.store.enums import MessageStatus
 from cimem.store.rows import (
@@ -53,9 +55,38 @@ _COMPOSITION_SQL = """
     GROUP BY m.message_id, m.profile_id, m.ctx_idx, m.num_not_to_share, m.shared_json
     ORDER BY m.message_id"""
 
+# What a reviewer reads to decide a cell from a sheet: the message, the attribute's memory
+# statement and the audited judge's evidence, for a list of (message, attribute) cells.
+_SHEET_CELLS_SQL = """
+    SELECT w.message_id, w.attr_id, m.text, a.memory_statement, v.evidence
+    FROM (SELECT unnest(?::BIGINT[]) AS message_id, unnest(?::INTEGER[]) AS attr_id) w
+    JOIN messages m ON m.message_id = w.message_id
+    LEFT JOIN attributes a ON a.run_id = m.run_id AND a.attr_id = w.attr_id
+    LEFT JOIN verdicts v ON v.judge_id = ? AND v.message_id = w.message_id
+     AND v.attr_id = w.attr_id
+    ORDER BY w.message_id, w.attr_id"""
+
+
+class SheetCell(NamedTuple):
+    """A cell as an audit sheet shows it (the text is whole: the sheet bounds it)."""
+
+    message_id: int
+    attr_id: int
+    text: str | None
+    memory_statement: str | None
+    evidence: str | None
+
 
 class Messages(Database):
     """The ``messages`` table: reads for the runner, the judges, export and the audit."""
+
+    def sheet_cells(self, judge_id: int, cells: list[tuple[int, int]]) -> list[SheetCell]:
+        """Each (message_id, attr_id) cell's message, memory statement and ``judge_id``'s
+        evidence, ordered by message and attribute."""
+        if not cells:
+            return []
+        messages, attrs = zip(*cells, strict=True)
+        return self._rows(SheetCell, _SHEET_CELLS_SQL, [list(messages), list(attrs), judge_id])
 
     def next_message_id(self) -> int:
         return int(self._scalar("SELECT coalesce(max(message_id), 0) + 1 FROM messages"))

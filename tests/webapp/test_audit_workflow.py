@@ -253,12 +253,12 @@ def test_human_csv_round_trip_and_clear_errors(demo_copy, tmp_path):
         demo_copy, "audit-sample", "--run", "1", "--size", "40", "--seed", "3", "--out", str(sample)
     )
     assert out.returncode == 0, out.stderr
-    lines = sample.read_text().splitlines()
-    assert len(lines) == 41 and lines[0].startswith("message_id,profile,")
+    assert sample.read_text().startswith("message_id,profile,")
     # reviewer one fills the first half, leaves the rest unset
     import csv
 
     rows = list(csv.DictReader(sample.open()))
+    assert len(rows) == 40  # messages in the sheet span lines inside their quotes
     for r in rows[:20]:
         r["revealed"] = "yes" if r["judge_says"] == "no" else "no"
     part = tmp_path / "part.csv"
@@ -284,7 +284,8 @@ def test_human_csv_round_trip_and_clear_errors(demo_copy, tmp_path):
         w.writerows(rows)
     out = cli(demo_copy, "human", "import", str(part), "--run", "1")
     assert out.returncode == 2
-    assert f"{part}: line 27: column revealed: expected yes or no" in out.stderr
+    line = row_starts(part)[25]  # messages span lines: the line row 26 starts on
+    assert f"{part}: line {line}: column revealed: expected yes or no" in out.stderr
     out = cli(demo_copy, "human", "export", "--run", "1", "--out", str(exported), "--history")
     assert "wrote 20 verdicts with their history" in out.stdout
     rows[25]["revealed"] = "yes"
@@ -294,7 +295,21 @@ def test_human_csv_round_trip_and_clear_errors(demo_copy, tmp_path):
         w.writeheader()
         w.writerows(rows)
     out = cli(demo_copy, "human", "import", str(part), "--run", "1")
-    assert out.returncode == 2 and "line 27: column attr_id" in out.stderr
+    assert out.returncode == 2 and f"line {line}: column attr_id" in out.stderr
+
+
+def row_starts(path) -> list[int]:
+    """The line each data row of a CSV starts on (a quoted cell may span lines)."""
+    import csv
+
+    with path.open(newline="") as f:
+        reader = csv.reader(f)
+        next(reader)
+        starts, start = [], reader.line_num + 1
+        for _ in reader:
+            starts.append(start)
+            start = reader.line_num + 1
+    return starts
 
 
 # ----------------------------------------------------------------------------- corrected metrics

@@ -110,3 +110,23 @@ def test_a_second_reviewer_is_asked_for_every_fifth_draw_without_seeing_the_firs
         key = (rows[fifth[0]].message_id, rows[fifth[0]].attr_id)
         assert key not in store.settled_human_verdicts(human)  # they disagree: adjudicate
         assert {v.reviewer for v in store.human_verdicts(human)} == {"ana", "ben"}
+
+
+def test_the_page_starts_from_the_size_of_the_sample_people_decided(demo_db, tmp_path, monkeypatch):
+    """A team that noted a 400-cell sample (audit-sample --size 400, imported) finds the Review
+    page at 400 cells, not at its default 200 ("every cell decided: raise cells")."""
+    from cimem.analysis.audit.correction import audited_spec
+    from cimem.analysis.cube import cube_from_store
+    from cimem.analysis.metrics import MetricOptions
+
+    db = tmp_path / "noted.duckdb"
+    shutil.copy(demo_db, db)
+    with Store.open(db) as store:
+        human = store.get_or_create_human_judge(1)
+        spec = audited_spec(cube_from_store(store, 1), MetricOptions(), 0, 400)
+        store.record_audit_samples(human, [spec.noted(human, 400)])
+    at = open_page(str(db), REVIEW, monkeypatch, runs="1")
+    no_exception(at)
+    assert at.number_input(key="review_size").value == 400
+    fresh = open_page(demo_db, REVIEW, monkeypatch, runs="1")
+    assert fresh.number_input(key="review_size").value == 200

@@ -5,6 +5,7 @@ corrected numbers come out, follow the sample's draws, and their intervals hold 
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 
@@ -75,9 +76,62 @@ def test_both_reviewers_count_and_agree_where_they_overlap(audited):
 
 
 def test_the_plan_says_how_much_more_audit_a_margin_takes(audited):
+    """The plan's suggested command lists exactly cells still needed: the next undecided ones
+    in review order, as many as it says (whole draws), none of them decided by people."""
     shell, said = audited
     printed = said[COMMANDS.index(next(c for c in COMMANDS if "audit-plan" in c))]
-    assert "more cells" in printed and "audit-sample --size" in printed
+    found = re.search(r"about ([\d,]+) more cells: `cimem (audit-sample [^`]+)`", printed)
+    assert found, printed
+    cells = int(found.group(1).replace(",", ""))
+    assert "--undecided" in found.group(2) and f"--size {cells}" in found.group(2)
+    shell.run(f"python -m cimem {found.group(2)} --db my.duckdb --out more.csv")
+    with (shell.cwd / "more.csv").open(newline="") as f:
+        more = list(csv.DictReader(f))
+    with (shell.cwd / "sample.csv").open(newline="") as f:
+        first = list(csv.DictReader(f))
+    decided = {(r["message_id"], r["attr_id"]) for r in first}
+    assert more and not decided & {(r["message_id"], r["attr_id"]) for r in more}
+    last_draw = [r for r in more if r["draw"] == more[-1]["draw"]]
+    assert len(more) - len(last_draw) < cells <= len(more)  # whole draws, no more than needed
+    assert int(more[0]["draw"]) > max(int(r["draw"]) for r in first)
+
+
+def test_the_sheet_carries_what_a_reviewer_needs_to_decide(audited):
+    """Each row of the sample's sheet has the memory statement, the judge's evidence where it
+    said yes, and the message (an excerpt around the evidence when long)."""
+    shell, _ = audited
+    with (shell.cwd / "sample.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert all(r["memory_statement"] and r["message_excerpt"] for r in rows)
+    said_yes = [r for r in rows if r["judge_says"] == "yes"]
+    assert said_yes and all(r["judge_evidence"] for r in said_yes)
+    # the fabricated messages are short placeholders: each excerpt is its whole message (the
+    # evidence's marking in a long message is excerpt()'s doctest)
+    assert all(r["message_excerpt"].startswith("[synthetic message, trial") for r in rows)
+
+
+def test_disputes_are_named_with_the_command_that_settles_them(audited, tmp_path):
+    """A second reviewer contradicting ana on three cells: the corrected metrics say the
+    disputes stop the count and name the command listing them, and that queue counts them."""
+    shell, _ = audited
+    work = Typed(tmp_path / "dispute")
+    work.cwd.mkdir()
+    (work.cwd / "my.duckdb").write_bytes((shell.cwd / "my.duckdb").read_bytes())
+    with (shell.cwd / "ana.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))[:3]
+    flipped = [
+        r | {"reviewer": "cy", "revealed": "no" if r["revealed"] == "yes" else "yes"} for r in rows
+    ]
+    with (work.cwd / "cy.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(flipped)
+    work.run("python -m cimem human import cy.csv --db my.duckdb --run 1")
+    printed = work.run(next(c for c in COMMANDS if "--corrected-by" in c))
+    assert "3 cells reviewers disagree on decide nothing until settled" in printed, printed
+    assert "`cimem audit-queue --run 1 --filter people_disagree`" in printed
+    queue = work.run("python -m cimem audit-queue --db my.duckdb --run 1 --filter people_disagree")
+    assert re.search(r"\b(\d+) of \1 left \(filter people_disagree", queue), queue
 
 
 def test_the_sample_and_its_draws_are_the_same_from_another_process(audited):

@@ -61,6 +61,16 @@ def audit_seed(scope: RunScope) -> int:
         return correction.audit_seed(store, cube(scope), scope.opts, None)
 
 
+@registry.data_read(show_spinner=False, max_entries=16)
+def noted_size(scope: RunScope) -> int | None:
+    """The size of the audit sample people decided on the run (None: none noted): where the
+    Review page starts."""
+    with reading_at(scope.path) as store:
+        run_cube = cube(scope)
+        seed = correction.audit_seed(store, run_cube, scope.opts, None)
+        return correction.noted_size(store, run_cube, scope.opts, seed)
+
+
 @registry.shared_read(show_spinner="Drawing the audit sample...", max_entries=16)
 def sample_rows(scope: RunScope, size: int, seed: int) -> list[SampleRow]:
     """The suggested audit sample's cells of a run under a judge, in review order."""

@@ -23,12 +23,12 @@ size = int(
         "cells",
         10,
         5000,
-        200,
+        min(max(review_loop.noted_size(ch, run_id) or 200, 10), 5000),
         step=50,
         key="review_size",
         help="the first cells of the audit's review order (the Audit page's suggested sample,"
         " `cimem audit-sample`), decided in that order; each draw comes whole, so the sample"
-        " may hold a few more cells",
+        " may hold a few more cells. Starts at the size of the sample people decided here",
     )
 )
 c2.text_input("Reviewer (optional)", key="reviewer")

@@ -49,6 +49,7 @@ from cimem.analysis.cube import LeakCube
 from cimem.analysis.metrics import MetricOptions, Prepared, compute, prepare
 from cimem.errors import CimemError
 from cimem.store import Store
+from cimem.text import plural
 
 METHOD = "two-phase audit, exact binomial"
 METHOD_SENTENCE = (
@@ -167,6 +168,7 @@ class Corrected:
     adjudicated: int = 0  # cells whose reviewers' disagreement an adjudication settled
     disputed: int = 0  # cells reviewers disagree on, not settled: they count nowhere
     audit: AuditChoice | None = None  # whose draws the estimate follows
+    run_id: int | None = None
 
     @property
     def any_corrected(self) -> bool:
@@ -220,7 +222,21 @@ class Corrected:
         draws = f", following {self.audit.said}," if self.audit is not None else ""
         return (
             f"{said} from people's verdicts (judge {self.human_judge}){draws} on"
-            f" {self.audit_sentence(mode)}; {METHOD_SENTENCE}"
+            f" {self.audit_sentence(mode)}; {METHOD_SENTENCE}{self.disputes_sentence()}"
+        )
+
+    def disputes_sentence(self) -> str:
+        """Why disputes hold the count back, and the command that lists them (empty: none). A
+        stratum counts its draws in order up to the first undecided one, and a disputed cell
+        decides nothing, so one dispute early in the order stops every draw after it."""
+        if not self.disputed:
+            return ""
+        run = f" --run {self.run_id}" if self.run_id is not None else ""
+        return (
+            f". {plural(self.disputed, 'cell')} reviewers disagree on decide nothing until"
+            " settled, and each stratum counts its draws only up to the first undecided one:"
+            f" `cimem audit-queue{run} --filter people_disagree` lists them; an adjudication"
+            " (the Review page, or `human import` with adjudication=yes) settles each"
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -284,6 +300,7 @@ def corrected(
         ag.adjudicated,
         len(ag.disagreements),
         choice,
+        cube.info.run_id,
     )
 
 
@@ -295,6 +312,21 @@ def audited_spec(
     if cube.info.judge_id is None:
         return None
     return SampleSpec(cube.info.judge_id, seed, draw_options(opts, cube.n_trials), cells)
+
+
+def noted_size(store: Store, cube: LeakCube, opts: MetricOptions, seed: int) -> int | None:
+    """The largest sample people noted on the run for ``cube``'s judge, ``opts`` and ``seed``
+    (cells), where the Review page starts; None: none noted."""
+    want = audited_spec(cube, opts, seed)
+    if want is None or cube.info.run_id is None:
+        return None
+    human = store.find_human_judge(cube.info.run_id)
+    sizes = [
+        s.cells
+        for s in (store.audit_samples(human) if human is not None else [])
+        if (s.judge_id, s.options, s.seed) == (want.judge_id, want.options, seed) and s.cells
+    ]
+    return max(sizes, default=None)
 
 
 def audit_seed(store: Store, cube: LeakCube, opts: MetricOptions, seed: int | None) -> int:

@@ -66,7 +66,10 @@ class Queue:
     @property
     def left(self) -> int:
         """Messages of the queue still to review: none of people's verdicts yet, or, in the
-        suggested sample, a sampled cell not decided yet."""
+        suggested sample, a sampled cell not decided yet; every dispute in the queue of people's
+        disagreements (reviewed by definition: an adjudication takes it off)."""
+        if self.filter == QueueFilter.PEOPLE_DISAGREE:
+            return len(self.items)
         return sum(not i.reviewed if i.cells_left is None else i.cells_left > 0 for i in self.items)
 
     def describe(self) -> str:

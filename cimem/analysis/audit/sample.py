@@ -117,6 +117,28 @@ def audit_sample(store: Store, prep: Prepared, size: int, seed: int) -> list[Sam
     return rows
 
 
+def undecided_sample(store: Store, prep: Prepared, size: int, seed: int) -> list[SampleRow]:
+    """The next ``size`` cells of the review order that people have not decided (whole draws:
+    a draw's last cells may pass ``size``), skipping the draws people decided; what more audit
+    needs (``audit-plan`` counts these). People's verdicts are those of the run's human judge."""
+    human = store.find_human_judge(prep.cube.info.run_id) if prep.cube.info.run_id else None
+    said = store.settled_human_verdicts(human) if human is not None else {}
+    asked = size
+    while True:
+        rows = audit_sample(store, prep, asked, seed)
+        done = draws_done(rows, said)
+        left = [r for r in rows if not done[r.draw]]
+        if len(left) >= size or len(rows) < asked:
+            break
+        asked += size - len(left) + size
+    out: list[SampleRow] = []
+    for r in left:
+        if len(out) >= size and r.draw != out[-1].draw:
+            break
+        out.append(r)
+    return out
+
+
 def draws_done(rows: list[SampleRow], said: dict[tuple[int, int], bool]) -> dict[int, bool]:
     """Per draw of the sample, whether people decided it: one of its cells found revealed, or
     every cell decided (``said``: people's verdict per (message_id, attr_id))."""

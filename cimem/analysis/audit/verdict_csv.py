@@ -3,8 +3,9 @@ fill the ``revealed`` column in any spreadsheet, import the files back.
 
 Columns (export): message_id, profile, recipient, task, trial, attr_id, attribute, label,
 judge_says, stratum, draw (the order to decide them in), sample (the judge, seed and options of
-the sample's draws: :mod:`.provenance`), revealed, reviewer, note, created_at, current,
-adjudication. Import reads message_id, attr_id (or attribute), revealed, reviewer, note,
+the sample's draws: :mod:`.provenance`), revealed, and in a sample's sheet what a reviewer reads
+to decide the cell (memory_statement, judge_evidence, message_excerpt: the message around the
+evidence, marked >>> <<<), then reviewer, note, created_at, current, adjudication. Import reads message_id, attr_id (or attribute), revealed, reviewer, note,
 adjudication (yes: the verdict settles reviewers' disagreement) and sample (noted with the
 verdicts, so the corrected metrics follow those draws), and ignores the rest; a row whose
 ``revealed`` is empty is left unset. ``revealed`` takes yes/no, true/false, 1/0, revealed/not revealed.
@@ -23,10 +24,11 @@ from cimem.analysis.audit.provenance import SampleSpec, parse_draw_options, spec
 from cimem.analysis.audit.sample import SampleRow, audit_sample
 from cimem.analysis.cube import cube_from_store
 from cimem.analysis.metrics import prepare
-from cimem.analysis.sheets import BadCell, from_spreadsheet, records_to_csv, sheet_rows
+from cimem.analysis.sheets import BadCell, excerpt, from_spreadsheet, records_to_csv, sheet_rows
 from cimem.errors import CimemError
 from cimem.paths import write_whole
 from cimem.store import HumanVerdict, HumanVerdictRow, Store
+from cimem.store.messages import SheetCell
 
 COLUMNS = (
     "message_id",
@@ -42,6 +44,9 @@ COLUMNS = (
     "draw",
     "sample",
     "revealed",
+    "memory_statement",
+    "judge_evidence",
+    "message_excerpt",
     "reviewer",
     "note",
     "created_at",
@@ -52,10 +57,17 @@ YES = {"yes", "y", "true", "1", "revealed"}
 NO = {"no", "n", "false", "0", "not revealed"}
 
 
-def sample_records(rows: Iterable[SampleRow], spec: SampleSpec) -> list[dict[str, object]]:
+def sample_records(
+    rows: Iterable[SampleRow],
+    spec: SampleSpec,
+    read: dict[tuple[int, int], SheetCell] | None = None,
+) -> list[dict[str, object]]:
     """An audit sample as CSV records with ``revealed`` empty for people to fill, each naming
-    the sample (``spec``) its draw belongs to."""
+    the sample (``spec``) its draw belongs to and carrying what a reviewer reads to decide it
+    (``read``: :func:`sheet_cells`): the memory statement, the judge's evidence and an excerpt
+    of the message with the evidence marked."""
     sample = spec.text()
+    found = read or {}
     return [
         {
             "message_id": r.message_id,
@@ -70,9 +82,28 @@ def sample_records(rows: Iterable[SampleRow], spec: SampleSpec) -> list[dict[str
             "stratum": r.stratum,
             "draw": r.draw,
             "sample": sample,
+            **_reading(found.get((r.message_id, r.attr_id))),
         }
         for r in rows
     ]
+
+
+def sheet_cells(
+    store: Store, judge_id: int, rows: Iterable[SampleRow]
+) -> dict[tuple[int, int], SheetCell]:
+    """What a reviewer reads for each row's cell, by (message_id, attr_id)."""
+    cells = sorted({(r.message_id, r.attr_id) for r in rows})
+    return {(c.message_id, c.attr_id): c for c in store.sheet_cells(judge_id, cells)}
+
+
+def _reading(cell: SheetCell | None) -> dict[str, object]:
+    if cell is None:
+        return {}
+    return {
+        "memory_statement": cell.memory_statement or "",
+        "judge_evidence": cell.evidence or "",
+        "message_excerpt": excerpt(cell.text, cell.evidence),
+    }
 
 
 def verdict_records(

@@ -75,6 +75,11 @@ def judge_of(ch: sidebar.Choices, run_id: int) -> int | None:
         return store.find_default_judge(run_id)
 
 
+def noted_size(ch: sidebar.Choices, run_id: int) -> int | None:
+    """The size of the sample people decided on the run (None: none noted yet)."""
+    return cache.noted_size(ch.scope(run_id))
+
+
 def sample(ch: sidebar.Choices, run_id: int, judge: int, size: int) -> list[SampleRow]:
     """The sample's cells, drawn once per run, judge, options and size in this visit: people's
     verdicts do not change them, so a verdict redraws nothing."""
