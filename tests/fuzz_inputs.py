@@ -588,6 +588,10 @@ def variants(seed: int, out: Path) -> list[Variant]:
         verdict = EITHER if cut.endswith(b"\n") else REJECT
         add("official", name, cut, verdict, ".jsonl")
     add("official", *invalid_utf8(data, rng), REJECT, ".jsonl")
+    official_lines = data.split(b"\n")
+    if len(official_lines) > 2:
+        glued = b"\n".join([official_lines[0] + official_lines[1], *official_lines[2:]])
+        add("official", "two records glued on one line", glued, REJECT, ".jsonl")
     add(
         "official",
         "NaN fraction",
@@ -681,6 +685,17 @@ def variants(seed: int, out: Path) -> list[Variant]:
     quoted = csv.index(b'"# User', len(csv) // 2)
     add("hf-csv", "cut inside a quoted field", csv[: quoted + 40], REJECT, ".csv")
     add("hf-csv", *invalid_utf8(csv, rng), REJECT, ".csv")
+    at = csv.index(b"# User", len(csv) // 2) + 3  # inside a prompt, a quoted multi-line field
+    add(
+        "hf-csv",
+        "invalid UTF-8 in the prompt column",
+        csv[:at] + b"\xff\xfe" + csv[at:],
+        REJECT,
+        ".csv",
+    )
+    hf_lines = hf_bytes(hbase, "jsonl").split(b"\n")
+    glued = b"\n".join([hf_lines[0] + hf_lines[1], *hf_lines[2:]])
+    add("hf-jsonl", "two records glued on one line", glued, REJECT, ".jsonl")
     add("hf-csv", "ragged row", csv + b'"Ann","x"\n', REJECT, ".csv")
     add("hf-csv", "header only", csv.split(b"\n", 1)[0] + b"\n", REJECT, ".csv")
     add(

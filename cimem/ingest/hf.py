@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import orjson
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -21,7 +22,13 @@ import pyarrow.json as pjson
 import pyarrow.parquet as pq
 
 from cimem.errors import InputError, describe
-from cimem.ingest.files import decompressed, logical_suffix, read_bytes, require_file
+from cimem.ingest.files import (
+    decompressed,
+    logical_suffix,
+    open_maybe_gzip,
+    read_bytes,
+    require_file,
+)
 from cimem.ingest.formats import SourceFormat
 from cimem.ingest.records import Attribute, ProfileRecord, Progress, RunMeta
 from cimem.ingest.validate import HF, NUL, NUL_FREE
@@ -51,7 +58,7 @@ def _read_table(path: Path) -> pa.Table:
     try:
         if suffix == ".parquet":
             return pq.read_table(source)
-        return pjson.read_json(source)
+        table = pjson.read_json(source)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(
             str(path),
@@ -60,6 +67,30 @@ def _read_table(path: Path) -> pa.Table:
             "a Parquet, CSV or JSON-lines export of the Hugging Face rows",
             got=str(exc).splitlines()[0],
         ) from None
+    _one_object_per_line(path, table.num_rows)
+    return table
+
+
+def _one_object_per_line(path: Path, rows: int) -> None:
+    """JSON lines hold one object per line: Arrow's reader also takes two objects glued on one
+    line (a lost newline, a bad concatenation), which must not pass as two rows. Only when the
+    counts differ are the lines read, to name the first such line."""
+    with open_maybe_gzip(path) as f:
+        if sum(1 for line in f if line.strip()) == rows:
+            return
+    with open_maybe_gzip(path) as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                raise InputError(
+                    str(path), f"line {number}", "(row)", "one JSON object per line", got=str(exc)
+                ) from None
+    raise InputError(  # pragma: no cover - every line one object, yet the counts differ
+        str(path), "the file", "(file)", "one JSON object per line", got=f"{rows} rows"
+    )
 
 
 def read_csv(path: Path) -> pa.Table:
