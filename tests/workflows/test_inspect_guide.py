@@ -17,6 +17,39 @@ from conftest import shared_file
 
 COMMANDS = block("docs/inspect.md", "## From `inspect eval` to the app")
 RESCORED = block("docs/inspect.md", "## Another judge, with `inspect score`")
+TRIAL = block("docs/inspect.md", "## Trying it with no model and no network")
+
+
+def test_the_task_tried_with_no_model_and_no_network(full_run, tmp_path):
+    """The documented first try, with every download made to fail: an empty tokenizer cache,
+    a proxy that answers nothing, Hugging Face offline. No sample errors; the log imports as a
+    run whose numbers are the log's own."""
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copyfile(full_run.judged, work / "results.jsonl")
+    (tmp_path / "tokenizers").mkdir()
+    dead = "http://127.0.0.1:9"
+    shell = Typed(work)
+    shell.env.update(
+        TIKTOKEN_CACHE_DIR=str(tmp_path / "tokenizers"),
+        HF_HUB_OFFLINE="1",
+        http_proxy=dead,
+        https_proxy=dead,
+        HTTP_PROXY=dead,
+        HTTPS_PROXY=dead,
+        NO_PROXY="",
+    )
+    said = shell.run_all(TRIAL)
+    [log_file] = sorted((work / "trial-logs").glob("*.eval"))
+    log = read_eval_log(str(log_file))
+    assert log.status == "success" and log.samples
+    assert not [s for s in log.samples if s.error is not None]
+    assert len(log.samples) == 2 * 2 * 49  # n = 2 samples of 49 tasks of 2 profiles
+    assert not list((tmp_path / "tokenizers").iterdir())  # nothing was fetched to it
+    own = {m.name: m.value for m in log.results.scores[0].metrics.values()}
+    assert 0 < own["violation"] < 1 and 0 < own["completeness"] < 1
+    assert "inspect, 2 profiles, 196 messages" in said[1]
+    assert f"Violation@2  (first 2 trials)    {100 * own['violation']:.2f}" in said[2]
 
 
 def test_inspect_guide_at_full_size(full_run, tmp_path):
