@@ -21,6 +21,7 @@ import io
 import json
 import os
 import random
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -565,6 +566,30 @@ def damaged_gzip(data: bytes, rng: random.Random) -> Iterator[tuple[str, bytes, 
     yield "gzip trailer cut", gz[:-4], REJECT
 
 
+# ------------------------------------------------------------------ Inspect logs
+def _zip(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+def eval_variants() -> list[tuple[str, bytes]]:
+    """Files named .eval that are no Inspect log: each must be refused in one line."""
+    header = json.dumps({"version": 2, "status": "success"}).encode()
+    whole = _zip({"header.json": header, "_journal/start.json": header})
+    return [
+        ("an .eval of text", b"this is no zip archive\n"),
+        ("an empty .eval", b""),
+        ("an .eval cut short", whole[: len(whole) // 2]),
+        ("an .eval with a wrong magic number", b"PK\x09\x09" + whole[4:]),
+        ("a zip of other files", _zip({"notes.txt": b"hello"})),
+        ("an .eval whose header is no JSON", _zip({"header.json": b"{not json"})),
+        ("an .eval whose header Inspect's schema refuses", _zip({"header.json": header})),
+    ]
+
+
 # ------------------------------------------------------------------ all variants
 def variants(seed: int, out: Path) -> list[Variant]:
     """Every variant, written under ``out`` (deterministic for a seed)."""
@@ -705,6 +730,9 @@ def variants(seed: int, out: Path) -> list[Variant]:
         REJECT,
         ".csv",
     )
+    # Inspect logs (.eval: a zip of JSON members)
+    for name, blob in eval_variants():
+        add("inspect", name, blob, REJECT, ".eval")
     # special files
     special = out / "special"
     special.mkdir(exist_ok=True)

@@ -62,10 +62,7 @@ class Continued:
 def continue_inspect_run(store: Store, path: Path) -> Continued | None:
     """A log of an eval already imported (a copy rescored with ``inspect score``): its REVEAL
     scores not yet stored become judges of that run. None when the eval was not imported."""
-    from inspect_ai.log import read_eval_log
-
-    head = read_eval_log(str(path), header_only=True)
-    _check_task(path, head)
+    head = _read(path, header_only=True)
     run_id = run_of_eval(store, head.eval.eval_id)
     if run_id is None:
         return None
@@ -77,17 +74,34 @@ def continue_inspect_run(store: Store, path: Path) -> Continued | None:
     return Continued(run_id, str(store.run_config(run_id)["name"]), len(judges), verdicts)
 
 
-def _read(path: Path) -> Any:
+def _read(path: Path, header_only: bool = False) -> Any:
+    """The log (or its header), or one line naming the file and what is wrong: a file that is
+    no zip or is cut short ("EOCD not found"), a header that is no JSON, or one Inspect's
+    schema refuses (a dozen lines of validation errors, of which the first is said)."""
     from inspect_ai.log import read_eval_log
 
     try:
-        log = read_eval_log(str(path))
+        log = read_eval_log(str(path), header_only=header_only)
     except Exception as exc:  # a zip that is no log, or a log Inspect cannot read
         raise InputError(
-            str(path), "the archive", "(file)", "an Inspect log (.eval)", got=f"{exc}"[:300]
+            str(path), "the archive", "(file)", "an Inspect log (.eval)", got=_first_line(exc)
         ) from None
     _check_task(path, log)
     return log
+
+
+def _first_line(exc: Exception) -> str:
+    """An exception in one line: its kind and its message's first line.
+
+    >>> _first_line(ValueError("EOCD not found"))
+    'no zip archive (not an .eval file, or one cut short)'
+    >>> _first_line(ValueError("3 validation errors for EvalLog\\nstatus ..."))
+    'ValueError: 3 validation errors for EvalLog'
+    """
+    lines = str(exc).strip().splitlines()
+    if lines and "EOCD" in lines[0]:  # the zip's end record: not a zip, or cut short
+        return "no zip archive (not an .eval file, or one cut short)"
+    return f"{type(exc).__name__}: {lines[0][:200] if lines else 'no message'}"
 
 
 def _check_task(path: Path, log: Any) -> None:

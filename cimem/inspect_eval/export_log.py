@@ -25,9 +25,10 @@ from inspect_ai.log import (
     EvalSample,
     EvalScore,
     EvalSpec,
+    EvalStats,
     write_eval_log,
 )
-from inspect_ai.model import ModelOutput
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
 from inspect_ai.scorer import Score
 
 from cimem.analysis.cube import cube_from_store
@@ -59,13 +60,15 @@ def export_inspect(
         counts = export_official(store, run_id, official, judge_id=judge_id)
         _, records = open_reader(official, SourceFormat.OFFICIAL, None)
         people = _people_by_message(store, run_id)
-        samples = [s for i, rec in enumerate(records) for s in _samples(rec, i, people)]
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        samples = [s for i, rec in enumerate(records) for s in _samples(rec, i, people, now)]
     cube = cube_from_store(store, run_id, judge_id)
     metrics = compute(cube)
     judge = store.judge_info(cube.info.coverage.judge_id) if cube.info.coverage else None
     log = EvalLog(
         status="success",
         eval=_spec(run, run_id, len(samples), judge),
+        stats=EvalStats(started_at=now, completed_at=now),  # written, not run: no duration
         samples=samples,
         results=EvalResults(
             total_samples=len(samples),
@@ -153,9 +156,11 @@ def _people_score(verdicts: list[dict]) -> Score:
 
 
 def _samples(
-    rec: ProfileRecord, i: int, people: dict[tuple[str, int, int], list[dict]]
+    rec: ProfileRecord, i: int, people: dict[tuple[str, int, int], list[dict]], now: str
 ) -> list[EvalSample]:
-    """One sample per message of the record (its epoch the trial + 1)."""
+    """One sample per message of the record (its epoch the trial + 1), with the prompt and the
+    message as its conversation and the judge's evidence as its score's explanation, which
+    ``inspect view`` shows."""
     msg, ver = rec.messages, rec.verdicts
     judged = {int(m): str(s) for m, s in zip(rec.judgments["msg_idx"], rec.judgments["status"])}
     raws = dict(zip(rec.judgments["msg_idx"], rec.judgments["raw"]))
@@ -171,15 +176,22 @@ def _samples(
         if m in judged:
             j = Judged(judged[m], revealed.get(m, {}), raws.get(m))
             scores[SCORER] = Score(
-                value=len(j.revealed), metadata=j.as_metadata(trial) | {"text": text}
+                value=len(j.revealed),
+                explanation=_explanation(j),
+                metadata=j.as_metadata(trial) | {"text": text},
             )
         if (rec.name, ctx, trial) in people:
             scores[PEOPLE] = _people_score(people[(rec.name, ctx, trial)])
+        prompt = msg["prompt"][m] or "(the prompt was not stored)"
         out.append(
             EvalSample(
                 id=f"{i}:{rec.name}/{ctx}",
                 epoch=trial + 1,
-                input=msg["prompt"][m] or "(the prompt was not stored)",
+                input=prompt,
+                messages=[ChatMessageUser(content=prompt), ChatMessageAssistant(content=str(text))],
+                started_at=now,
+                completed_at=now,
+                total_time=0.0,
                 target="",
                 metadata=sample_metadata(rec, i, ctx),
                 output=ModelOutput.from_content(model="cimem", content=str(text)),
@@ -187,3 +199,15 @@ def _samples(
             )
         )
     return out
+
+
+def _explanation(j: Judged) -> str:
+    """The judge's verdict on a message in words: each attribute found revealed with its
+    evidence, or why there is none."""
+    if j.status != "ok":
+        return f"the judge's reply: {j.status}"
+    if not j.revealed:
+        return "nothing revealed"
+    return "\n".join(
+        f"{key}: {evidence or '(no evidence given)'}" for key, evidence in j.revealed.items()
+    )

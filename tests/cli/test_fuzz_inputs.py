@@ -52,6 +52,7 @@ def test_every_malformed_input_gets_a_clear_error_and_nothing_is_accepted_wrong(
         "hf-csv",
         "hf-parquet",
         "hf-jsonl",
+        "inspect",
         "special",
     }
     assert len(found) >= 300
