@@ -53,9 +53,25 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 print(
                     f"run {res.run_id} ({res.name}): {path} was already imported "
                     "(same content hash, or an Inspect log of a run with all its scores);"
-                    " nothing added"
+                    " nothing added" + _not_applied(args, res.run_id)
                 )
     return 0
+
+
+TOLD_OPTIONS = ("name", "model", "level", "memory_format", "judge_model", "judge_prompts")
+
+
+def _not_applied(args: argparse.Namespace, run_id: int) -> str:
+    """What a re-import was told that the run already imported does not take, and where it can
+    be changed (empty when nothing was told)."""
+    given = [o for o in TOLD_OPTIONS if getattr(args, o, None) not in (None, "")]
+    if not given:
+        return ""
+    said = ", ".join("--" + o.replace("_", "-") for o in given)
+    return (
+        f"; {said} not applied: the run keeps what it was imported with. Change it on the Data"
+        f" page (run {run_id}: rename, and \"What made run {run_id}\")"
+    )
 
 
 def told_of(args: argparse.Namespace) -> Told:

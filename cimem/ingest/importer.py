@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cimem.ingest.files import readers_for, require_file
+from cimem.ingest.files import COMPRESSION_ERRORS, open_maybe_gzip, readers_for, require_file
 from cimem.ingest.formats import SourceFormat, source_format
 from cimem.ingest.inspect_log import continue_inspect_run
 from cimem.ingest.official import empty_file
@@ -43,8 +43,15 @@ class IngestResult:
 
 
 def file_sha256(path: Path) -> str:
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
+    """The SHA-256 of the file's content, decompressed when it is gzip: a gzipped copy of a file
+    imported before is the same run (a gzip stream that cannot be read is hashed as it is; its
+    reader then says what is wrong)."""
+    try:
+        with open_maybe_gzip(path) as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except COMPRESSION_ERRORS:
+        with path.open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def ingest_file(

@@ -799,3 +799,30 @@ def test_the_leaks_view_is_in_its_link_and_a_hostile_link_is_tamed(demo_db, monk
     assert "leak_pick" not in broken.session_state
     next(t for t in at.text_input if t.key == "f_search").set_value("income").run()
     assert at.query_params["l_search"] == ["income"] or at.query_params["l_search"] == "income"
+
+
+def test_growth_settings_live_in_the_link_and_hostile_values_are_dropped(demo_db, monkeypatch):
+    """A link with Growth's order, samples and method opens those curves; a change is written
+    back to the link; a value that is no option is dropped (the default shown)."""
+    growth = "webapp/pages/growth.py"
+    at = open_page(
+        demo_db,
+        growth,
+        monkeypatch,
+        g_order="worst",
+        g_samples="unbiased",
+        g_method="ratio-of-expectations",
+    )
+    no_exception(at)
+    assert at.radio(key="order").value == "worst"
+    assert at.radio(key="samples").value == "unbiased"
+    assert at.radio(key="method").value == "ratio-of-expectations"
+    at.radio(key="order").set_value("random").run()
+    assert "g_order" not in at.query_params and at.query_params["g_samples"] in (
+        "unbiased",
+        ["unbiased"],
+    )
+    hostile = open_page(demo_db, growth, monkeypatch, g_order="<b>x</b>", g_samples="../etc")
+    no_exception(hostile)
+    assert hostile.radio(key="order").value == "random"
+    assert hostile.radio(key="samples").value == "first"

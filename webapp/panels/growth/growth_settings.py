@@ -14,6 +14,7 @@ from cimem.analysis.leaderboard import UNKNOWN, selection_phrase
 from cimem.demo.reference import FIGURE2_NOTE
 from cimem.text import plural
 from webapp import cache, render, sidebar
+from webapp.panels.growth import growth_link
 
 ALL = 10**6  # "every task": growth() clamps a task count to the run's number of tasks
 METHODS = {
@@ -66,11 +67,13 @@ def settings(ch: sidebar.Choices, run_ids: list[int], names: Mapping[int, str]) 
 
 
 def _radios() -> tuple[str, str, str]:
-    """The task order, the samples and the random order's method (only for a random order)."""
+    """The task order, the samples and the random order's method (only for a random order),
+    from the link and kept in it."""
+    growth_link.restore()
     c1, c2, c3 = st.columns([3, 2, 3])
     order = c1.radio(
         "Task order",
-        ("random", "fixed", "worst"),
+        growth_link.ORDERS,
         horizontal=True,
         key="order",
         help="random: the average over random sets of T tasks; fixed: the tasks in their listed"
@@ -78,7 +81,7 @@ def _radios() -> tuple[str, str, str]:
     )
     samples = c2.radio(
         "Samples",
-        ("first", "unbiased"),
+        growth_link.SAMPLES,
         horizontal=True,
         key="samples",
         help="first: the first k samples of each task; unbiased: the estimator from all n",
@@ -95,6 +98,7 @@ def _radios() -> tuple[str, str, str]:
         " ratio of expected counts: expected leaked attributes over expected eligible ones"
         " (exact, slightly different)",
     )
+    growth_link.remember()
     return str(order), str(samples), str(method)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 import streamlit as st
 
 from cimem.analysis.leak_table import FILTERED
+from webapp.link import put
 
 SEARCH_CHARS = 200  # an attribute search longer than any key
 TOP_BOUNDS = (5, 80, 5)  # the heatmap's slider: low, high, step
@@ -66,18 +67,10 @@ def remember(top_default: int) -> None:
     """Write the view as it stands into the link (a value at its default leaves the link)."""
     state = st.session_state
     for col in FILTERED:
-        _put(PARAM[col], list(state.get(f"f_{col}") or []))
-    _put(PARAM["search"], str(state.get("f_search") or ""))
-    _put(PARAM["private"], "" if state.get("heat_private", True) else "0")
+        put(PARAM[col], list(state.get(f"f_{col}") or []))
+    put(PARAM["search"], str(state.get("f_search") or ""))
+    put(PARAM["private"], "" if state.get("heat_private", True) else "0")
     top = state.get("heat_top", top_default)
-    _put(PARAM["top"], "" if top == top_default else str(top))
+    put(PARAM["top"], "" if top == top_default else str(top))
     cell = state.get("leak_pick")
-    _put(PARAM["cell"], json.dumps(list(cell)) if cell else "")
-
-
-def _put(name: str, value: str | list[str]) -> None:
-    if value:
-        if st.query_params.get_all(name) != (value if isinstance(value, list) else [value]):
-            st.query_params[name] = value
-    elif name in st.query_params:
-        del st.query_params[name]
+    put(PARAM["cell"], json.dumps(list(cell)) if cell else "")
