@@ -13,6 +13,7 @@ a browser took seconds to draw a 5 MB message on every load of Audit and Leaks.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,6 +73,15 @@ class Span:
     end: int
     kind: str
     chosen: bool = False
+    keys: tuple[str, ...] = ()  # the attributes it is evidence for
+
+    def title(self) -> str:
+        """The highlight's tooltip: which attributes, and what it means.
+
+        >>> Span(0, 5, PRIVATE_LEAKED, keys=("income",)).title()
+        'income: private leaked'
+        """
+        return f"{', '.join(self.keys)}: {self.kind}"
 
 
 def evidence_spans(
@@ -83,14 +93,16 @@ def evidence_spans(
     wins, then the longest.
 
     >>> evidence_spans("I am 58. I am 58.", [Evidence("i AM 58", "age", NEEDED_INCLUDED)])
-    [Span(start=0, end=7, kind='needed included', chosen=False)]
+    [Span(start=0, end=7, kind='needed included', chosen=False, keys=('age',))]
     """
     kind: dict[str, str] = {}  # lower-cased sentence -> its most serious kind
+    keys: dict[str, list[str]] = {}  # lower-cased sentence -> the attributes it is evidence for
     marked: set[str] = set()
     for e in evidence:
         s = e.sentence.strip().lower()
         if not s:
             continue
+        keys.setdefault(s, []).append(e.key)
         if s not in kind or _RANK.get(e.kind, 2) < _RANK.get(kind[s], 2):
             kind[s] = e.kind
         if chosen is not None and e.key == chosen:
@@ -103,7 +115,7 @@ def evidence_spans(
             continue
         a, b = found.span()
         if not any(x.start < b and a < x.end for x in spans):
-            spans.append(Span(a, b, kind[s], s in marked))
+            spans.append(Span(a, b, kind[s], s in marked, tuple(dict.fromkeys(keys[s]))))
     return sorted(spans, key=lambda x: x.start)
 
 
@@ -114,8 +126,10 @@ def message_html(message: str, evidence: Sequence[Evidence] = (), chosen: str | 
     for span in evidence_spans(message, evidence, chosen):
         classes = EVIDENCE_CLASSES.get(span.kind, "ambiguous") + (" chosen" if span.chosen else "")
         out.append(render.text_html(message[pos : span.start]))
+        title = html.escape(span.title(), quote=True)
         out.append(
-            f'<mark class="cimem-ev {classes}">{render.text_html(message[span.start : span.end])}'
+            f'<mark class="cimem-ev {classes}" title="{title}">'
+            + render.text_html(message[span.start : span.end])
         )
         out.append("</mark>")
         pos = span.end
@@ -130,11 +144,13 @@ def legend_html(chosen: bool = False, note: str = "") -> str:
     kinds = [
         swatch.format("leaked", "a private attribute leaked"),
         swatch.format("included", "a needed attribute included"),
-        swatch.format("ambiguous", "ambiguous or unlabeled"),
+        swatch.format("ambiguous", "ambiguous, unlabeled or not counted"),
     ]
     text = (
         "Highlights: " + " · ".join(kinds) + ": the judge's evidence, coloured by the label of"
-        " the attribute it reveals (underlined solid for a leak, dotted for an inclusion)."
+        " the attribute it reveals (underlined solid for a leak, dotted for an inclusion; in"
+        " official mode a private attribute its identity filter drops counts as no leak)."
+        " Point at a highlight for its attributes."
     )
     if chosen:
         text += " " + swatch.format("chosen", "Outlined") + ": the chosen attribute's evidence."

@@ -54,6 +54,16 @@ PARSE_FAILURES: tuple[ParseFailures, ...] = ("exclude", "zero")
 OFFICIAL_IDENTITY_SUBSTRINGS = ("name", "address", "sex", "age")
 
 
+def identity_filtered(key: str) -> bool:
+    """Whether official mode's identity filter drops the attribute ``key`` from the private set
+    (its key contains name, address, sex or age, as the official script tests it).
+
+    >>> identity_filtered("mortgage_balance"), identity_filtered("income")
+    (True, False)
+    """
+    return any(s in str(key) for s in OFFICIAL_IDENTITY_SUBSTRINGS)
+
+
 @dataclass(frozen=True)
 class MetricOptions:
     """How a number is computed; every result carries these."""
@@ -235,9 +245,7 @@ def _official_sets(cube: LeakCube, is_priv: np.ndarray, is_share: np.ndarray) ->
     """The official script's sets: the identity filter, profiles grouped by name and contexts
     by task, contexts without a needed or a private attribute dropped from both metrics."""
     keys, pair_key = _pair_keys(cube)
-    hit = np.array(
-        [any(s in str(key) for s in OFFICIAL_IDENTITY_SUBSTRINGS) for key in keys], dtype=bool
-    )
+    hit = np.array([identity_filtered(key) for key in keys], dtype=bool)
     filtered = is_priv & hit[cube.pair_attr]
     identity = IdentityFilter(
         rule="private attributes whose key contains name/address/sex/age",

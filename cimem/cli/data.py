@@ -70,7 +70,7 @@ def _not_applied(args: argparse.Namespace, run_id: int) -> str:
     said = ", ".join("--" + o.replace("_", "-") for o in given)
     return (
         f"; {said} not applied: the run keeps what it was imported with. Change it on the Data"
-        f" page (run {run_id}: rename, and \"What made run {run_id}\")"
+        f' page (run {run_id}: rename, and "What made run {run_id}")'
     )
 
 

@@ -46,9 +46,12 @@ def file_sha256(path: Path) -> str:
     """The SHA-256 of the file's content, decompressed when it is gzip: a gzipped copy of a file
     imported before is the same run (a gzip stream that cannot be read is hashed as it is; its
     reader then says what is wrong)."""
+    digest = hashlib.sha256()
     try:
         with open_maybe_gzip(path) as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        return digest.hexdigest()
     except COMPRESSION_ERRORS:
         with path.open("rb") as f:
             return hashlib.file_digest(f, "sha256").hexdigest()

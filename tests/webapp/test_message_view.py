@@ -318,3 +318,44 @@ def test_leaks_marks_all_evidence_like_audit_and_outlines_the_pairs(long_db, mon
     no_exception(at)
     assert "".join(drawn_messages(at)[0].text) == text
     assert not [e for e in at.expander if e.label == "Raw text"]
+
+
+def test_a_highlight_names_its_attributes_and_official_mode_counts_no_filtered_leak():
+    """Each mark's tooltip names the attributes it is evidence for (escaped: a key is data); in
+    official mode the evidence for a private attribute the identity filter drops is no leak."""
+    hostile = '"><script>alert(1)</script>'
+    drawn = message_html(
+        "My income is 5k. I am 58.",
+        [
+            Evidence("My income is 5k.", "income", PRIVATE_LEAKED),
+            Evidence("My income is 5k.", hostile, PRIVATE_LEAKED),
+            Evidence("I am 58.", "age", NEEDED_INCLUDED),
+        ],
+    )
+    assert (
+        'title="income, &quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;: private leaked"' in drawn
+    )
+    assert 'title="age: needed included"' in drawn and "<script>" not in drawn.split("</style>")[1]
+
+
+def test_official_mode_shows_identity_filtered_evidence_as_no_leak(demo_db):
+    with Store.open(demo_db, read_only=True) as store:
+        message_id = store.con.execute(
+            "SELECT v.message_id FROM verdicts v JOIN attributes a ON a.attr_id = v.attr_id"
+            " JOIN messages m ON m.message_id = v.message_id AND m.run_id = a.run_id"
+            " WHERE v.judge_id = 1 AND v.revealed AND v.evidence IS NOT NULL"
+            " AND (a.key LIKE '%age%' OR a.key LIKE '%name%') ORDER BY v.message_id LIMIT 200"
+        ).fetchall()
+        audits = [message_audit(store, m, "unanimous") for (m,) in message_id]
+    found = [
+        (a, e.key)
+        for a in audits
+        for e in a.evidence(1)
+        if e.kind == PRIVATE_LEAKED and ("age" in e.key or "name" in e.key)
+    ]
+    assert found, "the demo has a private identity-like attribute the judge found revealed"
+    audit, key = found[0]
+    official = {e.key: e.kind for e in audit.evidence(1, official=True)}
+    assert official[key] == AMBIGUOUS
+    definition = {e.key: e.kind for e in audit.evidence(1)}
+    assert definition[key] == PRIVATE_LEAKED

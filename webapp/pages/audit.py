@@ -5,6 +5,7 @@ What it shows comes from :func:`cimem.analysis.audit.message_audit`."""
 import streamlit as st
 
 from cimem.analysis.audit import MessageAudit, what_happened
+from cimem.analysis.options import Mode
 from cimem.store import MessageStatus
 from webapp import cache, message_view, render, sidebar
 from webapp.panels import judge_errors, progress
@@ -65,7 +66,9 @@ shown = (
 )
 with st.container(border=True):
     message_view.show_message(
-        detail.text or "", audit.evidence(shown), key=f"audit-{detail.message_id}"
+        detail.text or "",
+        audit.evidence(shown, ch.opts.mode == Mode.OFFICIAL),
+        key=f"audit-{detail.message_id}",
     )
 failure = audit.failure(shown)
 if failure is not None and shown is not None:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from cimem.analysis.labels import LABEL_NAMES, LabelRule
+from cimem.analysis.options import identity_filtered
 from cimem.ingest.records import LABELS_COMBINED
 from cimem.store import JudgeInfo, Judgment, JudgmentStatus, MessageDetail, PairLabel, Store
 from cimem.text import normalize
@@ -74,14 +75,19 @@ class MessageAudit:
     judgments: dict[int, Judgment]  # each judge's call on this message, by judge id
     attributes: list[AttributeAudit]
 
-    def evidence(self, judge_id: int | None) -> list[Evidence]:
+    def evidence(self, judge_id: int | None, official: bool = False) -> list[Evidence]:
         """The judge's evidence for what it found revealed, each with what it means under the
-        labels (a private attribute leaked, a needed one included, or neither), to highlight."""
+        labels (a private attribute leaked, a needed one included, or neither), to highlight.
+        ``official``: official mode's identity filter drops private attributes whose key holds
+        name/address/sex/age, so their evidence is no leak there (shown as neither)."""
         out = []
         for a in self.attributes:
             v = a.verdicts.get(judge_id) if judge_id is not None else None
             if v is not None and v.revealed and v.evidence:
-                out.append(Evidence(v.evidence, a.key, EVIDENCE_KINDS.get(a.label, AMBIGUOUS)))
+                kind = EVIDENCE_KINDS.get(a.label, AMBIGUOUS)
+                if official and kind == PRIVATE_LEAKED and identity_filtered(a.key):
+                    kind = AMBIGUOUS
+                out.append(Evidence(v.evidence, a.key, kind))
         return out
 
     def revealed_keys(self, judge_id: int) -> list[tuple[str, str]]:

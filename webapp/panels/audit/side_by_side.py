@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from cimem.analysis.audit import MessageAudit, what_happened
+from cimem.analysis.options import Mode
 from webapp import cache, message_view, render, sidebar
 
 TWO_JUDGES, TWO_RUNS = "two judges of this message", "this task in another run"
@@ -19,12 +20,12 @@ def side_by_side(ch: sidebar.Choices, audit: MessageAudit, shown: int | None) ->
     fragment, so its pickers rerun this section only, not the whole Audit page."""
     how = st.radio("Compare", (TWO_JUDGES, TWO_RUNS), horizontal=True, key="sbs_how")
     if how == TWO_JUDGES:
-        _two_judges(audit, shown)
+        _two_judges(audit, shown, ch.opts.mode == Mode.OFFICIAL)
     else:
         _two_runs(ch, audit, shown)
 
 
-def _two_judges(audit: MessageAudit, shown: int | None) -> None:
+def _two_judges(audit: MessageAudit, shown: int | None, official: bool) -> None:
     names = audit.judge_names()
     if len(names) < 2:
         st.caption("This run has one judge: re-judge the message above to compare two.")
@@ -42,9 +43,9 @@ def _two_judges(audit: MessageAudit, shown: int | None) -> None:
     )
     found = {j: dict(audit.revealed_keys(j)) for j in (a, b)}
     with left:
-        _side(audit, a, found[a], found[b], "left")
+        _side(audit, a, found[a], found[b], "left", official)
     with right:
-        _side(audit, b, found[b], found[a], "right")
+        _side(audit, b, found[b], found[a], "right", official)
     message_view.legend(note="Only here: the other side's judge did not find it.")
 
 
@@ -77,12 +78,12 @@ def _two_runs(ch: sidebar.Choices, audit: MessageAudit, shown: int | None) -> No
     mine = dict(audit.revealed_keys(mine_judge)) if mine_judge is not None else {}
     theirs = dict(other.revealed_keys(judge)) if judge is not None else {}
     with left:
-        _side(audit, mine_judge, mine, theirs, "left")
+        _side(audit, mine_judge, mine, theirs, "left", ch.opts.mode == Mode.OFFICIAL)
     with right:
         if other.message.text is None:
             st.warning("That run's generation failed here: there is no message.")
         else:
-            _side(other, judge, theirs, mine, "right")
+            _side(other, judge, theirs, mine, "right", ch.opts.mode == Mode.OFFICIAL)
     missing = (
         f" The other run has no trial {audit.message.trial}: its trial {other.message.trial}"
         " is shown."
@@ -121,14 +122,15 @@ def _side(
     found: dict[str, str],
     other: dict[str, str],
     side: str,
+    official: bool,
 ) -> None:
     """One side (``side``: left or right, which keys its Show all): the message with the
-    judge's coloured evidence, then what the judge found revealed, private first, each marked
-    when the other side did not find it."""
+    judge's coloured evidence (``official``: as official mode counts it), then what the judge
+    found revealed, private first, each marked when the other side did not find it."""
     with st.container(border=True, height=360):
         message_view.show_message(
             audit.message.text or "",
-            audit.evidence(judge),
+            audit.evidence(judge, official),
             key=f"sbs-{side}-{audit.message.message_id}",
             alone=False,
         )

@@ -11,6 +11,7 @@ import streamlit as st
 
 from cimem.analysis import leak_table
 from cimem.analysis.cube import LeakCube
+from cimem.analysis.options import Mode
 from webapp import cache, message_view, render, sidebar
 
 
@@ -61,7 +62,8 @@ def show_pair(read: Reading, target: pd.Series, legend: bool = True) -> None:
             said = f" — evidence: {render.escape_md(row.evidence)}" if row.evidence else ""
             st.markdown(f"Trial {row.trial}: {revealed}{said}")
             found = cache.message_audit(ch.at, row.message_id, ch.opts.label_rule)
-            evidence = found.evidence(read.judge_id) if found is not None else []
+            official = ch.opts.mode == Mode.OFFICIAL
+            evidence = found.evidence(read.judge_id, official) if found is not None else []
             chosen, key = str(target["key"]), f"leaks-{row.message_id}"
             message_view.show_message(row.text or "", evidence, key=key, chosen=chosen, alone=False)
             st.page_link(

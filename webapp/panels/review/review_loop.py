@@ -13,6 +13,7 @@ from cimem.analysis.audit.correction import audited_spec
 from cimem.analysis.audit.provenance import SampleSpec
 from cimem.analysis.audit.reviewers import ANONYMOUS, by_cell, second_review
 from cimem.analysis.audit.sample import SampleRow, draws_done
+from cimem.analysis.options import Mode
 from cimem.store import HumanVerdict
 from cimem.text import plural
 from webapp import cache, connection, message_view, render, sidebar
@@ -196,7 +197,8 @@ def cell(ch: sidebar.Choices, judge: int, row: SampleRow, made: Progress, blind:
     show_judge = not blind or made.mine(row)
     left, right = st.columns([3, 2])
     with left, st.container(border=True):
-        evidence = [e for e in audit.evidence(judge) if e.key == row.attribute]
+        official = ch.opts.mode == Mode.OFFICIAL
+        evidence = [e for e in audit.evidence(judge, official) if e.key == row.attribute]
         message_view.show_message(
             audit.message.text or "",
             evidence if show_judge else [],
