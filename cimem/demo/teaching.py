@@ -115,12 +115,15 @@ FIGURE1: TeachingCase = {
 }
 
 # An INVENTED extension of Figure 1 for practice (not from the paper): a second task and two
-# more samples per task, so the maximum over tasks and samples has something to do.
+# more samples per task, so the maximum over tasks and samples has something to do. Income is
+# needed by the advisor and withheld from the instructor: a reveal counts only where withheld.
+# (No withheld attribute here has name, address, sex or age in its key, so official mode's
+# identity filter, explained below it on the page, would count the same.)
 INVENTED_TASK: TeachingCase = {
-    "recipient": "Landlord",
-    "task": "Renew the apartment lease",
-    "needed": ["income", "employment status"],
-    "withheld": ["age", "hypertension"],
+    "recipient": "Yoga instructor",
+    "task": "Plan a weekly class schedule",
+    "needed": ["age", "employment status"],
+    "withheld": ["income", "hypertension"],
 }
 
 

@@ -42,18 +42,27 @@ def test_the_practice_rows_add_an_invented_task_and_two_samples():
     assert list(paper["sample 1"]) == [True, True, False, True]  # still the paper's
     assert list(paper["sample 2"]) == [True, True, False, False]
     assert list(paper["sample 3"]) == [False, True, False, False]
-    assert list(invented["attribute"]) == ["income", "employment status", "age", "hypertension"]
+    assert list(invented["attribute"]) == ["age", "employment status", "income", "hypertension"]
     by_sample = {s: set(invented.loc[invented[s], "attribute"]) for s in SAMPLES}
     assert by_sample == {
-        "sample 1": {"income"},
-        "sample 2": {"income", "employment status"},
-        "sample 3": {"income", "age"},
+        "sample 1": {"age"},
+        "sample 2": {"age", "employment status"},
+        "sample 3": {"age", "income"},
     }
     case = worked_case(worked_rows(rows, list(SAMPLES)), 3)
-    # hypertension (withheld in both tasks) leaked in the paper's sample 1, age (withheld in
-    # the invented task) in its sample 3
+    # hypertension (withheld in both tasks) leaked in the paper's sample 1, income (withheld in
+    # the invented task only) in its sample 3
     assert case.violation == 1.0
-    assert [a for a, *_ in case.per_attribute] == ["hypertension", "age"]
+    assert [a for a, *_ in case.per_attribute] == ["hypertension", "income"]
+
+
+def test_no_withheld_attribute_of_the_practice_is_one_the_identity_filter_drops():
+    """The page explains official mode's identity filter below the practice: the practice must
+    not count as violated an attribute that filter would drop."""
+    from cimem.analysis.options import identity_filtered
+
+    withheld = [*FIGURE1.get("withheld", []), *INVENTED_TASK.get("withheld", [])]
+    assert withheld and not [k for k in withheld if identity_filtered(k.replace(" ", "_"))]
 
 
 def test_the_shown_table_has_r_as_0_or_1_under_named_columns():
@@ -66,7 +75,16 @@ def test_the_shown_table_has_r_as_0_or_1_under_named_columns():
 
 def test_an_attributes_withheld_reveals_skip_the_tasks_that_need_it():
     frame = pd.DataFrame(
-        task_rows(INVENTED_TASK, "INVENTED", [["age"], [], ["income"]])
+        task_rows(
+            {
+                "recipient": "Landlord",
+                "task": "Lease",
+                "needed": ["income", "employment status"],
+                "withheld": ["age", "hypertension"],
+            },
+            "INVENTED",
+            [["age"], [], ["income"]],
+        )
         + task_rows(
             {"recipient": "Bank", "task": "Loan", "needed": ["income"], "withheld": ["age"]},
             "INVENTED",

@@ -16,9 +16,9 @@ SAMPLES = ("sample 1", "sample 2", "sample 3")
 # and what the three samples of the invented second task reveal.
 INVENTED_PAPER_SAMPLES: tuple[tuple[str, ...], ...] = (("age", "income"), ("income",))
 INVENTED_TASK_SAMPLES: tuple[tuple[str, ...], ...] = (
-    ("income",),
-    ("income", "employment status"),
-    ("income", "age"),
+    ("age",),
+    ("age", "employment status"),
+    ("age", "income"),
 )
 
 

@@ -34,9 +34,9 @@ def figure1() -> None:
         shown_reveals(rows, samples), styles={"label": lambda v: LABEL_STYLE.get(str(v), "")}
     )
     st.caption(
-        "R = 1: the judge found the attribute stated in that sample. Blue rows: needed for the"
-        " task (count for Completeness); orange rows: withheld from this recipient (count for"
-        " Violation)."
+        "R = 1: the judge found the attribute stated in that sample. A blue label: needed for the"
+        " task (counts for Completeness); an orange label: withheld from this recipient (counts"
+        " for Violation)."
     )
     n = len(samples)
     worked = worked_rows(rows, samples)

@@ -93,7 +93,7 @@ def _caption(attributes: int, n: int, sim: MixedSimulation) -> str:
         " chances (spread 0) the formula and the simulation agree up to sampling noise."
         + (
             " The formula with each attribute's own p follows the simulation: its dotted line"
-            " lies under the red one."
+            " lies under the simulated curve (vermillion)."
             if own_p_follows(sim)
             else ""
         )
