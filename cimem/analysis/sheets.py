@@ -54,7 +54,7 @@ def excerpt(text: str | None, evidence: str | None, width: int = EXCERPT_CHARS) 
     >>> excerpt("Dear Ana, my income is 5k. Best.", "my income is 5k.")
     'Dear Ana, >>>my income is 5k.<<< Best.'
     >>> excerpt("x" * 50 + " the fact " + "y" * 50, "the fact", width=20)
-    '[...]xxxxxx >>>the fact<<< yyyyy[...]'
+    '[...]xxxxx >>>the fact<<< yyyyy[...]'
     >>> excerpt(None, None)
     ''
     """

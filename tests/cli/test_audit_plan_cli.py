@@ -39,4 +39,5 @@ def test_the_plan_shrinks_as_people_decide_and_grows_with_precision(demo_db, tmp
     )
     assert main(["audit-plan", "--db", str(db), "--run", "1"]) == 0
     text = capsys.readouterr().out
-    assert "+/- 3 points" in text and "more cells; `audit-sample --size" in text
+    assert "+/- 3 points" in text and "more cells: `cimem audit-sample --run 1" in text
+    assert "--undecided --size" in text

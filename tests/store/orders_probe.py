@@ -87,6 +87,9 @@ def reads(store: Store, ids: dict[str, int]) -> dict[str, Callable[[], Any]]:
         "run_ids": lambda: store.run_ids(),
         "run_progress": lambda: store.run_progress(),
         "settled_human_verdicts": lambda: store.settled_human_verdicts(human),
+        "sheet_cells": lambda: store.sheet_cells(
+            judge, [(message, ids["attr"]), (message, ids["attr"] + 1), (message - 1, ids["attr"])]
+        ),
         "trial_masks": lambda: store.trial_masks(run, judge),
         "unjudged_messages": lambda: store.unjudged_messages(run, human),
         "unmatched_people_labels": lambda: store.unmatched_people_labels([]),
