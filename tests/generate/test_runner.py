@@ -419,7 +419,11 @@ def test_ctrl_c_stops_cleanly_and_resume_repeats_nothing(tmp_path, profiles):
         proc = held_run(profiles, server, db=db)
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
-        _out, err = proc.communicate(timeout=60)
+        try:  # past the database wait (CIMEM_DB_WAIT, 60 s) the way out may take
+            _out, err = proc.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail(f"one Ctrl-C did not stop cimem run in 180 s: {proc.communicate()[1]}")
         assert proc.returncode == 130, err
         assert "interrupted: every completed call is cached; continue with" in err
         assert "Traceback" not in err
