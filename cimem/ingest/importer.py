@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from cimem.ingest.files import COMPRESSION_ERRORS, open_maybe_gzip, readers_for, require_file
 from cimem.ingest.formats import SourceFormat, source_format
@@ -46,15 +46,19 @@ def file_sha256(path: Path) -> str:
     """The SHA-256 of the file's content, decompressed when it is gzip: a gzipped copy of a file
     imported before is the same run (a gzip stream that cannot be read is hashed as it is; its
     reader then says what is wrong)."""
-    digest = hashlib.sha256()
     try:
         with open_maybe_gzip(path) as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                digest.update(chunk)
-        return digest.hexdigest()
+            return _sha256(f)
     except COMPRESSION_ERRORS:
         with path.open("rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
+            return _sha256(f)
+
+
+def _sha256(f: IO[bytes]) -> str:
+    digest = hashlib.sha256()
+    for chunk in iter(lambda: f.read(1 << 20), b""):
+        digest.update(chunk)
+    return digest.hexdigest()
 
 
 def ingest_file(

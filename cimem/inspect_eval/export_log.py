@@ -41,6 +41,7 @@ from cimem.ingest.readers import open_reader
 from cimem.ingest.records import ProfileRecord
 from cimem.paths import replaceable
 from cimem.store import Store
+from cimem.store.enums import JudgmentStatus
 from cimem.store.rows import JudgeInfo
 
 
@@ -204,7 +205,7 @@ def _samples(
 def _explanation(j: Judged) -> str:
     """The judge's verdict on a message in words: each attribute found revealed with its
     evidence, or why there is none."""
-    if j.status != "ok":
+    if j.status != JudgmentStatus.OK:
         return f"the judge's reply: {j.status}"
     if not j.revealed:
         return "nothing revealed"

@@ -65,10 +65,9 @@ def audit_seed(scope: RunScope) -> int:
 def noted_size(scope: RunScope) -> int | None:
     """The size of the audit sample people decided on the run (None: none noted): where the
     Review page starts."""
+    seed = audit_seed(scope)
     with reading_at(scope.path) as store:
-        run_cube = cube(scope)
-        seed = correction.audit_seed(store, run_cube, scope.opts, None)
-        return correction.noted_size(store, run_cube, scope.opts, seed)
+        return correction.noted_size(store, cube(scope), scope.opts, seed)
 
 
 @registry.shared_read(show_spinner="Drawing the audit sample...", max_entries=16)

@@ -130,7 +130,7 @@ def undecided_sample(store: Store, prep: Prepared, size: int, seed: int) -> list
         left = [r for r in rows if not done[r.draw]]
         if len(left) >= size or len(rows) < asked:
             break
-        asked += size - len(left) + size
+        asked = 2 * asked + size - len(left)  # each draw of the order re-reads its cells
     out: list[SampleRow] = []
     for r in left:
         if len(out) >= size and r.draw != out[-1].draw:

@@ -5,10 +5,11 @@ Columns (export): message_id, profile, recipient, task, trial, attr_id, attribut
 judge_says, stratum, draw (the order to decide them in), sample (the judge, seed and options of
 the sample's draws: :mod:`.provenance`), revealed, and in a sample's sheet what a reviewer reads
 to decide the cell (memory_statement, judge_evidence, message_excerpt: the message around the
-evidence, marked >>> <<<), then reviewer, note, created_at, current, adjudication. Import reads message_id, attr_id (or attribute), revealed, reviewer, note,
-adjudication (yes: the verdict settles reviewers' disagreement) and sample (noted with the
-verdicts, so the corrected metrics follow those draws), and ignores the rest; a row whose
-``revealed`` is empty is left unset. ``revealed`` takes yes/no, true/false, 1/0, revealed/not revealed.
+evidence, marked >>> <<<), then reviewer, note, created_at, current, adjudication. Import
+reads message_id, attr_id (or attribute), revealed, reviewer, note, adjudication (yes: the
+verdict settles reviewers' disagreement) and sample (noted with the verdicts, so the corrected
+metrics follow those draws), and ignores the rest; a row whose ``revealed`` is empty is left
+unset. ``revealed`` takes yes/no, true/false, 1/0, revealed/not revealed.
 Text cells that would start as a formula are written with a leading apostrophe (names and notes
 come from data and people), and read back without it.
 """
