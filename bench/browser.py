@@ -10,7 +10,9 @@ page has settled (the script finished, no stale element left, no DOM change for 
 drawing). Baselines, measured in the same run: a bare Streamlit page (a title, a radio and a
 line), its two first loads and a change of its radio; the same with one chart; the same with a
 list of 60 names, and an option picked in it (what Streamlit's own widgets cost with nothing else
-on the page); first loads are also given as multiples of the bare page's. Then each widget
+on the page); the chart in a folded section, and its opening (the cost of a page's first chart
+drawn after a click); first loads are also given as multiples of the bare page's. An expander's
+half-second easing open is not waited for (what it holds is drawn at its start). Then each widget
 change's CPU from the click until the page settled (the server's process and every chromium
 process, from /proc on Linux): waiting times on a shared machine moved by a fifth between runs of
 the same code, CPU time far less.
@@ -78,6 +80,11 @@ OBSERVER = """
       } else {
         const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
         if (el && el.closest && el.closest('[data-testid="stHeader"]')) continue;
+        // an expander's height eases open over half a second (its style changes) while what it
+        // holds is already drawn: a person reads from the start, so it is not waited for
+        if (m.type === 'attributes' && m.attributeName === 'style' && el.tagName === 'DETAILS') {
+          continue;
+        }
         window.__bench.last = now;
       }
     }
@@ -119,6 +126,7 @@ class Page:
     nav: str  # its name in the sidebar
     heading: str
     changes: dict[str, Callable] = field(default_factory=dict)  # name -> (page, rep) -> None
+    scratch: bool = False  # served from a copy of the database, which its changes write to
 
 
 def free_port() -> int:
@@ -145,14 +153,22 @@ st.write(f"{len(names)} chosen")
 )
 # The same with one three-point line chart (Vega-Lite, the library every chart of the app uses):
 # the browser's cost of the first chart on a page, which no page with a chart can avoid.
-BARE_CHART_PAGE = (
-    BARE_PAGE
-    + """st.vega_lite_chart(
+ONE_CHART = """st.vega_lite_chart(
     {"x": [1, 2, 3], "y": [1, 3, 2]},
     {"mark": "line", "encoding": {"x": {"field": "x", "type": "quantitative"},
                                   "y": {"field": "y", "type": "quantitative"}}},
 )
 """
+BARE_CHART_PAGE = BARE_PAGE + ONE_CHART
+# The same chart in a folded section drawn when opened (as the app's sections are): what opening
+# it costs when it is the page's first chart (the Learn page's simulator).
+BARE_FOLDED_CHART_PAGE = (
+    BARE_PAGE
+    + """section = st.expander("Folded chart", on_change="rerun", key="folded")
+if section.open:
+    with section:
+"""
+    + "".join(f"        {line}\n" for line in ONE_CHART.splitlines())
 )
 
 
@@ -387,6 +403,23 @@ def pill(label: str, option: Callable[[int], int]):
     return change
 
 
+def heat_cell(page, rep: int) -> float:
+    """Click a cell of the Leaks heatmap (rep picks which): its messages are listed under it."""
+    cells = main_area(page).locator("div.heatgrid td[data-i]")
+    cells.first.wait_for(timeout=60_000)
+    return timed(page, cells.nth(1 + rep).click)
+
+
+def key(name: str):
+    """Press a key with the page's title focused (as the Review page tells people to)."""
+
+    def change(page, rep: int) -> float:
+        main_area(page).locator("h1").first.click()
+        return timed(page, lambda: page.keyboard.press(name))
+
+    return change
+
+
 PAGES = [
     Page("", "Overview", "Overview", {"metric mode": radio(sidebar, "definition")}),
     Page(
@@ -396,7 +429,9 @@ PAGES = [
         {
             "domain filter": pill("Domain", lambda r: 0),
             "profile filter": choose("stMultiSelect", "Profile", lambda r: 0),
+            "recipient filter": choose("stMultiSelect", "Recipient", lambda r: r),
             "toggle": toggle("Private cells only"),
+            "heatmap cell": heat_cell,
         },
     ),
     Page(
@@ -404,6 +439,7 @@ PAGES = [
         "Growth",
         "Growth",
         {
+            "method -> ratio": radio(main_area, "ratio of expected counts"),  # random order only
             "order -> worst": radio(main_area, "worst"),
             "k slider": slider("Samples per task"),
         },
@@ -416,6 +452,7 @@ PAGES = [
             "queue next": lambda page, rep: timed(
                 page, lambda: main_area(page).get_by_role("button", name="Next ▶").click()
             ),
+            "queue filter": choose("stSelectbox", "Review queue", lambda r: r + 1),
             "context": choose(
                 "stSelectbox",
                 "Context",
@@ -428,7 +465,18 @@ PAGES = [
         "learn",
         "Learn",
         "Learn the metrics",
-        {"slider": slider("Samples per task", inside="Open the simulator")},
+        {
+            "open the simulator": toggle("Open the simulator"),
+            "slider": slider("Samples per task"),
+        },
+    ),
+    # a verdict's key writes to the database: the page is measured on a copy (Page.scratch)
+    Page(
+        "review",
+        "Review",
+        "Review",
+        {"next key": key("ArrowRight"), "verdict key": key("y")},
+        scratch=True,
     ),
     Page("labels", "Labels", "Labels", {"metric mode": radio(sidebar, "definition")}),
     # options 1, 2, 1, ...: never the first, the selected run (choosing it again runs nothing)
@@ -537,9 +585,10 @@ def bare_first_loads(reps: int, source: str) -> dict[str, list[float]]:
 
     from playwright.sync_api import sync_playwright
 
-    out: dict[str, list[float]] = {"first": [], "cached": [], "change": [], "pick": []}
+    out: dict[str, list[float]] = {"first": [], "cached": [], "change": [], "pick": [], "open": []}
     what = "bare Streamlit page" + (" with a chart" if "chart" in source else "")
     what += " with a list" if "multiselect" in source else ""
+    what += " (folded)" if "expander" in source else ""
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         script = Path(tmp) / "bare.py"
         script.write_text(source)
@@ -571,12 +620,27 @@ def bare_first_loads(reps: int, source: str) -> dict[str, list[float]]:
                             page, 0
                         ),
                     )
+                if source == BARE_FOLDED_CHART_PAGE:
+                    record(
+                        out["open"],
+                        f"{what} opened",
+                        lambda page=page: timed(page, click_text(main_area(page), "Folded chart")),
+                    )
                 ctx.close()
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)
         browser.close()
     return out
+
+
+def scratch_copy(db: Path | str) -> Path | str:
+    """A copy of a database file, made afresh for each server (a lake is served as it is)."""
+    if not isinstance(db, Path):
+        return db
+    copy = CACHE / f"scratch_{db.name}"
+    shutil.copyfile(db, copy)
+    return copy
 
 
 def measure(db: Path | str, pages: list[Page], reps: int) -> dict:
@@ -589,7 +653,7 @@ def measure(db: Path | str, pages: list[Page], reps: int) -> dict:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         for rep in range(reps):
             for p in pages:
-                proc, base = start_server(db)
+                proc, base = start_server(scratch_copy(db) if p.scratch else db)
                 try:
                     ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
                     page = ctx.new_page()
@@ -680,6 +744,7 @@ def main() -> None:
     bare_runs = bare_first_loads(args.reps, BARE_PAGE)
     chart_runs = bare_first_loads(args.reps, BARE_CHART_PAGE)
     list_runs = bare_first_loads(args.reps, BARE_LIST_PAGE)
+    folded_runs = bare_first_loads(args.reps, BARE_FOLDED_CHART_PAGE)
     bare = bare_runs["first"]
     with served_from(args.db, args.lake) as db:
         results = measure(db, pages, args.reps)
@@ -692,9 +757,11 @@ def main() -> None:
         ("a bare Streamlit page", bare_runs),
         ("with one chart", chart_runs),
         ("with a list of 60 names", list_runs),
+        ("with its one chart in a folded section", folded_runs),
     ):
         change = f"; a change of its radio {fmt(runs['change'])}" if runs["change"] else ""
         change += f"; an option picked in its list {fmt(runs['pick'])}" if runs["pick"] else ""
+        change += f"; the section opened {fmt(runs['open'])}" if runs["open"] else ""
         print(
             f"baseline, {name}: first load {fmt(runs['first'])}, browser cache warm"
             f" {fmt(runs['cached'])}{change}"

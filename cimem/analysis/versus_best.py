@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from cimem.analysis.metrics import NO_LABELS_HELP, RunMetrics, common_values, compare
+import numpy as np
+
+from cimem.analysis.intervals import difference_p
+from cimem.analysis.metrics import NO_LABELS_HELP, RunMetrics, common_values
 from cimem.analysis.power import ALPHA, holm
 
 
@@ -61,6 +64,9 @@ def _mark(
 
 
 def _p_against(best: RunMetrics, other: RunMetrics, metric: str) -> float:
-    """The paired p-value of ``other`` against ``best`` (nan with fewer than two common profiles)."""
-    common, _, _ = common_values(getattr(best, metric), getattr(other, metric))
-    return compare(best, other, metric).p_value if len(common) > 1 else float("nan")
+    """The paired p-value of ``other`` against ``best`` (nan with fewer than two common
+    profiles): :func:`compare`'s, without the interval it also works out (by bisection, about
+    sixty passes over every sign pattern), which the marks never show."""
+    common, va, vb = common_values(getattr(best, metric), getattr(other, metric))
+    ok = ~(np.isnan(va) | np.isnan(vb))
+    return difference_p(vb[ok] - va[ok]) if len(common) > 1 and ok.sum() > 1 else float("nan")

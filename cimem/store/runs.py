@@ -31,19 +31,23 @@ _DELETE_RUN_SQL = [
     ),
 ]
 
+# grouped scans, one pass over each table (verdicts counted per judge, then per run): a count per
+# run was a scan of every verdict per run, and the list is read again after every write
 _LIST_RUNS_SQL = """
+    WITH p AS (SELECT run_id, count(*) AS n FROM profiles GROUP BY run_id),
+         c AS (SELECT run_id, count(*) AS n FROM contexts GROUP BY run_id),
+         m AS (SELECT run_id, count(*) AS n FROM messages GROUP BY run_id),
+         per_judge AS (SELECT judge_id, count(*) AS n FROM verdicts GROUP BY judge_id),
+         j AS (SELECT j.run_id, count(*) AS n, coalesce(sum(pj.n), 0) AS verdicts
+               FROM judges j LEFT JOIN per_judge pj USING (judge_id) GROUP BY j.run_id)
     SELECT r.run_id, r.name, r.kind, r.source_format, r.model, r.source, r.level,
            r.n_trials, r.simulated, r.created_at,
-           (SELECT count(*) FROM profiles p WHERE p.run_id = r.run_id) AS profiles,
-           (SELECT count(*) FROM contexts c WHERE c.run_id = r.run_id) AS contexts,
-           (SELECT count(*) FROM messages m WHERE m.run_id = r.run_id) AS messages,
-           (SELECT count(*) FROM verdicts v JOIN judges j USING (judge_id)
-             WHERE j.run_id = r.run_id) AS verdicts,
-           (SELECT count(*) FROM judges j WHERE j.run_id = r.run_id) AS judges,
-           r.memory_format
-    FROM runs r ORDER BY r.run_id"""
-
-# grouped scans, not a count per run: a database of tens of runs stays one pass over each table
+           coalesce(p.n, 0) AS profiles, coalesce(c.n, 0) AS contexts,
+           coalesce(m.n, 0) AS messages, coalesce(j.verdicts, 0)::BIGINT AS verdicts,
+           coalesce(j.n, 0) AS judges, r.memory_format
+    FROM runs r LEFT JOIN p USING (run_id) LEFT JOIN c USING (run_id)
+         LEFT JOIN m USING (run_id) LEFT JOIN j USING (run_id)
+    ORDER BY r.run_id"""
 _LEADERBOARD_SQL = """
     WITH j AS (SELECT run_id, list(name || coalesce(' (' || model || ')', '') ORDER BY judge_id)
                           AS judges FROM judges GROUP BY run_id),

@@ -124,6 +124,21 @@ def test_paired_difference_on_edges():
     assert nan.profiles == 1
 
 
+def test_holm_gives_statsmodels_values_without_its_garbage_collection(monkeypatch):
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(5)
+    for size in (1, 2, 3, 7, 20, 100):
+        for _ in range(20):
+            raw = rng.choice([0.001, 0.01, 0.02, 0.04, 0.3, 0.9], size) * rng.random(size) ** 0.1
+            expected = multipletests(raw, alpha=0.05, method="holm")[1]
+            assert np.allclose(holm(list(raw)), expected, rtol=0, atol=1e-12)
+    collected = []
+    monkeypatch.setattr("gc.collect", lambda *a: collected.append(1) or 0)
+    holm([0.01, 0.02])
+    assert not collected  # statsmodels' holm collects on every call
+
+
 def test_holm_keeps_order_and_never_lowers_a_p_value():
     raw = [0.001, 0.02, 0.03, 0.5]
     adjusted = holm(raw)

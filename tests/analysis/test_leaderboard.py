@@ -4,6 +4,7 @@ the filters, the sorting, and the default selection a visit opens with."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -248,3 +249,20 @@ def test_vs_best_compares_violation_only_at_one_n_and_corrects_for_the_runs_show
     assert marks[1].startswith("V best at n=5") and marks[4].startswith("V best at n=1")
     assert marks[2] == "V higher at n=5, C lower"  # ten profiles, every one 20 points apart
     assert marks[3].startswith("V tied at n=5")  # differences of ±0.1 point are noise
+
+
+def test_vs_bests_p_value_is_the_paired_comparisons(board_db):
+    """The marks take the p-value alone (no interval by bisection): the same as `compare`'s."""
+    from cimem.analysis.metrics import compare
+    from cimem.analysis.versus_best import _p_against
+
+    with Store.open(board_db, read_only=True) as store:
+        base = compute(cube_from_store(store, 1))
+    rng = np.random.default_rng(3)
+    for profiles in (2, 3, 10, 16, 40):
+        for _ in range(5):
+            a = _shaped(base, 5, list(rng.random(profiles) * 0.3), [0.5] * profiles)
+            b = _shaped(base, 5, list(rng.random(profiles) * 0.3 + 0.05), [0.5] * profiles)
+            assert _p_against(a, b, "violation") == compare(a, b, "violation").p_value
+    one = _shaped(base, 5, [0.1], [0.5])
+    assert math.isnan(_p_against(one, one, "violation"))

@@ -18,7 +18,9 @@ from webapp.cache.cubes import (
     metrics,
     overview,
     pairs,
+    prefetch_overview,
     report_html,
+    study_plan,
 )
 from webapp.cache.curves import CurveAsk, growth_slice, prefetch_growth
 from webapp.cache.health import health as message_health
@@ -50,6 +52,7 @@ from webapp.cache.queues import (
     audit_plan_sentence,
     audit_seed,
     noted_size,
+    prefetch_queues,
     review_queue,
     sample_queue,
     sample_rows,
@@ -116,12 +119,15 @@ __all__ = [
     "pair_messages",
     "pairs",
     "people_labels",
+    "prefetch_overview",
     "report_html",
+    "study_plan",
     "prefetch_growth",
     "prefetch_heat_cells",
     "prefetch_leaks_pages",
     "ranked_attributes",
     "rename_run",
+    "prefetch_queues",
     "review_queue",
     "run_config",
     "run_contents",

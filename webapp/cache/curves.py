@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cimem.analysis.cube import LeakCube
-from cimem.analysis.growth import GrowthCurve, growth
+from cimem.analysis.growth import EXPECTED_RATIO, GrowthCurve, growth
 from cimem.analysis.metrics import MetricOptions
 from webapp.cache import registry
 from webapp.cache.cubes import cube
@@ -41,9 +41,16 @@ def growth_slice(
     The same random task orders serve every slice (one seed per run), so two slices agree
     where they meet, and each slice is computed once. A fixed or worst order gives every task
     count at once, so there the whole grid is computed once and serves every slice."""
+    return _growth_slice(scope, _ask(order, samples, method, tasks, trials))
+
+
+def _ask(order: str, samples: str, method: str, tasks: Counts, trials: Counts) -> CurveAsk:
+    """The curve asked for, under one key whatever the page's other settings: a fixed or worst
+    order gives every slice at once and has no method (the random order's), so that its curve
+    made ahead serves every method."""
     if order != "random":
-        tasks = trials = None
-    return _growth_slice(scope, CurveAsk(order, samples, method, tasks, trials))
+        return CurveAsk(order, samples, str(EXPECTED_RATIO), None, None)
+    return CurveAsk(order, samples, method, tasks, trials)
 
 
 # a shared read-only resource, not a copy per call: a whole-grid curve keeps every profile's
@@ -83,7 +90,7 @@ def prefetch_growth(
     ``slices`` (tasks, trials) a slider may ask for next (0.17 s per run and k). Nothing is
     started twice; the oldest unused ones are forgotten."""
     for tasks, trials in slices or [(None, None)]:
-        ask = CurveAsk(order, samples, method, tasks, trials)
+        ask = _ask(order, samples, method, tasks, trials)
         for scope in scopes:
             key = ("growth", scope, ask)
             if prefetch.ahead(key) is None:  # (looking up the cube costs a little: not for nothing)

@@ -113,6 +113,14 @@ st.markdown(
     " single number suggests."
 )
 
-render.when_opened("Open the simulator", "learn_sim", learn_simulator.simulator)
+
+@st.fragment
+def simulator_section() -> None:
+    """The simulator, folded: opening it reruns this section alone (the page's formulas and
+    figures above cost the browser about half a second to draw again)."""
+    render.when_opened("Open the simulator", "learn_sim", learn_simulator.simulator)
+
+
+simulator_section()
 
 judge_errors.explain_correction()  # its own section: the audit and the correction in plain words

@@ -137,6 +137,12 @@ discards = overview_table.discard_table(
     ov.metrics, [cache.metrics(ch.scope(r, other)) for r in views]
 )
 render.static_table(discards, digits={c: 2 for c in discards.columns if c.endswith(" %")})
+cache.prefetch_overview(  # the other mode's table and plan, which the sidebar's radio shows next
+    tuple(ch.scope(r, other) for r in views),
+    tuple(ch.scope(r, other) for r in ch.runs[:2]),
+    planner.difference() / 100,
+    planner.margin() / 100,
+)
 st.caption(
     "Official mode drops private attributes whose key contains name/address/sex/age, "
     "drops contexts without a needed or a private attribute, and counts parse failures as "

@@ -171,10 +171,26 @@ def q_matrix(pm: ProfileMatrix, k: int, samples_mode: str, theory: bool) -> np.n
 
 
 def elementary_symmetric(q: np.ndarray) -> np.ndarray:
-    """Rows of e_0..e_N of each row of q (the coefficients of prod (1 + q_t x))."""
-    a, n = q.shape
+    """Rows of e_0..e_N of each row of q (the coefficients of prod (1 + q_t x)).
+
+    A row's coefficients depend only on its values, not their order: the recursion runs once per
+    distinct sorted row (a 60-profile run's 1,500 rows per profile hold 30-45 distinct ones, the
+    attributes' leak patterns; it was most of the ratio of expectations' time).
+
+    >>> elementary_symmetric(np.array([[0.5, 1.0], [1.0, 0.5], [0.0, 0.0]]))
+    array([[1. , 1.5, 0.5],
+           [1. , 1.5, 0.5],
+           [1. , 0. , 0. ]])
+    """
+    ordered = np.ascontiguousarray(np.sort(np.asarray(q, np.float64), axis=1))
+    n = ordered.shape[1]
+    # each row as one opaque value: unique over them is a plain sort (``axis=0`` took 20x longer)
+    keys = ordered.view(np.dtype((np.void, 8 * n))).reshape(-1) if n else np.zeros(len(ordered))
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    rows = ordered[first]
+    a = rows.shape[0]
     e = np.zeros((a, n + 1))
     e[:, 0] = 1.0
     for t in range(n):
-        e[:, 1 : t + 2] = e[:, 1 : t + 2] + q[:, t : t + 1] * e[:, 0 : t + 1]
-    return e
+        e[:, 1 : t + 2] = e[:, 1 : t + 2] + rows[:, t : t + 1] * e[:, 0 : t + 1]
+    return e[inverse.reshape(-1)]

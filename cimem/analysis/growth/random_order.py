@@ -30,14 +30,19 @@ def orders_per_profile(profiles: int) -> int:
 
 
 def ratio_of_expectations(
-    pm: ProfileMatrix, q: np.ndarray, tasks: list[int], e_d: np.ndarray | None = None
+    pm: ProfileMatrix,
+    q: np.ndarray,
+    tasks: list[int],
+    e_d: np.ndarray | None = None,
+    e_q: np.ndarray | None = None,
 ) -> np.ndarray:
     """Expected leaked over expected eligible attributes at each T. ``e_d``: the eligibility
-    polynomial of the profile, when the caller already has it."""
+    polynomial of the profile, ``e_q`` that of ``q``, when the caller already has them."""
     n = pm.eligible.shape[1]
     if pm.eligible.shape[0] == 0 or n == 0:
         return np.full(len(tasks), np.nan)
-    e_q = elementary_symmetric(q)
+    if e_q is None:
+        e_q = elementary_symmetric(q)
     if e_d is None:
         e_d = elementary_symmetric(np.where(pm.eligible, 0.0, 1.0))
     out = []

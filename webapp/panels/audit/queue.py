@@ -88,6 +88,8 @@ def queue_panel(
         if message is None and queue.items:
             message = queue.items[0].message_id
         _navigation(queue, message)
+        others = _other_judges(judge, [j.judge_id for j in judges])
+        cache.prefetch_queues(ch.scope(run_id), choice.vs or (others[-1] if others else None))
         if choice.filter == QueueFilter.SAMPLE:
             scope = ch.scope(run_id)
             st.caption(
@@ -111,7 +113,7 @@ def _choose(judge: int | None, ids: list[int]) -> QueueChoice:
     )
     vs = None
     if flt == QueueFilter.DISAGREE:
-        others = [j for j in ids if j != (judge or (ids[0] if ids else None))]
+        others = _other_judges(judge, ids)
         want = _int_param("qvs", -1)
         vs = c2.selectbox(
             "against judge",
@@ -136,6 +138,12 @@ def _choose(judge: int | None, ids: list[int]) -> QueueChoice:
     ):
         _url(name, value)
     return QueueChoice(flt, vs, size, by)
+
+
+def _other_judges(judge: int | None, ids: list[int]) -> list[int]:
+    """The run's judges a queue of disagreements may compare the judge shown with (the default:
+    the last)."""
+    return [j for j in ids if j != (judge or (ids[0] if ids else None))]
 
 
 def _sample_size(column: DeltaGenerator) -> int:

@@ -1,7 +1,7 @@
 """The Learn page's simulator: sliders that shape the attributes' leak chances, the simulated
 worst case against 1-(1-p)^(T·n), and a caption saying how far the one-p formula misses. The
 simulation is cimem.demo.teaching's, its curves cimem.analysis.learn.simulator's, the charts
-webapp.charts.learn_simulator's."""
+webapp.charts.learn_simulator's (drawn in the page, as Growth's)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import streamlit as st
 from cimem.analysis.learn.simulator import curve_table, one_p_gap, own_p_follows
 from cimem.demo.teaching import MixedSimulation, attribute_chances, simulate_mixed
 from webapp import render
+from webapp.charts import linechart
 from webapp.charts.learn_simulator import chances_chart, simulator_chart
 
 ATTRIBUTES, SEED = 300, 1
@@ -39,9 +40,11 @@ def simulator() -> None:
     _headline(p, sim)
     left, right = st.columns([1, 2])
     with left:
-        render.chart(chances_chart(p), "simulator_p", "sim_hist")
+        st.markdown("**The attributes' chances**")
+        linechart.line_chart(chances_chart(p), key="sim_hist", download="simulator_p")
     with right:
-        render.chart(simulator_chart(curve_table(sim)), "simulator", "sim")
+        st.markdown("**Worst case as tasks accumulate**")
+        linechart.line_chart(simulator_chart(curve_table(sim)), key="sim", download="simulator")
     st.caption(_caption(len(p), shape.samples, sim))
 
 

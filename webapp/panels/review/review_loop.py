@@ -77,8 +77,18 @@ def judge_of(ch: sidebar.Choices, run_id: int) -> int | None:
 
 
 def noted_size(ch: sidebar.Choices, run_id: int) -> int | None:
-    """The size of the sample people decided on the run (None: none noted yet)."""
-    return cache.noted_size(ch.scope(run_id))
+    """The size of the sample people decided on the run (None: none noted yet), found once per
+    run, judge and options in this visit: it reads the run's cube, whose cache key every verdict
+    changes (re-reading it was half the time of every verdict's key), and it is only where the
+    size field starts."""
+    key = (cache.current().path, run_id, ch.judges.get(run_id), ch.opts)
+    kept = st.session_state.get("review_noted")
+    if kept is not None and kept[0] == key:
+        size: int | None = kept[1]
+        return size
+    size = cache.noted_size(ch.scope(run_id))
+    st.session_state["review_noted"] = (key, size)
+    return size
 
 
 def sample(ch: sidebar.Choices, run_id: int, judge: int, size: int) -> list[SampleRow]:
