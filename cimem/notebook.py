@@ -22,6 +22,7 @@ from cimem.analysis.cube import cube_from_store
 from cimem.analysis.metrics import MetricOptions
 from cimem.store import Store
 from cimem.store.explore import LEAK_CELLS, VIEWS, Sandbox
+from cimem.store.location import shown
 
 
 def open(path: str | os.PathLike[str]) -> Database:  # noqa: A001 - cimem.open, as documented
@@ -36,7 +37,7 @@ class Database:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         if not self.path.is_file():
-            raise FileNotFoundError(f"{self.path}: no such database file")
+            raise FileNotFoundError(f"{shown(str(path))}: no such database file")
 
     def _view(self, name: str, run: int | None) -> pd.DataFrame:
         with Sandbox(str(self.path)) as box:

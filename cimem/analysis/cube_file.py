@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from cimem.analysis.cube import HARD_FROM_FRACTIONS, CubeInfo, LeakCube
+from cimem.child_processes import end_with_parent
 from cimem.ingest.files import Span, readers_for, require_file, spans
 from cimem.ingest.official import empty_file, read_official
 from cimem.ingest.records import LABELS_COMBINED, ProfileRecord
@@ -44,7 +45,7 @@ def _read_in_parallel(path: Path, parts: list[Span]) -> _FileCubeParts:
     """Each span read by a process of its own (forked: it starts with cimem imported); an
     InputError of any span is raised here, the first in file order."""
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(len(parts), mp_context=context) as pool:
+    with ProcessPoolExecutor(len(parts), mp_context=context, initializer=end_with_parent) as pool:
         found = list(pool.map(partial(_read_parts, path), parts))
     joined = found[0]
     for more in found[1:]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 import warnings
 from collections.abc import Sequence
 from typing import TextIO
@@ -25,6 +26,7 @@ from cimem.cli.report import add_report_command
 from cimem.cli.run import add_run_commands
 from cimem.errors import CimemError
 from cimem.store.call_cache import JournalWarning
+from cimem.store.location import shown
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,12 +62,13 @@ def _show_warning(
 ) -> None:
     """Journal lines set aside while opening the database: one line, once, on stderr."""
     if issubclass(category, JournalWarning):
-        print(f"warning: {message}", file=sys.stderr)
+        print(f"warning: {shown(str(message))}", file=sys.stderr)
     else:
         _default_show_warning(message, category, filename, lineno, file, line)
 
 
 _default_show_warning = warnings.showwarning
+EXIT_BUG = 1  # what Python exits with on an exception it did not catch
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -80,10 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # exit's flush: no error
         return 0
     except Exception as exc:
-        if not _is_user_error(exc):
-            raise
+        if not _is_user_error(exc):  # a bug: the whole traceback, with every password masked
+            print(shown("".join(traceback.format_exception(exc))), end="", file=sys.stderr)
+            return EXIT_BUG
         message = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {shown(str(message))}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("interrupted; nothing was half written", file=sys.stderr)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from cimem.child_processes import end_with_parent
 from cimem.ingest.files import Span, spans
 from cimem.ingest.official import read_official
 from cimem.ingest.writer import RunWriter, WriterCounts
@@ -104,6 +105,7 @@ class _WithoutPandas(importlib.abc.MetaPathFinder):
 
 
 def _start_reader() -> None:
+    end_with_parent()  # an import killed outright leaves no reader behind
     sys.meta_path.insert(0, _WithoutPandas())
 
 

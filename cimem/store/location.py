@@ -24,7 +24,14 @@ from cimem.paths import LAKE_SCHEME
 
 CATALOGS = ("postgres:",)  # the catalogs several machines can share (SQLite's lock refuses them)
 _DATA_PATH = re.compile(r"(?:^|\s)data_path=(\S+)")
-_PASSWORD = re.compile(r"(password=)([^\s\"']+)")
+# A password as libpq takes one: a keyword (spaces allowed around "=", its value bare or quoted,
+# the quotes perhaps escaped where a message quotes the location), or a URI's user:password@.
+_SECRETS = (
+    re.compile(
+        r"""(\b(?:pg)?password\s*=\s*)('(?:[^'\\]|\\.)*'|\\'.*?\\'|"[^"]*"|[^\s'"]+)""", re.I
+    ),
+    re.compile(r"(\b[a-z][a-z0-9+.-]*://[^:/@\s]*:)([^@\s]+)(?=@)", re.I),
+)
 
 
 class LakeRefused(CimemError):
@@ -81,12 +88,26 @@ def lake_name(location: str) -> str:
 
     >>> lake_name("ducklake:postgres:dbname=cimem host=10.0.0.5 password=x")
     'lake cimem'
+    >>> lake_name("ducklake:postgres:postgresql://cimem:x@10.0.0.5:5432/runs?sslmode=require")
+    'lake runs'
     """
-    found = re.search(r"(?:^|[\s:])dbname=(\S+)", location)
+    found = re.search(r"(?:^|[\s:])dbname=(\S+)", location) or re.search(
+        r"://[^/\s]*/([^?\s/]+)", location
+    )
     return f"lake {found.group(1) if found else '(unnamed)'}"
 
 
 def shown(location: str) -> str:
-    """A location (or a message quoting it) as it may be shown or stored: a password typed in it
-    is masked."""
-    return _PASSWORD.sub(r"\1***", location)
+    """A location (or a message, a log line or a traceback quoting it) as it may be shown or
+    stored: every password typed in it is masked, in each form libpq reads one.
+
+    >>> shown("ducklake:postgres:dbname=x password = 'sec ret' host=h")
+    'ducklake:postgres:dbname=x password = *** host=h'
+    >>> shown("ducklake:postgres:postgresql://cimem:s3cret@db.lab:5432/cimem")
+    'ducklake:postgres:postgresql://cimem:***@db.lab:5432/cimem'
+    >>> shown("no lake at 'ducklake:postgres:dbname=x PASSWORD=\\\\'a b\\\\' host=h'")
+    "no lake at 'ducklake:postgres:dbname=x PASSWORD=*** host=h'"
+    """
+    for pattern in _SECRETS:
+        location = pattern.sub(r"\1***", location)
+    return location

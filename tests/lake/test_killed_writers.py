@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from lakes import cimem, differences, numbers
+from processes import children, outlived
 
 from cimem.store import Store
 from cimem.store.location import parse_lake
@@ -55,8 +56,10 @@ def killed_mid_write(db: str, args: str, folder: Path) -> bool:
     deadline = time.monotonic() + 300
     while proc.poll() is None and time.monotonic() < deadline:
         if parquet_files(folder) - before:
+            readers = children(proc.pid)
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
+            assert not outlived(readers, 10.0), f"{args}: its readers outlived it"
             return proc.returncode == -signal.SIGKILL
         time.sleep(0.002)
     proc.kill()
