@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -25,6 +26,8 @@ DB_WAIT_ENV = "CIMEM_DB_WAIT"  # seconds to wait for a database another process 
 DATABASE_SUFFIXES = (".duckdb",)
 LAKE_SCHEME = "ducklake:"  # a database location that names a lake, not a file
 INPUT_SUFFIXES = (".jsonl", ".json", ".gz", ".parquet", ".csv")
+# DuckLake's own Parquet files (data and deletes), wherever the lake keeps them: never an input
+LAKE_DATA_FILE = re.compile(r"ducklake-[0-9a-fA-F-]+(?:-delete)?\.parquet")
 
 
 def default_db_path() -> str:
@@ -91,6 +94,10 @@ def confine(typed: str, root: Path, suffixes: tuple[str, ...]) -> Path:
         raise PathRefused(typed, "not a valid path") from None
     if not path.is_relative_to(base):
         raise PathRefused(typed, "outside the data folder")
+    if any(part.startswith(".") for part in path.relative_to(base).parts):
+        raise PathRefused(typed, "hidden (a name starting with a dot, such as a lake's .lake)")
+    if LAKE_DATA_FILE.fullmatch(path.name):
+        raise PathRefused(typed, "a lake's own data file (a lake is read with --db)")
     if path.suffix.lower() not in suffixes:
         raise PathRefused(typed, f"not a {' or '.join(suffixes)} file")
     try:

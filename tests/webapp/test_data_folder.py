@@ -201,7 +201,28 @@ IMPORT_ATTACKS = {
     "folder": (lambda tmp: "folder.jsonl", "a folder, not a file"),
     "wrong kind": (lambda tmp: "good.duckdb", "not a .jsonl"),
     "missing under a new folder": (lambda tmp: "newdir/x.jsonl", "no such file"),
+    # a lake kept in the data folder: its Parquet files are no input (their columns were shown)
+    "a lake's hidden folder": (
+        lambda tmp: planted(tmp, ".lake/main/runs/ducklake-0193e1b2-7c4d-7a8e.parquet"),
+        "hidden",
+    ),
+    "a lake's data file": (
+        lambda tmp: planted(tmp, "lake_files/main/runs/ducklake-0193e1b2-7c4d-7a8e.parquet"),
+        "a lake's own data file",
+    ),
+    "a lake's delete file": (
+        lambda tmp: planted(tmp, "lake_files/main/runs/ducklake-0193e1b2-7c4d-delete.parquet"),
+        "a lake's own data file",
+    ),
 }
+
+
+def planted(tmp: Path, relative: str) -> str:
+    """A Parquet file of a table holding the canary, at ``relative`` in the data folder."""
+    path = tmp / "data" / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    duckdb.sql(f"COPY (SELECT '{CANARY}' AS \"{CANARY}\") TO '{path}' (FORMAT parquet)")
+    return relative
 
 
 @pytest.mark.parametrize("attack", list(IMPORT_ATTACKS))
