@@ -22,21 +22,22 @@ from cimem.analysis.cube import cube_from_store
 from cimem.analysis.metrics import MetricOptions
 from cimem.store import Store
 from cimem.store.explore import LEAK_CELLS, VIEWS, Sandbox
-from cimem.store.location import shown
+from cimem.store.location import is_lake, shown
 
 
 def open(path: str | os.PathLike[str]) -> Database:  # noqa: A001 - cimem.open, as documented
-    """A database file's views (it must exist: nothing is created)."""
+    """A database's views: a file (it must exist: nothing is created) or a lake, any location
+    ``--db`` takes."""
     return Database(path)
 
 
 class Database:
-    """A database file read through its views. Each call opens the file read-only and lets it
-    go, so the app and commands go on using it meanwhile."""
+    """A database read through its views. Each call opens it read-only and lets it go, so the
+    app and commands go on using it meanwhile."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
-        if not self.path.is_file():
+        self.path: str | Path = str(path).strip() if is_lake(str(path)) else Path(path)
+        if isinstance(self.path, Path) and not self.path.is_file():
             raise FileNotFoundError(f"{shown(str(path))}: no such database file")
 
     def _view(self, name: str, run: int | None) -> pd.DataFrame:

@@ -270,15 +270,20 @@ class Sandbox:
 
     def __init__(self, path: str, extra: Mapping[str, pd.DataFrame] | None = None) -> None:
         self.con = duckdb.connect(":memory:", config={"threads": 1})
+        self.data_folder: str | None = None  # a lake's, which errors never show
         try:
             if is_lake(str(path)):
                 attach_lake(self.con, parse_lake(str(path)), ATTACHED, True, shown(str(path)))
+                self.data_folder = self._lake_data_folder()
             else:
                 self.con.execute(f"ATTACH {sql_text(str(path))} AS {ATTACHED} (READ_ONLY)")
             for v in VIEWS:
                 self._create(v)
             for name, frame in (extra or {}).items():
                 self.con.register(name, frame)
+            if self.data_folder is not None:  # the lake reads its own Parquet files, nothing else
+                folder = sql_text(self.data_folder)
+                self.con.execute(f"SET allowed_directories = [{folder}]")
             for setting in (
                 "SET enable_external_access = false",
                 "SET autoinstall_known_extensions = false",
@@ -291,6 +296,15 @@ class Sandbox:
             self.con.close()
             raise
         self.tables = frozenset(v.name for v in VIEWS) | frozenset(extra or {})
+
+    def _lake_data_folder(self) -> str:
+        """The attached lake's data folder, as DuckLake keeps it (a folder: it ends with "/")."""
+        found = self.con.execute(
+            f"SELECT value FROM __ducklake_metadata_{ATTACHED}.ducklake_metadata"
+            " WHERE key = 'data_path'"
+        ).fetchone()
+        folder = str(found[0]) if found else ""
+        return folder if folder.endswith("/") else folder + "/"
 
     def _create(self, view: View) -> None:
         try:
@@ -350,7 +364,10 @@ class Sandbox:
                 " fewer or shorter columns, or aggregate"
             ) from None
         except duckdb.Error as exc:
-            raise QueryRefused(f"the query failed: {exc}") from None
+            said = str(exc)
+            if self.data_folder:  # a visitor never learns where the lake keeps its files
+                said = said.replace(self.data_folder, "<the lake's data folder>/")
+            raise QueryRefused(f"the query failed: {said}") from None
         finally:
             timer.cancel()
         seconds = time.monotonic() - start

@@ -119,12 +119,34 @@ def test_the_query_sandbox_reads_a_lake_and_refuses_its_catalog(lake, tmp_path):
     source = write_jsonl(tmp_path / "a.jsonl", [small_profile("Ada")])
     done = cimem("ingest", str(source), "--db", lake)
     assert done.returncode == 0, done.stderr
+    folder = parse_lake(lake).data_path
     with Sandbox(lake) as box:
         assert box.query("SELECT count(*) AS n FROM runs").frame["n"].tolist() == [1]
+        # the views' data, read from the lake's Parquet files (file access stays off otherwise)
+        messages = box.query("SELECT * FROM messages").frame
+        assert len(messages) > 0 and messages["text"].notna().all()
+        assert len(box.query("SELECT * FROM verdicts").frame) > 0
         for hostile in (
             "SELECT * FROM postgres_query('__ducklake_metadata_cimem_store', 'SELECT 1')",
             "SELECT * FROM __ducklake_metadata_cimem_store.ducklake_snapshot",
             "SELECT * FROM ducklake_snapshots('cimem_store')",
+            f"SELECT * FROM read_parquet('{folder}/**/*.parquet')",
         ):
-            with pytest.raises(QueryRefused):
+            with pytest.raises(QueryRefused) as refused:
                 box.query(hostile)
+            assert str(folder) not in str(refused.value).replace(hostile, "")
+
+
+def test_a_notebook_opens_a_lake_as_it_opens_a_file(lake, tmp_path):
+    import cimem as library  # (cimem here is the command)
+
+    from fixtures import small_profile, write_jsonl
+
+    source = write_jsonl(tmp_path / "a.jsonl", [small_profile("Ada"), small_profile("Bo")])
+    assert cimem("ingest", str(source), "--db", lake).returncode == 0
+    db = library.open(lake)
+    assert db.runs()["run_id"].tolist() == [1]
+    assert len(db.messages(1)) > 0 and len(db.verdicts(1)) > 0
+    cells = db.leak_cells(1)
+    counted = db.sql("SELECT count(*) AS n FROM leak_cells", run=1)["n"].tolist()
+    assert counted == [len(cells)] and len(cells) > 0

@@ -121,3 +121,27 @@ def test_the_quick_chart_keeps_the_querys_order_and_a_wrong_name_lists_every_vie
     assert spec["encoding"]["x"].get("sort", "missing") is None  # the data's own order
     run_cell(at, 0, "SELECT * FROM leak_cell")
     assert len(at.error) == 1 and "leak_cells" in at.error[0].value.replace("\\", "")
+
+
+def test_explore_reads_a_lakes_data_and_never_shows_its_folder(lake, tmp_path, monkeypatch):
+    """On a lake, a cell reads the views' data (the lake's Parquet files), as on a file."""
+    import subprocess
+    import sys
+
+    from cimem.store.location import parse_lake
+
+    from conftest import REPO
+    from fixtures import small_profile, write_jsonl
+
+    source = write_jsonl(tmp_path / "a.jsonl", [small_profile("Ada")])
+    args = [sys.executable, "-m", "cimem", "ingest", str(source), "--db", lake]
+    assert subprocess.run(args, cwd=REPO, capture_output=True).returncode == 0
+    at = open_explore(lake, monkeypatch)
+    run_cell(at, 0, "SELECT count(*) AS verdicts, count(DISTINCT message_id) AS m FROM verdicts")
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    (frame,) = [d.value for d in at.dataframe]
+    assert frame["verdicts"].iloc[0] > 0 and frame["m"].iloc[0] > 0
+    folder = str(parse_lake(lake).data_path)
+    run_cell(at, 0, "SELECT * FROM verdicts WHERE no_such_column = 1")
+    assert len(at.error) == 1 and folder not in at.error[0].value
