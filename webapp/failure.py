@@ -13,6 +13,7 @@ import traceback
 
 import streamlit as st
 
+from cimem.store.lake import catalog_gone
 from cimem.store.location import shown
 from webapp.render import escape_md
 
@@ -26,6 +27,13 @@ def said(exc: Exception) -> None:
         raise exc
     text = "".join(traceback.format_exception(exc))
     log.error("the page failed: %s\n%s", type(exc).__name__, shown(text).rstrip())
+    if catalog_gone(str(exc)):  # a lake whose PostgreSQL went away: say so (not where it is)
+        st.error(
+            "The lake's catalog (its PostgreSQL server) cannot be reached. Nothing was half"
+            " written; reload the page once it is back.",
+            icon=":material/cloud_off:",
+        )
+        return
     st.error(
         f"This page met an unexpected error ({escape_md(type(exc).__name__)}); it is in the "
         "server's log. Reload the page to try again.",

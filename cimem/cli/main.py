@@ -25,8 +25,10 @@ from cimem.cli.lake import add_lake_commands
 from cimem.cli.report import add_report_command
 from cimem.cli.run import add_run_commands
 from cimem.errors import CimemError
+from cimem.paths import DEFAULT_DB_ENV
 from cimem.store.call_cache import JournalWarning
-from cimem.store.location import shown
+from cimem.store.lake import catalog_gone, catalog_line
+from cimem.store.location import is_lake, shown
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,8 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _is_user_error(exc):  # a bug: the whole traceback, with every password masked
             print(shown("".join(traceback.format_exception(exc))), end="", file=sys.stderr)
             return EXIT_BUG
-        message = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
-        print(f"error: {shown(str(message))}", file=sys.stderr)
+        message = str(exc.args[0] if isinstance(exc, LookupError) and exc.args else exc)
+        location = getattr(args, "db", None) or os.environ.get(DEFAULT_DB_ENV, "")
+        if is_lake(location) and catalog_gone(message):  # one line, whatever query it stopped
+            message = catalog_line(location, message)
+        print(f"error: {shown(message)}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("interrupted; nothing was half written", file=sys.stderr)

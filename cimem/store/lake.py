@@ -21,7 +21,7 @@ from typing import TypeVar
 import duckdb
 
 from cimem.errors import CimemError
-from cimem.store.location import LakeLocation, sql_text
+from cimem.store.location import LakeLocation, lake_name, sql_text
 from cimem.store.location import shown as masked
 
 T = TypeVar("T")
@@ -54,6 +54,56 @@ class WriteConflict(CimemError):
 
 class LakeUnavailable(CimemError):
     """The lake's catalog or its extensions could not be reached."""
+
+
+# What PostgreSQL's client says, through DuckDB, when the lake's catalog cannot be reached: at
+# the start of a command, or in the middle of one (then a query or its ROLLBACK fails)
+_CATALOG_GONE = re.compile(
+    r"Unable to connect to Postgres|connection to server at|server closed the connection"
+    r"|terminating connection|no connection to the server|could not connect to server"
+    r'|Failed to execute query "ROLLBACK"',
+    re.IGNORECASE,
+)
+_LIBPQ_REASON = re.compile(r"failed: ([^\n\"]+)")
+
+
+def catalog_gone(text: str) -> bool:
+    """Whether an error's text says the lake's catalog cannot be reached.
+
+    >>> catalog_gone('IO Error: Failed to execute query "ROLLBACK": no connection to the server')
+    True
+    >>> catalog_gone("Binder Error: column x not found")
+    False
+    """
+    return bool(_CATALOG_GONE.search(text))
+
+
+def catalog_line(location: str, text: str) -> str:
+    """The one line a command prints when its lake's catalog cannot be reached (``text``: what
+    DuckDB said): the lake, where its catalog is, libpq's reason, and what to do.
+
+    >>> lake = "ducklake:postgres:dbname=runs host=db.lab port=5433 password=x data_path=/srv"
+    >>> catalog_line(lake, 'to server at "db.lab", port 5433 failed: Connection refused\\n\\tIs')
+    "lake runs: the lake's catalog, PostgreSQL at db.lab:5433, cannot be reached (Connection \
+refused). Nothing was half written: run the command again once it is back."
+    """
+    found = _LIBPQ_REASON.search(text)
+    why = f" ({found.group(1).strip().rstrip('.')})" if found else ""
+    return (
+        f"{lake_name(location)}: the lake's catalog, PostgreSQL at {_address(location)}, cannot"
+        f" be reached{why}. Nothing was half written: run the command again once it is back."
+    )
+
+
+def _address(location: str) -> str:
+    """HOST:PORT of a lake's catalog, as its keywords or its URI give them (libpq's defaults:
+    this machine, port 5432)."""
+    host = re.search(r"(?:^|[\s:])host=(\S+)", location)
+    port = re.search(r"(?:^|\s)port=(\d+)", location)
+    uri = re.search(r"://(?:[^@/\s]*@)?([^:/?\s]+)(?::(\d+))?", location)
+    name = host.group(1) if host else uri.group(1) if uri else "localhost"
+    number = port.group(1) if port else uri.group(2) if uri and uri.group(2) else "5432"
+    return f"{name}:{number}"
 
 
 def extension_file(package: str, name: str) -> str:
