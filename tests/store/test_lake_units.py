@@ -150,3 +150,43 @@ def test_a_notebook_opens_a_lake_as_it_opens_a_file(lake, tmp_path):
     cells = db.leak_cells(1)
     counted = db.sql("SELECT count(*) AS n FROM leak_cells", run=1)["n"].tolist()
     assert counted == [len(cells)] and len(cells) > 0
+
+
+def joins_on_the_run_alone(con, sql: str, params: list) -> list[str]:
+    """The joins of ``sql``'s plan that pair rows by their run alone (every message of a run
+    with every attribute of it) or by nothing: what a lake's plan, with no table statistics,
+    can choose where a file's would not."""
+    import json
+
+    (row,) = con.execute("EXPLAIN (FORMAT json) " + sql, params).fetchall()
+    found: list[str] = []
+
+    def walk(node: dict) -> None:
+        conditions = node.get("extra_info", {}).get("Conditions")
+        if node["name"] == "CROSS_PRODUCT" or conditions in (
+            "run_id = run_id",
+            ["run_id = run_id"],
+        ):
+            found.append(f"{node['name']} {conditions}")
+        for child in node.get("children", []):
+            walk(child)
+
+    for top in json.loads(row[1]):
+        walk(top)
+    return found
+
+
+def test_two_judges_agreement_never_pairs_a_runs_messages_with_its_attributes(lake, tmp_path):
+    """The agreement read (the report's judges table, `agreement`) on a lake: its plan joined
+    every message of the run to every attribute of it before the verdicts (5 minutes and 21 GB
+    for a report on a lake of 60-profile runs)."""
+    from cimem.store.cube_reads import _AGREEMENT_SQL
+
+    from fixtures import small_profile, write_jsonl
+
+    source = write_jsonl(tmp_path / "a.jsonl", [small_profile("Ada"), small_profile("Bo")])
+    assert cimem("ingest", str(source), "--db", lake).returncode == 0
+    assert cimem("judge", "--run", "1", "--offline", "--db", lake).returncode == 0
+    with Store.open(lake, read_only=True) as store:
+        assert joins_on_the_run_alone(store.con, _AGREEMENT_SQL, [2, 1, 1, 2]) == []
+        assert len(store.agreement_pairs(1, 2).message_id) > 0
