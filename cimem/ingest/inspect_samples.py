@@ -22,6 +22,7 @@ from cimem.store.enums import JudgmentStatus, MessageStatus
 SCHEMA = "cimem.inspect/1"
 """The version of the sample metadata below; a log of another version is refused."""
 TASK_NAME = "cimemories"
+TASK_VERSION = 1  # the Inspect task's version, in its logs and in the logs cimem exports
 SCORER = "reveal"  # the REVEAL scorer's name, the key of its scores in a log
 
 

@@ -36,7 +36,14 @@ from cimem.analysis.metrics import compute
 from cimem.errors import CimemError
 from cimem.ingest.export import export_official
 from cimem.ingest.formats import SourceFormat
-from cimem.ingest.inspect_samples import SCHEMA, SCORER, TASK_NAME, Judged, sample_metadata
+from cimem.ingest.inspect_samples import (
+    SCHEMA,
+    SCORER,
+    TASK_NAME,
+    TASK_VERSION,
+    Judged,
+    sample_metadata,
+)
 from cimem.ingest.readers import open_reader
 from cimem.ingest.records import ProfileRecord
 from cimem.paths import replaceable
@@ -110,7 +117,7 @@ def _spec(run: dict[str, Any], run_id: int, n: int, judge: JudgeInfo | None) -> 
     return EvalSpec(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         task=TASK_NAME,
-        task_version=1,
+        task_version=TASK_VERSION,
         dataset=EvalDataset(name=f"cimem run {run_id}", samples=n),
         model=model if "/" in model else f"cimem/{model}",
         config=EvalConfig(),

@@ -19,11 +19,9 @@ from inspect_ai.solver import generate
 
 from cimem.errors import CimemError
 from cimem.generate.runner_settings import RunSettings
-from cimem.ingest.inspect_samples import SCHEMA, TASK_NAME
+from cimem.ingest.inspect_samples import SCHEMA, TASK_NAME, TASK_VERSION
 from cimem.inspect_eval.dataset import task_items
 from cimem.inspect_eval.scoring import OFFLINE, judge_prompt_of, reveal, trials
-
-TASK_VERSION = 1
 
 
 @task(name=TASK_NAME)

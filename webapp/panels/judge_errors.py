@@ -7,10 +7,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from cimem.analysis.agreement import agreement
 from cimem.analysis.audit.correction import Corrected
 from cimem.analysis.audit.error_rates import AuditedErrors, audited_errors
-from webapp import cache, connection, render, sidebar
+from webapp import cache, render, sidebar
 
 
 def judge_against_people(run_id: int, judge: int | None, label_rule: str) -> None:
@@ -19,8 +18,7 @@ def judge_against_people(run_id: int, judge: int | None, label_rule: str) -> Non
     human = cache.human_judge_of(cache.current(), run_id)
     if human is None or judge is None or judge == human:
         return
-    with connection.reading() as store:
-        ag = agreement(store, judge, human, label_rule, max_disagreements=0)
+    ag = cache.agreement(cache.current(), judge, human, label_rule)  # the Audit page's, cached
     if ag.overall.n == 0:
         return
     st.markdown(f"**Judge {judge} against people's verdicts (judge {human}), whole run**")
