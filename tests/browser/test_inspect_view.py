@@ -49,14 +49,18 @@ def test_an_exported_run_shows_its_messages_evidence_and_duration_in_inspect_vie
                 time.sleep(0.5)
         with chromium() as browser:
             page = browser.new_page(viewport={"width": 1440, "height": 900})
-            page.goto(base, wait_until="networkidle")
+            page.set_default_timeout(60_000)  # the viewer loads its log lazily; a busy machine
+            page.goto(base, wait_until="networkidle", timeout=120_000)
             expect(page.get_by_text("DURATION").first).to_be_visible(timeout=60_000)
             assert "NaN" not in page.inner_text("body")
             page.locator("text=/^0:/").first.click()
             page.get_by_text("Messages", exact=True).first.click()
-            expect(page.get_by_text(first.splitlines()[0][:60], exact=False).first).to_be_visible()
+            expect(page.get_by_text(first.splitlines()[0][:60], exact=False).first).to_be_visible(
+                timeout=60_000
+            )
             assert "No messages" not in page.inner_text("body")
             page.get_by_text("Scoring", exact=True).first.click()
+            expect(page.get_by_text("EXPLANATION").first).to_be_visible(timeout=60_000)
             body = page.inner_text("body")
             assert "EXPLANATION" in body and "(No Explanation)" not in body
             assert ": " in body.split("EXPLANATION", 1)[1]  # "key: evidence" or "nothing revealed"
