@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from llm_server import HUNG, FakeLLM
@@ -226,6 +227,18 @@ def cli(*args: str, db) -> subprocess.Popen:
     )
 
 
+def journaled(db: Path, calls: int, seconds: float = 120.0) -> None:
+    """Wait until the run's call journal (``DB.calls.PID``, a line per completed call) holds
+    ``calls`` calls: a call the server answered is completed only once the run wrote it down."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        lines = sum(p.read_bytes().count(b"\n") for p in db.parent.glob(f"{db.name}.calls.*"))
+        if lines >= calls:
+            return
+        time.sleep(0.05)
+    pytest.fail(f"the run wrote fewer than {calls} calls to its journal in {seconds:g} s")
+
+
 def held_run(profiles, server: FakeLLM, *args: str, db) -> subprocess.Popen:
     """Start `cimem run` (3 trials, 4 calls in flight, a long timeout) against a server that
     holds calls after World.hold_after; return the process once the first held call hangs."""
@@ -417,7 +430,7 @@ def test_ctrl_c_stops_cleanly_and_resume_repeats_nothing(tmp_path, profiles):
     world.hold_after = 10
     with FakeLLM(world) as server:
         proc = held_run(profiles, server, db=db)
-        time.sleep(0.5)
+        journaled(db, 10)  # the answered calls are on disk: a busy machine takes its time
         proc.send_signal(signal.SIGINT)
         try:  # past the database wait (CIMEM_DB_WAIT, 60 s) the way out may take
             _out, err = proc.communicate(timeout=180)
