@@ -46,8 +46,8 @@ def test_a_lake_not_there_never_prints_its_password(form: int):
 
     lake = forms("127.0.0.1", free_port())[form]
     done = cimem("runs", "--db", lake)
-    assert done.returncode == 2 and "the lake cannot be opened" in done.stderr, done.stderr
-    assert SECRET not in done.stderr + done.stdout and "***" in done.stderr
+    assert done.returncode == 2 and "cannot be reached" in done.stderr, done.stderr
+    assert SECRET not in done.stderr + done.stdout
     assert "Traceback" not in done.stderr
 
 
